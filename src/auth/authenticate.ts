@@ -1,0 +1,60 @@
+import type { Kysely } from "kysely";
+import type { Clock } from "../clock.js";
+import type { Database } from "../db/schema.js";
+import { ApiError } from "../http/errors.js";
+import type { AuthenticateHook } from "../options.js";
+import type { Principal, PrincipalInput } from "./principal.js";
+import { expandScopes } from "./scopes.js";
+import { hashToken, looksLikeToken } from "./token-secret.js";
+
+const challenge = { "WWW-Authenticate": 'Bearer realm="api"' };
+export const NO_CREDENTIALS = "Authentication credentials were not provided.";
+
+export function unauthenticated(detail = NO_CREDENTIALS): ApiError {
+  return new ApiError(401, detail, {}, challenge);
+}
+
+/**
+ * Finds the caller: the host's `authenticate` hook first (it may return null to fall through),
+ * then the bearer token. Returns null when the request carries no credentials at all;
+ * throws 401 for credentials that are malformed, unknown or expired.
+ */
+export async function authenticateRequest(
+  request: Request,
+  deps: { db: Kysely<Database>; clock: Clock; hook?: AuthenticateHook },
+): Promise<Principal | null> {
+  const fromHost = deps.hook ? await deps.hook(request) : null;
+  if (fromHost) return hostPrincipal(fromHost);
+
+  const header = request.headers.get("authorization");
+  if (header === null) return null;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match || !looksLikeToken(match[1] as string)) throw unauthenticated("Invalid token");
+
+  const row = await deps.db
+    .selectFrom("api_tokens")
+    .select(["id", "kind", "user_id", "organization_id", "installation_id", "scopes", "expires_at"])
+    .where("token_hash", "=", hashToken(match[1] as string))
+    .executeTakeFirst();
+  if (!row) throw unauthenticated("Invalid token");
+  if (row.expires_at && row.expires_at.getTime() <= deps.clock.now().getTime()) throw unauthenticated("Token expired");
+  return {
+    kind: row.kind,
+    userId: row.user_id,
+    organizationId: row.organization_id,
+    installationId: row.installation_id,
+    scopes: expandScopes(row.scopes),
+    tokenId: row.id,
+  };
+}
+
+function hostPrincipal(input: PrincipalInput): Principal {
+  return {
+    kind: "host",
+    userId: "userId" in input ? input.userId : null,
+    organizationId: "organizationId" in input ? input.organizationId : null,
+    installationId: null,
+    scopes: expandScopes(input.scopes),
+    tokenId: null,
+  };
+}

@@ -1,0 +1,14 @@
+import type { InjectionToken } from "tsyringe";
+import type { Kysely } from "kysely";
+import type { Clock as ClockService } from "../clock.js";
+import type { Database } from "../db/schema.js";
+import type { EventBus as EventBusService } from "../events/event-bus.js";
+import type { Logger as LoggerService } from "../logging/logger.js";
+import type { ResolvedOptions } from "../options.js";
+
+/** The schema-scoped Kysely instance (available once the instance is ready). */
+export const Db: InjectionToken<Kysely<Database>> = Symbol("faultline.Db");
+export const Clock: InjectionToken<ClockService> = Symbol("faultline.Clock");
+export const Logger: InjectionToken<LoggerService> = Symbol("faultline.Logger");
+export const Options: InjectionToken<ResolvedOptions> = Symbol("faultline.Options");
+export const EventBus: InjectionToken<EventBusService> = Symbol("faultline.EventBus");

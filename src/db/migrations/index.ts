@@ -1,0 +1,6 @@
+import { coreMigration } from "./0001-core.js";
+import type { SchemaMigration } from "./types.js";
+
+/** Every first-party migration, in order. Append only. */
+export const coreMigrations: readonly SchemaMigration[] = [coreMigration];
+export type { SchemaMigration } from "./types.js";

@@ -1,0 +1,61 @@
+import { type Kysely, type Migration, Migrator, sql } from "kysely";
+import type { SchemaMigration } from "./migrations/types.js";
+import { quoteIdentifier } from "./identifiers.js";
+
+/** Result of one migration run: the names applied now (empty when already up to date). */
+export interface MigrationReport {
+  applied: string[];
+}
+
+export interface RunMigrationsOptions {
+  schema: string;
+  migrations: readonly SchemaMigration[];
+  /**
+   * Our own bookkeeping table names, so a host that also runs Kysely's Migrator (on its default
+   * `kysely_migration` tables) is never affected by ours.
+   */
+  tableName: string;
+}
+
+/** Applies pending migrations with Kysely's Migrator, inside the configured schema. */
+export async function runMigrations(root: Kysely<unknown>, options: RunMigrationsOptions): Promise<MigrationReport> {
+  await createSchemaIfMissing(root, options.schema);
+  const quoted = quoteIdentifier(options.schema);
+  const migrator = new Migrator({
+    db: root,
+    migrationTableSchema: options.schema,
+    migrationTableName: options.tableName,
+    migrationLockTableName: `${options.tableName}_lock`,
+    provider: {
+      getMigrations: async () => Object.fromEntries(options.migrations.map((m) => [m.name, toKyselyMigration(m, quoted)])),
+    },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === "Error")?.migrationName;
+    throw new Error(`Faultline migration ${failed ?? "run"} failed: ${errorMessage(error)}`, { cause: error });
+  }
+  return { applied: (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName) };
+}
+
+function toKyselyMigration(migration: SchemaMigration, quotedSchema: string): Migration {
+  return {
+    up: async (db) => {
+      for (const statement of migration.statements(quotedSchema)) await sql.raw(statement).execute(db);
+    },
+  };
+}
+
+/** Two processes starting together may both try to create the schema; the loser's error is harmless. */
+async function createSchemaIfMissing(root: Kysely<unknown>, schema: string): Promise<void> {
+  try {
+    await sql.raw(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(schema)}`).execute(root);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code !== "23505" && code !== "42P06") throw error;
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,161 @@
+import "reflect-metadata";
+import type { Kysely } from "kysely";
+import type { DependencyContainer, InjectionToken } from "tsyringe";
+import { systemClock } from "./clock.js";
+import { createInstanceContainer, registeredTokens, registerFactory, registerValue } from "./container/container.js";
+import * as tokens from "./container/tokens.js";
+import { type DatabaseConnection, openDatabase } from "./db/connect.js";
+import { coreMigrations } from "./db/migrations/index.js";
+import { type MigrationReport, runMigrations } from "./db/migrator.js";
+import type { Database } from "./db/schema.js";
+import { EventBus, type DomainEventHandler, type DomainEventName } from "./events/event-bus.js";
+import { ApiError } from "./http/errors.js";
+import { createPipeline, type FaultlineHandler } from "./http/pipeline.js";
+import { createDefaultLogger } from "./logging/logger.js";
+import { type FaultlineOptions, resolveOptions } from "./options.js";
+import { composePlugins } from "./plugin/compose.js";
+import type { FaultlinePlugin } from "./plugin/plugin.js";
+
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+/** The `faultline.api` type: every plugin's namespaces merged. */
+export type ApiOf<P extends readonly FaultlinePlugin[]> = UnionToIntersection<
+  P[number] extends FaultlinePlugin<infer A> ? A : never
+>;
+
+/** One embedded Faultline: the HTTP handler, the in-process API, and its lifecycle. */
+export interface Faultline<TApi = object> {
+  /** Web-standard handler every adapter calls: `Request` in, `Response` out. */
+  handler: FaultlineHandler;
+  /** In-process API (admin operations and the same operations as HTTP). Each call awaits `ready()`. */
+  api: TApi;
+  /** Opens the database, applies migrations (unless `autoMigrate: false`) and initialises plugins. Idempotent. */
+  ready(): Promise<void>;
+  /** Applies pending migrations; returns what it applied (nothing when up to date). */
+  migrate(): Promise<MigrationReport>;
+  /** Releases everything this instance opened (connections, an embedded database it created). */
+  close(): Promise<void>;
+  /** The instance's own DI container (advanced: host plugins resolve services from it). */
+  container: DependencyContainer;
+  /** Every service token registered in the container. */
+  services(): InjectionToken<unknown>[];
+}
+
+/**
+ * Builds an instance from options and the given plugin set. Synchronous: nothing is opened until
+ * the first request, API call or `ready()`.
+ */
+export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
+  optionsInput: FaultlineOptions,
+  builtins: P,
+): Faultline<ApiOf<P>> {
+  const options = resolveOptions(optionsInput);
+  const logger = options.logger ?? createDefaultLogger();
+  const clock = options.clock ?? systemClock;
+  const composition = composePlugins([...builtins, ...options.plugins]);
+  const container = createInstanceContainer();
+  const bus = new EventBus();
+
+  let connection: Promise<DatabaseConnection> | undefined;
+  let initialised: Promise<Kysely<Database>> | undefined;
+  let db: Kysely<Database> | undefined;
+  let closed = false;
+
+  registerValue(container, tokens.Options, options);
+  registerValue(container, tokens.Logger, logger);
+  registerValue(container, tokens.Clock, clock);
+  registerValue(container, tokens.EventBus, bus);
+  registerFactory(container, tokens.Db, () => {
+    if (!db) throw new Error("Faultline is not ready: await faultline.ready() first");
+    return db;
+  });
+  for (const plugin of composition.plugins) {
+    plugin.register?.(container);
+    for (const [name, handler] of Object.entries(plugin.on ?? {})) {
+      bus.subscribe(name as DomainEventName, handler as DomainEventHandler);
+    }
+  }
+
+  const connect = () => (connection ??= openDatabase(options.database, options.schema));
+
+  async function migrate(): Promise<MigrationReport> {
+    const { root } = await connect();
+    const core = await runMigrations(root, { schema: options.schema, migrations: coreMigrations, tableName: "faultline_migration" });
+    const applied = [...core.applied];
+    for (const plugin of composition.plugins) {
+      if (!plugin.migrations?.length) continue;
+      const tableName = `faultline_migration_${plugin.id.replace(/[^a-z0-9]+/gi, "_").toLowerCase()}`;
+      const own = await runMigrations(root, { schema: options.schema, migrations: plugin.migrations, tableName });
+      applied.push(...own.applied.map((name) => `${plugin.id}:${name}`));
+    }
+    if (applied.length > 0) logger.info({ applied }, "faultline: migrations applied");
+    return { applied };
+  }
+
+  async function init(): Promise<Kysely<Database>> {
+    const opened = await connect();
+    if (options.autoMigrate) await migrate();
+    db = opened.db;
+    for (const plugin of composition.plugins) await plugin.init?.({ container });
+    return opened.db;
+  }
+
+  function ensureReady(): Promise<Kysely<Database>> {
+    if (closed) return Promise.reject(new ApiError(503, "This Faultline instance is closed"));
+    initialised ??= init().catch((error: unknown) => {
+      initialised = undefined; // a later call may retry (the database may come up)
+      throw error;
+    });
+    return initialised;
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    await initialised?.catch(() => undefined);
+    for (const plugin of [...composition.plugins].reverse()) await plugin.close?.();
+    const opened = await connection?.catch(() => undefined);
+    await opened?.close();
+    db = undefined;
+  }
+
+  const api = buildApi(composition.plugins, container, ensureReady) as ApiOf<P>;
+  const handler = createPipeline({ composition, container, options, logger, clock, ready: ensureReady });
+  return {
+    handler,
+    api,
+    ready: async () => void (await ensureReady()),
+    migrate,
+    close,
+    container,
+    services: () => registeredTokens(container),
+  };
+}
+
+/** Merges plugin API namespaces; every function awaits initialisation first. */
+function buildApi(plugins: readonly FaultlinePlugin[], container: DependencyContainer, ready: () => Promise<unknown>): object {
+  const api: Record<string, Record<string, unknown>> = {};
+  const owners = new Map<string, string>();
+  for (const plugin of plugins) {
+    for (const [namespace, operations] of Object.entries(plugin.api?.(container) ?? {})) {
+      const owner = owners.get(namespace);
+      if (owner) throw new Error(`API namespace conflict: "${namespace}" is provided by plugins "${owner}" and "${plugin.id}"`);
+      owners.set(namespace, plugin.id);
+      api[namespace] = awaitReadyFirst(operations as Record<string, unknown>, ready);
+    }
+  }
+  return api;
+}
+
+function awaitReadyFirst(operations: Record<string, unknown>, ready: () => Promise<unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(operations).map(([name, operation]) => [
+      name,
+      typeof operation === "function"
+        ? async (...args: unknown[]) => {
+            await ready();
+            return (operation as (...a: unknown[]) => unknown)(...args);
+          }
+        : operation,
+    ]),
+  );
+}

@@ -1,0 +1,60 @@
+import { ApiError } from "./errors.js";
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export function formatLimit(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
+export function bodyTooLarge(limit: number): ApiError {
+  return new ApiError(413, `Request body too large (limit ${formatLimit(limit)})`);
+}
+
+/**
+ * Reads the whole body, refusing more than `limit` bytes. A declared Content-Length over the
+ * limit is refused before reading; a chunked body is counted as it streams and cut off at the limit.
+ */
+export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (declared > limit) throw bodyTooLarge(limit);
+  if (!request.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw bodyTooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return concatBytes(chunks, size);
+}
+
+function concatBytes(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0] as Uint8Array;
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/** Parses a JSON body; an empty body reads as `undefined` (the schema decides if that is allowed). */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+  if (bytes.byteLength === 0) return undefined;
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ApiError(400, `Malformed JSON body: ${(error as Error).message}`);
+  }
+}

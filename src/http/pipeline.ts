@@ -1,0 +1,194 @@
+import type { Kysely } from "kysely";
+import type { DependencyContainer } from "tsyringe";
+import type { z } from "zod";
+import { authenticateRequest, unauthenticated } from "../auth/authenticate.js";
+import { authorizeOrganization } from "../auth/organization-access.js";
+import type { Principal } from "../auth/principal.js";
+import type { Scope } from "../auth/scopes.js";
+import type { Clock } from "../clock.js";
+import type { Database, Organization } from "../db/schema.js";
+import type { Logger } from "../logging/logger.js";
+import type { ResolvedOptions } from "../options.js";
+import type { Composition } from "../plugin/compose.js";
+import type { HookContext } from "../plugin/plugin.js";
+import { parseJsonBody, readBodyBytes } from "./body.js";
+import { type AnyEndpoint, ORGANIZATION_PARAM } from "./endpoint.js";
+import { ApiError, NOT_FOUND_DETAIL } from "./errors.js";
+import { runInRequestScope } from "./request-scope.js";
+import { requestIdFor } from "./request-id.js";
+import { parseOrThrow } from "./validate.js";
+import { renderSentryError, replyToResponse } from "./responses.js";
+
+/** Per-request options an adapter passes: where the host mounted Faultline. */
+export interface HandlerOptions {
+  /** The mount prefix of this request (`/faultline`); defaults to the instance's `basePath`. */
+  basePath?: string;
+}
+
+export type FaultlineHandler = (request: Request, options?: HandlerOptions) => Promise<Response>;
+
+export interface PipelineDeps {
+  composition: Composition;
+  container: DependencyContainer;
+  options: ResolvedOptions;
+  logger: Logger;
+  clock: Clock;
+  /** Resolves once the instance is initialised (lazy init). */
+  ready(): Promise<Kysely<Database>>;
+}
+
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** Builds the web-standard `Request → Response` handler every adapter calls. */
+export function createPipeline(deps: PipelineDeps): FaultlineHandler {
+  const hooks = deps.composition.plugins.flatMap((plugin) => (plugin.hooks ? [plugin.hooks] : []));
+  const renderers = deps.composition.plugins.flatMap((plugin) => (plugin.errorRenderer ? [plugin.errorRenderer] : []));
+
+  return async function handle(request, handlerOptions) {
+    const started = performance.now();
+    const requestId = requestIdFor(request);
+    const url = new URL(request.url);
+    const basePath = trimSlash(handlerOptions?.basePath ?? deps.options.basePath);
+    const path = stripBasePath(url.pathname, basePath);
+    let response: Response;
+    try {
+      response = await route(request, url, path, basePath, requestId);
+    } catch (error) {
+      response = renderError(error, path ?? url.pathname, requestId);
+    }
+    response = withHeader(response, "X-Request-Id", requestId);
+    if (request.method === "HEAD") response = new Response(null, { status: response.status, headers: response.headers });
+    deps.logger.debug(
+      { requestId, method: request.method, path: url.pathname, status: response.status, ms: Math.round(performance.now() - started) },
+      "faultline request",
+    );
+    return response;
+  };
+
+  async function route(request: Request, url: URL, path: string | null, basePath: string, requestId: string): Promise<Response> {
+    if (path === null) throw new ApiError(404, NOT_FOUND_DETAIL);
+    const match = deps.composition.router.match(request.method, path);
+    if (match.kind === "not-found") throw new ApiError(404, NOT_FOUND_DETAIL);
+    if (match.kind === "method-not-allowed") {
+      throw new ApiError(405, `Method "${request.method}" not allowed.`, {}, { Allow: match.allow.join(", ") });
+    }
+    const db = await deps.ready();
+    const { endpoint } = match.value;
+    const principal = await authenticate(endpoint, request, db);
+    const { organization, scopes } = await authorize(endpoint, principal, match.params, db);
+    const scope = { requestId, principal, organization };
+    return runInRequestScope(scope, async () => {
+      const ctx: HookContext = {
+        endpoint,
+        request,
+        url,
+        basePath,
+        requestId,
+        principal,
+        organization,
+        scopes,
+        params: validate(endpoint.params, match.params),
+        query: validate(endpoint.query, queryObject(url.searchParams)),
+        ...(await readBody(endpoint, request)),
+        container: deps.container,
+        logger: deps.logger,
+      } as HookContext;
+      for (const hook of hooks) {
+        const early = await hook.before?.(ctx);
+        if (early) return early;
+      }
+      let response = replyToResponse(await endpoint.handler(ctx));
+      for (const hook of hooks) response = (await hook.after?.(ctx, response)) ?? response;
+      return response;
+    });
+  }
+
+  async function authenticate(endpoint: AnyEndpoint, request: Request, db: Kysely<Database>): Promise<Principal | null> {
+    if (endpoint.auth === "none") return null;
+    const principal = await authenticateRequest(request, { db, clock: deps.clock, hook: deps.options.authenticate });
+    if (!principal) throw unauthenticated();
+    if (endpoint.auth === "user" && principal.userId === null) {
+      throw new ApiError(403, "This endpoint requires a user token");
+    }
+    return principal;
+  }
+
+  /** Organization first (404 hides existence), then scopes (403). */
+  async function authorize(
+    endpoint: AnyEndpoint,
+    principal: Principal | null,
+    params: Record<string, string>,
+    db: Kysely<Database>,
+  ): Promise<{ organization: Organization | null; scopes: ReadonlySet<Scope> }> {
+    if (!principal) return { organization: null, scopes: new Set() };
+    const idOrSlug = params[ORGANIZATION_PARAM];
+    const access = idOrSlug === undefined ? { organization: null, scopes: principal.scopes } : await authorizeOrganization(db, principal, idOrSlug);
+    const required = endpoint.scopes ?? [];
+    if (required.length > 0 && !required.some((scope) => access.scopes.has(scope))) throw forbidden(required);
+    return access;
+  }
+
+  async function readBody(endpoint: AnyEndpoint, request: Request): Promise<{ body: unknown; rawBody: Uint8Array | null }> {
+    if (!BODY_METHODS.has(request.method) || (!endpoint.body && !endpoint.rawBody)) return { body: undefined, rawBody: null };
+    const bytes = await readBodyBytes(request, endpoint.bodyLimit ?? deps.options.limits.bodyBytes);
+    if (endpoint.rawBody) return { body: undefined, rawBody: bytes };
+    return { body: validate(endpoint.body, parseJsonBody(bytes) ?? {}), rawBody: null };
+  }
+
+  function renderError(error: unknown, path: string, requestId: string): Response {
+    if (!(error instanceof ApiError)) {
+      deps.logger.error({ err: error, requestId, errorId: requestId }, "faultline: unexpected error");
+      error = new ApiError(500, "Internal Error", { errorId: requestId });
+    }
+    const apiError = error as ApiError;
+    const renderer = renderers.find((candidate) => candidate.matches(path));
+    return renderer ? renderer.render(apiError, requestId) : renderSentryError(apiError);
+  }
+}
+
+function forbidden(required: readonly Scope[]): ApiError {
+  return new ApiError(
+    403,
+    "You do not have permission to perform this action.",
+    { requiredScopes: required },
+    { "WWW-Authenticate": `Bearer error="insufficient_scope", scope="${required.join(" ")}"` },
+  );
+}
+
+function validate(schema: z.ZodType | undefined, value: unknown): unknown {
+  return schema ? parseOrThrow(schema, value) : value;
+}
+
+/** Query parameters as an object; a repeated key becomes an array. */
+function queryObject(params: URLSearchParams): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of params) {
+    const existing = out[key];
+    out[key] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+  }
+  return out;
+}
+
+function trimSlash(basePath: string): string {
+  return basePath.endsWith("/") ? basePath.slice(0, -1) : basePath;
+}
+
+/** The path below the mount prefix, or null when the request is not under it. */
+function stripBasePath(pathname: string, basePath: string): string | null {
+  if (basePath === "") return pathname;
+  if (pathname === basePath) return "/";
+  return pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length) : null;
+}
+
+/** Headers of a Response from elsewhere may be immutable; copy it when they are. */
+function withHeader(response: Response, name: string, value: string): Response {
+  try {
+    response.headers.set(name, value);
+    return response;
+  } catch {
+    const copy = new Response(response.body, response);
+    copy.headers.set(name, value);
+    return copy;
+  }
+}
+

@@ -1,0 +1,40 @@
+import "reflect-metadata";
+import { buildFaultline, type Faultline, type ApiOf } from "./faultline.js";
+import type { FaultlineOptions } from "./options.js";
+import { firstPartyPlugins } from "./plugins/index.js";
+
+/** The in-process API of an instance with the first-party plugins. */
+export type FaultlineApi = ApiOf<typeof firstPartyPlugins>;
+
+/**
+ * Creates an embedded Faultline. Construction validates the options (a wrong one throws,
+ * naming it) and opens nothing; the database is opened, migrated and the plugins initialised
+ * on the first request, API call or `ready()`.
+ *
+ * @example
+ * const faultline = createFaultline({ database: process.env.DATABASE_URL });
+ * app.use("/faultline", faultlineExpress(faultline));
+ */
+export function createFaultline(options: FaultlineOptions = {}): Faultline<FaultlineApi> {
+  return buildFaultline(options, firstPartyPlugins);
+}
+
+export type { Faultline } from "./faultline.js";
+export type { FaultlineOptions, AuthenticateHook } from "./options.js";
+export type { FaultlineHandler, HandlerOptions } from "./http/pipeline.js";
+export type { DatabaseInput } from "./db/connect.js";
+export type { Database } from "./db/schema.js";
+export type { MigrationReport } from "./db/migrator.js";
+export type { SchemaMigration } from "./db/migrations/types.js";
+export type { Logger } from "./logging/logger.js";
+export type { Clock } from "./clock.js";
+export type { Principal, PrincipalInput } from "./auth/principal.js";
+export { SCOPES, type Scope } from "./auth/scopes.js";
+export { definePlugin, type FaultlinePlugin, type PluginHooks, type ErrorRenderer, type HookContext } from "./plugin/plugin.js";
+export { defineEndpoint, json, type EndpointDefinition, type EndpointContext, type Reply } from "./http/endpoint.js";
+export { ApiError } from "./http/errors.js";
+export { keysetPage, linkHeader, type Page, type KeysetBound } from "./http/pagination.js";
+export { runInTransaction, type TransactionScope } from "./db/transaction.js";
+export type { Actor, DomainEvent, DomainEventMap, DomainEventName } from "./events/event-bus.js";
+export { registerFactory, registerValue } from "./container/container.js";
+export * as tokens from "./container/tokens.js";

@@ -1,0 +1,55 @@
+import type { DependencyContainer } from "tsyringe";
+import type { SchemaMigration } from "../db/migrations/types.js";
+import type { DomainEventSubscriptions } from "../events/event-bus.js";
+import type { AnyEndpoint, EndpointContext } from "../http/endpoint.js";
+import type { ApiError } from "../http/errors.js";
+
+/** The context of a matched request, as hooks see it. */
+export type HookContext = EndpointContext<string, unknown, unknown, unknown> & { endpoint: AnyEndpoint };
+
+export interface PluginHooks {
+  /** Runs after authentication and validation, before the handler; a Response short-circuits. */
+  before?(ctx: HookContext): Promise<Response | void> | Response | void;
+  /** Runs after the handler; may replace the Response. */
+  after?(ctx: HookContext, response: Response): Promise<Response | void> | Response | void;
+}
+
+/** Renders errors for the paths of one protocol (SCIM errors on SCIM paths, for instance). */
+export interface ErrorRenderer {
+  matches(path: string): boolean;
+  render(error: ApiError, requestId: string): Response;
+}
+
+export interface PluginInitContext {
+  container: DependencyContainer;
+}
+
+/**
+ * A feature area, first-party or the host's own. Composition throws on a duplicate id or a
+ * path/method registered twice, naming both plugins.
+ */
+export interface FaultlinePlugin<TApi extends object = object> {
+  /** Unique, stable id (`installations`, `acme-audit`). */
+  id: string;
+  /** Ids of plugins that must be present (and are initialised first). */
+  dependencies?: readonly string[];
+  /** Register services in the instance's container, with factories (no decorator metadata). */
+  register?(container: DependencyContainer): void;
+  /** I/O at start-up, after migrations; runs in dependency order. */
+  init?(ctx: PluginInitContext): Promise<void> | void;
+  endpoints?: readonly AnyEndpoint[];
+  hooks?: PluginHooks;
+  /** Domain-event subscriptions; they run inside the emitting transaction. */
+  on?: DomainEventSubscriptions;
+  /** A third-party plugin's own migrations, tracked in its own migration table. */
+  migrations?: readonly SchemaMigration[];
+  errorRenderer?: ErrorRenderer;
+  /** In-process API namespaces this plugin adds to `faultline.api`. */
+  api?(container: DependencyContainer): TApi;
+  close?(): Promise<void> | void;
+}
+
+/** Declares a plugin; the identity function keeps its API type for `faultline.api`. */
+export function definePlugin<TApi extends object = object>(plugin: FaultlinePlugin<TApi>): FaultlinePlugin<TApi> {
+  return plugin;
+}

@@ -1,0 +1,79 @@
+import { createTokenSecret } from "../../auth/token-secret.js";
+import type { Clock } from "../../clock.js";
+import { isUniqueViolation } from "../../db/errors.js";
+import type { TokenKind } from "../../db/schema.js";
+import { ApiError, badRequest, notFound } from "../../http/errors.js";
+import { parseOrThrow } from "../../http/validate.js";
+import type { OrganizationService } from "../organizations/index.js";
+import type { TokenRepository } from "./repository.js";
+import { type CreateTokenInput, createTokenInput } from "./schemas.js";
+import { serializeToken } from "./serialize.js";
+
+interface NewToken {
+  kind: TokenKind;
+  userId: number | null;
+  organizationId: number | null;
+  name: string | null;
+  scopes: string[];
+  expiresAt: Date | null;
+  plaintext?: string;
+}
+
+/** Issues and revokes API tokens. The plaintext is returned once, at creation, and never stored. */
+export class TokenService {
+  constructor(
+    private readonly repository: TokenRepository,
+    private readonly organizations: OrganizationService,
+    private readonly clock: Clock,
+  ) {}
+
+  /** In-process issuing (`faultline.api.tokens.create`): user, organization or SCIM tokens. */
+  async create(input: CreateTokenInput) {
+    const values = parseOrThrow(createTokenInput, input);
+    if (values.expiresAt && values.expiresAt <= this.clock.now()) throw badRequest("expiresAt must be in the future");
+    if (values.user !== undefined) {
+      const user = await this.organizations.getUser(values.user);
+      if (!user) throw notFound(`Unknown user ${JSON.stringify(values.user)}`);
+      return this.issue({ kind: "user", userId: Number(user.id), organizationId: null, name: values.name, scopes: values.scopes, expiresAt: values.expiresAt, plaintext: values.token });
+    }
+    const organization = await this.organizations.requireOrganization(values.organization as string | number);
+    const kind = values.kind === "scim" ? "scim" : "organization";
+    return this.issue({ kind, userId: null, organizationId: organization.id, name: values.name, scopes: values.scopes, expiresAt: values.expiresAt, plaintext: values.token });
+  }
+
+  async issue(token: NewToken) {
+    let secret;
+    try {
+      secret = createTokenSecret(token.kind, token.plaintext);
+    } catch (error) {
+      throw badRequest((error as Error).message, { token: [(error as Error).message] });
+    }
+    try {
+      const row = await this.repository.insert({
+        kind: token.kind,
+        user_id: token.userId,
+        organization_id: token.organizationId,
+        installation_id: null,
+        name: token.name,
+        token_hash: secret.hash,
+        token_prefix: secret.prefix,
+        token_last_characters: secret.lastCharacters,
+        scopes: token.scopes,
+        expires_at: token.expiresAt,
+        date_created: this.clock.now(),
+      });
+      return { ...serializeToken(row), token: secret.plaintext };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ApiError(409, "This token value is already in use");
+      throw error;
+    }
+  }
+
+  async listForUser(userId: number) {
+    return (await this.repository.listForUser(userId)).map(serializeToken);
+  }
+
+  async revokeForUser(userId: number, tokenId: number): Promise<void> {
+    if (!(await this.repository.deleteForUser(userId, tokenId))) throw notFound();
+  }
+}

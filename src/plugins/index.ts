@@ -1,0 +1,6 @@
+import { apiTokensPlugin } from "./api-tokens/index.js";
+import { installationsPlugin } from "./installations/index.js";
+import { organizationsPlugin } from "./organizations/index.js";
+
+/** The first-party feature areas every instance has. */
+export const firstPartyPlugins = [organizationsPlugin, apiTokensPlugin, installationsPlugin] as const;

@@ -1,0 +1,54 @@
+import { registerFactory } from "../../container/container.js";
+import { Clock, Db, Options } from "../../container/tokens.js";
+import { definePlugin } from "../../plugin/plugin.js";
+import { OrganizationRepository } from "./repository.js";
+import { getOrganization, getProject, listProjectKeys, listProjects } from "./routes.js";
+import { OrganizationService } from "./service.js";
+import { OrganizationRepositoryToken, OrganizationServiceToken, PublicBaseUrl } from "./tokens.js";
+
+/** Organizations, projects, users, members and teams: provisioning in-process, discovery over HTTP. */
+export const organizationsPlugin = definePlugin({
+  id: "organizations",
+  register(container) {
+    registerFactory(container, PublicBaseUrl, (c) => {
+      const { publicUrl, basePath } = c.resolve(Options);
+      return publicUrl ? new URL(`${publicUrl.replace(/\/+$/, "")}${basePath}`) : null;
+    });
+    registerFactory(container, OrganizationRepositoryToken, (c) => new OrganizationRepository(() => c.resolve(Db)));
+    registerFactory(
+      container,
+      OrganizationServiceToken,
+      (c) => new OrganizationService(c.resolve(OrganizationRepositoryToken), c.resolve(Clock), c.resolve(PublicBaseUrl)),
+    );
+  },
+  endpoints: [getOrganization, listProjects, getProject, listProjectKeys],
+  api(container) {
+    const service = () => container.resolve(OrganizationServiceToken);
+    return {
+      organizations: {
+        create: (input: Parameters<OrganizationService["createOrganization"]>[0]) => service().createOrganization(input),
+        get: (ref: string | number) => service().getOrganization(ref),
+        update: (ref: string | number, input: Parameters<OrganizationService["updateOrganization"]>[1]) =>
+          service().updateOrganization(ref, input),
+      },
+      projects: {
+        create: (input: Parameters<OrganizationService["createProject"]>[0]) => service().createProject(input),
+        get: (organization: string | number, project: string | number) => service().getProject(organization, project),
+      },
+      users: {
+        create: (input: Parameters<OrganizationService["createUser"]>[0]) => service().createUser(input),
+        get: (ref: string | number) => service().getUser(ref),
+      },
+      members: {
+        add: (input: Parameters<OrganizationService["addMember"]>[0]) => service().addMember(input),
+      },
+      teams: {
+        create: (input: Parameters<OrganizationService["createTeam"]>[0]) => service().createTeam(input),
+        addMember: (input: Parameters<OrganizationService["addTeamMember"]>[0]) => service().addTeamMember(input),
+      },
+    };
+  },
+});
+
+export { OrganizationServiceToken, OrganizationRepositoryToken } from "./tokens.js";
+export type { OrganizationService } from "./service.js";

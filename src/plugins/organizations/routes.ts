@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { defineEndpoint } from "../../http/endpoint.js";
+import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
+import { OrganizationRepositoryToken, OrganizationServiceToken, PublicBaseUrl } from "./tokens.js";
+import { serializeOrganization, serializeProject, serializeProjectKey } from "./serialize.js";
+
+const listQuery = z.object({ per_page: pageSizeSchema, cursor: cursorSchema });
+
+export const getOrganization = defineEndpoint({
+  method: "GET",
+  path: "/api/0/organizations/{organization_id_or_slug}/",
+  operationId: "organizations.get",
+  summary: "Retrieve an organization",
+  scopes: ["org:read"],
+  handler: ({ organization }) => ({ body: serializeOrganization(organization) }),
+});
+
+export const listProjects = defineEndpoint({
+  method: "GET",
+  path: "/api/0/organizations/{organization_id_or_slug}/projects/",
+  operationId: "projects.list",
+  summary: "List an organization's projects, newest first",
+  scopes: ["org:read", "project:read"],
+  query: listQuery,
+  handler: async ({ organization, query, container, url }) => {
+    const repository = container.resolve(OrganizationRepositoryToken);
+    const page = await keysetPage(
+      (bound) => repository.listProjects(organization.id, bound),
+      { cursor: query.cursor, limit: query.per_page, keyOf: (p) => p.date_created.getTime(), idOf: (p) => p.id },
+    );
+    return pageReply(url, page, query.per_page, serializeProject);
+  },
+});
+
+export const getProject = defineEndpoint({
+  method: "GET",
+  path: "/api/0/projects/{organization_id_or_slug}/{project_id_or_slug}/",
+  operationId: "projects.get",
+  summary: "Retrieve a project",
+  scopes: ["project:read"],
+  handler: async ({ organization, params, container }) => {
+    const project = await container.resolve(OrganizationServiceToken).requireProject(organization.id, params.project_id_or_slug);
+    return { body: serializeProject(project) };
+  },
+});
+
+export const listProjectKeys = defineEndpoint({
+  method: "GET",
+  path: "/api/0/projects/{organization_id_or_slug}/{project_id_or_slug}/keys/",
+  operationId: "projects.keys",
+  summary: "List a project's DSN keys",
+  scopes: ["project:read"],
+  handler: async ({ organization, params, container, url, basePath }) => {
+    const project = await container.resolve(OrganizationServiceToken).requireProject(organization.id, params.project_id_or_slug);
+    const keys = await container.resolve(OrganizationRepositoryToken).listProjectKeys(organization.id, project.id);
+    const baseUrl = container.resolve(PublicBaseUrl) ?? new URL(`${url.origin}${basePath}`);
+    return { body: keys.map((key) => serializeProjectKey(key, baseUrl)) };
+  },
+});

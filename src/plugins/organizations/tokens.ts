@@ -1,0 +1,8 @@
+import type { InjectionToken } from "tsyringe";
+import type { OrganizationRepository } from "./repository.js";
+import type { OrganizationService } from "./service.js";
+
+export const OrganizationServiceToken: InjectionToken<OrganizationService> = Symbol("faultline.OrganizationService");
+export const OrganizationRepositoryToken: InjectionToken<OrganizationRepository> = Symbol("faultline.OrganizationRepository");
+/** `publicUrl` + `basePath` when the host configured a public URL, else null (use the request's). */
+export const PublicBaseUrl: InjectionToken<URL | null> = Symbol("faultline.PublicBaseUrl");

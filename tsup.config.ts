@@ -1,0 +1,21 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: {
+    index: "src/index.ts",
+    express: "adapters/express/index.ts",
+    node: "adapters/node/index.ts",
+    testing: "src/testing/index.ts",
+    cli: "src/cli.ts",
+  },
+  format: ["esm"],
+  target: "node20",
+  platform: "node",
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  splitting: true,
+  treeshake: true,
+  // Framework and test-only packages are the host's to install.
+  external: ["express", "testcontainers", "@testcontainers/postgresql", "@electric-sql/pglite"],
+});

@@ -1,0 +1,19 @@
+import { defineConfig } from "vitest/config";
+
+const integration = ["test/integration/**/*.test.ts", "test/adapters/**/*.test.ts"];
+
+/**
+ * `npm test` runs the integration suite on embedded PGlite, and again on real PostgreSQL when
+ * TEST_DATABASE_URL is set (CI sets it). Unit tests need no database and run once.
+ */
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
+      { extends: true, test: { name: "pglite", include: integration, env: { TEST_DATABASE_URL: "" } } },
+      ...(process.env.TEST_DATABASE_URL ? [{ extends: true, test: { name: "postgres", include: integration } }] : []),
+    ],
+  },
+});
