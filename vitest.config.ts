@@ -13,7 +13,7 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
       { extends: true, test: { name: "pglite", include: integration, env: { TEST_DATABASE_URL: "" } } },
-      ...(process.env.TEST_DATABASE_URL ? [{ extends: true, test: { name: "postgres", include: integration } }] : []),
+      ...(process.env.TEST_DATABASE_URL ? [{ extends: true as const, test: { name: "postgres", include: integration } }] : []),
     ],
   },
 });

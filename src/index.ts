@@ -1,6 +1,7 @@
 import "reflect-metadata";
-import { buildFaultline, type Faultline, type ApiOf } from "./faultline.js";
+import { type ApiOf, buildFaultline, type Faultline } from "./faultline.js";
 import type { FaultlineOptions } from "./options.js";
+import type { FaultlinePlugin } from "./plugin/plugin.js";
 import { firstPartyPlugins } from "./plugins/index.js";
 
 /** The in-process API of an instance with the first-party plugins. */
@@ -15,11 +16,13 @@ export type FaultlineApi = ApiOf<typeof firstPartyPlugins>;
  * const faultline = createFaultline({ database: process.env.DATABASE_URL });
  * app.use("/faultline", faultlineExpress(faultline));
  */
-export function createFaultline(options: FaultlineOptions = {}): Faultline<FaultlineApi> {
-  return buildFaultline(options, firstPartyPlugins);
+export function createFaultline<const P extends readonly FaultlinePlugin[] = []>(
+  options: FaultlineOptions & { plugins?: P } = {},
+): Faultline<FaultlineApi & ApiOf<P>> {
+  return buildFaultline(options, firstPartyPlugins) as Faultline<FaultlineApi & ApiOf<P>>;
 }
 
-export type { Faultline } from "./faultline.js";
+export type { Faultline, ApiOf } from "./faultline.js";
 export type { FaultlineOptions, AuthenticateHook } from "./options.js";
 export type { FaultlineHandler, HandlerOptions } from "./http/pipeline.js";
 export type { DatabaseInput } from "./db/connect.js";

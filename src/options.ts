@@ -39,7 +39,7 @@ export const optionsSchema = z.strictObject({
   publicUrl: z.url().optional(),
   logger: z.custom<Logger>(isLogger, { message: "expected a pino-compatible logger (debug, info, warn, error)" }).optional(),
   authenticate: z.custom<AuthenticateHook>(isFunction, { message: "expected a function (request) => principal | null" }).optional(),
-  plugins: z.array(z.custom<FaultlinePlugin>(isPlugin, { message: "expected a plugin object with an id" })).default([]),
+  plugins: z.array(z.custom<FaultlinePlugin>(isPlugin, { message: "expected a plugin object with an id" })).readonly().default([]),
   limits: z.strictObject({ bodyBytes: z.number().int().positive().default(DEFAULT_BODY_LIMIT) }).prefault({}),
   /** Apply pending migrations during init (default true); turn off when deploys run `faultline migrate`. */
   autoMigrate: z.boolean().default(true),

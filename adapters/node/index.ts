@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { FaultlineHandler } from "../../src/http/pipeline.js";
 
 /** Anything with a Faultline handler (an instance from `createFaultline`). */
@@ -62,7 +63,7 @@ export async function sendWebResponse(res: ServerResponse, response: Response): 
     res.end();
     return;
   }
-  const body = Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>);
+  const body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
   await new Promise<void>((resolve, reject) => {
     body.on("error", reject);
     res.on("finish", resolve);

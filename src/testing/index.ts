@@ -2,22 +2,24 @@ import "reflect-metadata";
 import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { createFaultline, type FaultlineApi, type FaultlineOptions } from "../index.js";
-import type { Faultline } from "../faultline.js";
+import type { ApiOf, Faultline } from "../faultline.js";
+import type { FaultlinePlugin } from "../plugin/plugin.js";
 import { randomHex } from "../crypto/secrets.js";
 import { quoteIdentifier } from "../db/identifiers.js";
 import { dockerMightBeAvailable } from "./docker.js";
 
 export type TestBackend = "postgres" | "testcontainers" | "pglite";
 
-export interface TestInstanceOptions extends Omit<FaultlineOptions, "database" | "schema"> {
+export interface TestInstanceOptions<P extends readonly FaultlinePlugin[] = []> extends Omit<FaultlineOptions, "database" | "schema" | "plugins"> {
+  plugins?: P;
   /** Force a backend instead of the automatic choice. */
   backend?: TestBackend;
   /** Print which backend was picked (once per process). Default true. */
   announce?: boolean;
 }
 
-export interface TestInstance {
-  faultline: Faultline<FaultlineApi>;
+export interface TestInstance<P extends readonly FaultlinePlugin[] = []> {
+  faultline: Faultline<FaultlineApi & ApiOf<P>>;
   backend: TestBackend;
   /** The PostgreSQL schema this instance owns (dropped by `close()`). */
   schema: string;
@@ -72,7 +74,9 @@ export async function pickBackend(): Promise<{ backend: TestBackend; url?: strin
  * `TEST_DATABASE_URL` → that server; else a working Docker engine → a testcontainers PostgreSQL;
  * else embedded PGlite (shared in the process). `close()` drops the schema.
  */
-export async function createTestInstance(options: TestInstanceOptions = {}): Promise<TestInstance> {
+export async function createTestInstance<const P extends readonly FaultlinePlugin[] = []>(
+  options: TestInstanceOptions<P> = {},
+): Promise<TestInstance<P>> {
   const { backend: forced, announce: shouldAnnounce = true, ...faultlineOptions } = options;
   const picked = forced === "pglite" ? { backend: "pglite" as const } : forced ? { ...(await pickBackend()), backend: forced } : await pickBackend();
   const schema = `faultline_test_${randomHex(6)}`;
@@ -80,7 +84,7 @@ export async function createTestInstance(options: TestInstanceOptions = {}): Pro
   if (picked.backend === "pglite") {
     announce(shouldAnnounce, "using embedded PGlite (set TEST_DATABASE_URL for PostgreSQL)");
     const db = await pglite();
-    const faultline = createFaultline({ ...faultlineOptions, database: db, schema });
+    const faultline = createFaultline<P>({ ...faultlineOptions, database: db, schema });
     await faultline.ready();
     return {
       faultline,
@@ -96,7 +100,7 @@ export async function createTestInstance(options: TestInstanceOptions = {}): Pro
   const url = picked.url;
   if (!url) throw new Error(`faultline/testing: no connection URL for backend "${picked.backend}"`);
   announce(shouldAnnounce, picked.backend === "postgres" ? "using PostgreSQL from TEST_DATABASE_URL" : "using PostgreSQL in a testcontainers container");
-  const faultline = createFaultline({ ...faultlineOptions, database: url, schema });
+  const faultline = createFaultline<P>({ ...faultlineOptions, database: url, schema });
   await faultline.ready();
   return {
     faultline,

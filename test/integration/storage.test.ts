@@ -1,0 +1,131 @@
+import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
+import { PGliteDialect } from "kysely-pglite-dialect";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFaultline } from "../../src/index.js";
+import { randomHex } from "../../src/crypto/secrets.js";
+import { openRawDatabase, type RawDatabase } from "../helpers/database.js";
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+
+describe("storage", () => {
+  let raw: RawDatabase;
+  const schema = `faultline_storage_${randomHex(4)}`;
+
+  beforeAll(async () => {
+    raw = await openRawDatabase();
+  });
+  afterAll(async () => {
+    await raw.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await raw?.close();
+  });
+
+  it("keeps every table in its own schema and leaves a host's users/projects tables in public untouched", async () => {
+    await raw.query("CREATE TABLE IF NOT EXISTS public.users (id serial PRIMARY KEY, login text)");
+    await raw.query("CREATE TABLE IF NOT EXISTS public.projects (id serial PRIMARY KEY, title text)");
+    const marker = `host-${randomHex(4)}`;
+    await raw.query("INSERT INTO public.users (login) VALUES ($1)", [marker]);
+    const before = await raw.query<{ n: number }>("SELECT count(*)::int AS n FROM public.users");
+
+    const faultline = createFaultline({ database: raw.input, schema, logger: quiet });
+    try {
+      await faultline.api.organizations.create({ slug: "acme" });
+      await faultline.api.users.create({ username: marker });
+      await faultline.api.projects.create({ organization: "acme", slug: "web" });
+
+      const tables = await raw.query<{ table_schema: string; table_name: string }>(
+        "SELECT table_schema, table_name FROM information_schema.tables WHERE table_name IN ('users', 'projects', 'organizations', 'faultline_migration') ORDER BY 1, 2",
+      );
+      const ours = tables.filter((t) => t.table_schema === schema).map((t) => t.table_name);
+      expect(ours).toEqual(["faultline_migration", "organizations", "projects", "users"]);
+      expect(tables.filter((t) => t.table_schema === "public").map((t) => t.table_name)).toEqual(["projects", "users"]);
+      const after = await raw.query<{ n: number }>("SELECT count(*)::int AS n FROM public.users");
+      expect(after).toEqual(before);
+      const hostColumns = await raw.query<{ column_name: string }>(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = 'users' ORDER BY 1",
+      );
+      expect(hostColumns.map((c) => c.column_name)).toEqual(["id", "login"]);
+    } finally {
+      await faultline.close();
+      await raw.query("DELETE FROM public.users WHERE login = $1", [marker]);
+    }
+  });
+
+  it("runs migrations once: a second run applies nothing", async () => {
+    const faultline = createFaultline({ database: raw.input, schema, autoMigrate: false, logger: quiet });
+    try {
+      const again = await faultline.migrate();
+      expect(again.applied).toEqual([]);
+      const rows = await raw.query<{ name: string }>(`SELECT name FROM ${schema}.faultline_migration ORDER BY name`);
+      expect(rows.map((r) => r.name)).toEqual(["0001_core"]);
+    } finally {
+      await faultline.close();
+    }
+  });
+
+  it("does not disturb a host that runs Kysely's own Migrator in the same database", async () => {
+    const hostSchema = `host_${randomHex(4)}`;
+    const db =
+      typeof raw.input === "string"
+        ? new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: raw.input, max: 1 }) }) })
+        : new Kysely<unknown>({ dialect: new PGliteDialect(raw.input) });
+    const hostMigrator = new Migrator({
+      db,
+      migrationTableSchema: hostSchema,
+      provider: {
+        getMigrations: async () => ({
+          "001_widgets": { up: async (k) => void (await sql`CREATE TABLE ${sql.id(hostSchema, "widgets")} (id int)`.execute(k)) },
+        }),
+      },
+    });
+    try {
+      const first = await hostMigrator.migrateToLatest();
+      expect(first.error).toBeUndefined();
+      expect(first.results?.map((r) => r.migrationName)).toEqual(["001_widgets"]);
+      // Faultline migrating the same database after (and before) the host's migrator changes nothing of the host's.
+      const faultline = createFaultline({ database: raw.input, schema, logger: quiet });
+      await faultline.migrate();
+      await faultline.close();
+      const second = await hostMigrator.migrateToLatest();
+      expect(second.error).toBeUndefined();
+      expect(second.results).toEqual([]);
+      const hostRows = await raw.query<{ name: string }>(`SELECT name FROM ${hostSchema}.kysely_migration`);
+      expect(hostRows.map((r) => r.name)).toEqual(["001_widgets"]);
+    } finally {
+      await raw.query(`DROP SCHEMA IF EXISTS ${hostSchema} CASCADE`);
+      // The PGlite dialect's destroy() would close the shared PGlite, so only a pg-backed Kysely is destroyed.
+      if (typeof raw.input === "string") await db.destroy();
+    }
+  });
+
+  it("two instances on different databases do not see each other's data", async () => {
+    const a = createFaultline({ database: raw.input, schema, logger: quiet });
+    const b = createFaultline({ logger: quiet }); // its own in-memory PGlite
+    try {
+      await a.api.organizations.create({ slug: "only-in-a" });
+      await b.api.organizations.create({ slug: "only-in-b" });
+      expect(await a.api.organizations.get("only-in-b")).toBeNull();
+      expect(await b.api.organizations.get("only-in-a")).toBeNull();
+      expect((await b.api.organizations.get("only-in-b"))?.slug).toBe("only-in-b");
+      // Same slug in both is fine: nothing is shared.
+      await b.api.organizations.create({ slug: "only-in-a" });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("two instances on one database but different schemas are isolated too", async () => {
+    const otherSchema = `${schema}_b`;
+    const a = createFaultline({ database: raw.input, schema, logger: quiet });
+    const b = createFaultline({ database: raw.input, schema: otherSchema, logger: quiet });
+    try {
+      await a.api.organizations.create({ slug: "schema-a" });
+      expect(await b.api.organizations.get("schema-a")).toBeNull();
+    } finally {
+      await a.close();
+      await b.close();
+      await raw.query(`DROP SCHEMA IF EXISTS ${otherSchema} CASCADE`);
+    }
+  });
+});

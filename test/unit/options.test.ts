@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { createFaultline, defineEndpoint, definePlugin } from "../../src/index.js";
+
+describe("createFaultline options", () => {
+  it("fails at construction with a message naming the wrong option", () => {
+    expect(() => createFaultline({ schema: "Bad-Schema" })).toThrow(/option "schema": must be a lowercase PostgreSQL identifier/);
+    expect(() => createFaultline({ database: "mysql://nope" as never })).toThrow(/option "database": expected a postgres:\/\/ connection string/);
+    expect(() => createFaultline({ basePath: "faultline/" })).toThrow(/option "basePath"/);
+    expect(() => createFaultline({ limits: { bodyBytes: -1 } })).toThrow(/option "limits.bodyBytes"/);
+    expect(() => createFaultline({ databse: "postgres://x" } as never)).toThrow(/unknown option "databse"/);
+  });
+
+  it("opens nothing at construction (no database needed to build an instance)", async () => {
+    const faultline = createFaultline({ database: "postgres://nobody@127.0.0.1:1/none" });
+    expect(typeof faultline.handler).toBe("function");
+    await faultline.close();
+  });
+});
+
+describe("plugin composition", () => {
+  const endpoint = (operationId: string) =>
+    defineEndpoint({ method: "GET", path: "/api/0/organizations/{organization_id_or_slug}/svc-app-installations/", operationId, handler: () => ({ body: [] }) });
+
+  it("throws on a path/method conflict, naming both plugins", () => {
+    const clash = definePlugin({ id: "acme-clash", endpoints: [endpoint("acme.list")] });
+    expect(() => createFaultline({ plugins: [clash] })).toThrow(/plugin "acme-clash".*plugin "installations"|plugin "installations".*plugin "acme-clash"/);
+  });
+
+  it("throws on a duplicate plugin id, naming it", () => {
+    expect(() => createFaultline({ plugins: [definePlugin({ id: "organizations" })] })).toThrow(/Plugin id conflict: two plugins are named "organizations"/);
+  });
+
+  it("throws on a missing dependency and on a dependency cycle", () => {
+    expect(() => createFaultline({ plugins: [definePlugin({ id: "a", dependencies: ["ghost"] })] })).toThrow(/"a" depends on "ghost"/);
+    const a = definePlugin({ id: "a", dependencies: ["b"] });
+    const b = definePlugin({ id: "b", dependencies: ["a"] });
+    expect(() => createFaultline({ plugins: [a, b] })).toThrow(/cycle: a → b → a/);
+  });
+
+  it("throws on an API namespace provided twice", () => {
+    const twice = definePlugin({ id: "dupe-api", api: () => ({ organizations: {} }) });
+    expect(() => createFaultline({ plugins: [twice] })).toThrow(/"organizations" is provided by plugins "organizations" and "dupe-api"/);
+  });
+
+  it("gives each instance its own container", () => {
+    const a = createFaultline();
+    const b = createFaultline();
+    expect(a.container).not.toBe(b.container);
+    const token = a.services()[0];
+    expect(token).toBeDefined();
+    expect(a.container.resolve(token as symbol)).not.toBe(b.container.resolve(token as symbol));
+  });
+});
