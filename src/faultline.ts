@@ -12,15 +12,15 @@ import { EventBus, type DomainEventHandler, type DomainEventName } from "./event
 import { ApiError } from "./http/errors.js";
 import { createPipeline, type FaultlineHandler } from "./http/pipeline.js";
 import { createDefaultLogger } from "./logging/logger.js";
+import { Worker } from "./worker/worker.js";
 import { type FaultlineOptions, resolveOptions } from "./options.js";
 import { composePlugins } from "./plugin/compose.js";
 import type { FaultlinePlugin } from "./plugin/plugin.js";
 
-type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
-/** The `faultline.api` type: every plugin's namespaces merged. */
-export type ApiOf<P extends readonly FaultlinePlugin[]> = UnionToIntersection<
-  P[number] extends FaultlinePlugin<infer A> ? A : never
->;
+/** The `faultline.api` type: every plugin's namespaces merged (element by element, so a plugin without an API adds nothing). */
+export type ApiOf<P extends readonly FaultlinePlugin[]> = P extends readonly [infer Head, ...infer Tail extends readonly FaultlinePlugin[]]
+  ? (Head extends FaultlinePlugin<infer A> ? A : unknown) & ApiOf<Tail>
+  : unknown;
 
 /** One embedded Faultline: the HTTP handler, the in-process API, and its lifecycle. */
 export interface Faultline<TApi = object> {
@@ -34,6 +34,8 @@ export interface Faultline<TApi = object> {
   migrate(): Promise<MigrationReport>;
   /** Releases everything this instance opened (connections, an embedded database it created). */
   close(): Promise<void>;
+  /** Background tasks: `start()`, `stop()`, and `runDue()` to run everything pending now. */
+  worker: Worker;
   /** The instance's own DI container (advanced: host plugins resolve services from it). */
   container: DependencyContainer;
   /** Every service token registered in the container. */
@@ -96,6 +98,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     if (options.autoMigrate) await migrate();
     db = opened.db;
     for (const plugin of composition.plugins) await plugin.init?.({ container });
+    if (options.worker) worker.start();
     return opened.db;
   }
 
@@ -112,12 +115,15 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     if (closed) return;
     closed = true;
     await initialised?.catch(() => undefined);
-    for (const plugin of [...composition.plugins].reverse()) await plugin.close?.();
+    await worker.stop();
+    for (const plugin of [...composition.plugins].reverse()) await plugin.close?.({ container });
     const opened = await connection?.catch(() => undefined);
     await opened?.close();
     db = undefined;
   }
 
+  const tasks = composition.plugins.flatMap((plugin) => plugin.tasks ?? []);
+  const worker = new Worker(tasks, { container, clock, logger, ready: () => ensureReady() });
   const api = buildApi(composition.plugins, container, ensureReady) as ApiOf<P>;
   const handler = createPipeline({ composition, container, options, logger, clock, ready: ensureReady });
   return {
@@ -126,6 +132,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     ready: async () => void (await ensureReady()),
     migrate,
     close,
+    worker,
     container,
     services: () => registeredTokens(container),
   };

@@ -37,12 +37,22 @@ export const optionsSchema = z.strictObject({
   basePath: z.string().regex(/^(\/[^/?#]+)*$/, "must be \"\" or start with \"/\" and not end with \"/\"").default(""),
   /** Public origin for generated URLs (DSNs, Link headers) when the request's own origin is not it. */
   publicUrl: z.url().optional(),
+  /**
+   * Issue permalink for the `permalink` field, with `{organization}`, `{issueId}` and `{shortId}`
+   * placeholders (`https://app.example.com/{organization}/issues/{issueId}`); absent → null.
+   */
+  permalinkTemplate: z.string().min(1).optional(),
   logger: z.custom<Logger>(isLogger, { message: "expected a pino-compatible logger (debug, info, warn, error)" }).optional(),
   authenticate: z.custom<AuthenticateHook>(isFunction, { message: "expected a function (request) => principal | null" }).optional(),
   plugins: z.array(z.custom<FaultlinePlugin>(isPlugin, { message: "expected a plugin object with an id" })).readonly().default([]),
   limits: z.strictObject({ bodyBytes: z.number().int().positive().default(DEFAULT_BODY_LIMIT) }).prefault({}),
   /** Apply pending migrations during init (default true); turn off when deploys run `faultline migrate`. */
   autoMigrate: z.boolean().default(true),
+  /**
+   * Run background tasks (purges, snooze expiry, deliveries) in this process, started on init.
+   * `false` when a separate process runs `faultline.worker.start()`.
+   */
+  worker: z.boolean().default(true),
   clock: z.custom<Clock>((value) => isObject(value) && isFunction(value.now), { message: "expected { now(): Date }" }).optional(),
 });
 

@@ -4,6 +4,8 @@ import type { ColumnType, Generated, Insertable, Selectable } from "kysely";
 type Timestamp = ColumnType<Date, Date, Date>;
 /** A JSON column: written as a JSON string, read back parsed. */
 type Json<T> = ColumnType<T, string, string>;
+/** A JSON column with a database default: optional on insert. */
+type JsonWithDefault<T> = ColumnType<T, string | undefined, string>;
 
 export type OrganizationPlan = "free" | "team" | "business" | "enterprise";
 export type MemberRole = "owner" | "manager" | "admin" | "member" | "billing";
@@ -89,6 +91,8 @@ export interface ProjectKeysTable {
   name: string;
   public_key: string;
   is_active: boolean;
+  /** Events accepted per minute with this key; null = unlimited. */
+  rate_limit_per_minute: Generated<number | null>;
   date_created: Timestamp;
 }
 
@@ -121,6 +125,139 @@ export interface AppInstallationsTable {
   date_created: Timestamp;
 }
 
+/** A bigint column: `pg` reads int8 as a string, PGlite as a number; write numbers. */
+type Int8 = ColumnType<string | number, number | bigint, number | bigint>;
+type Int8WithDefault = ColumnType<string | number, number | undefined, number | bigint>;
+type Int8Id = ColumnType<string | number, number | undefined, never>;
+
+export type IssueStatus = "unresolved" | "resolved" | "ignored";
+
+export interface ReleasesTable {
+  id: Generated<number>;
+  organization_id: number;
+  project_id: number;
+  version: string;
+  date_created: Timestamp;
+}
+
+export interface IssuesTable {
+  id: Int8Id;
+  organization_id: number;
+  project_id: number;
+  short_number: number;
+  type: "error" | "default";
+  title: string;
+  culprit: string;
+  message: string;
+  level: string;
+  platform: string | null;
+  metadata: Json<Record<string, unknown>>;
+  status: IssueStatus;
+  substatus: string | null;
+  status_details: JsonWithDefault<Record<string, unknown>>;
+  /** How it was resolved, for regression checks: `{type, version?, commit?, releaseAtResolve?}`. */
+  resolution: JsonWithDefault<Record<string, unknown> | null>;
+  /** Conditions of an ignore: `{until?, count?, window?, userCount?, userWindow?, baseCount, baseUsers, since}`. */
+  snooze: JsonWithDefault<Record<string, unknown> | null>;
+  /** Copy of snooze.until, indexed for the expiry timer. */
+  ignore_until: Date | null;
+  first_seen: Timestamp;
+  last_seen: Timestamp;
+  times_seen: Int8WithDefault;
+  user_count: Generated<number>;
+  first_release: string | null;
+  last_release: string | null;
+  assignee_user_id: number | null;
+  assignee_team_id: number | null;
+  is_public: Generated<boolean>;
+  share_id: string | null;
+  num_comments: Generated<number>;
+  deleted_at: Date | null;
+}
+
+export interface IssueHashesTable {
+  project_id: number;
+  hash: string;
+  issue_id: Int8;
+}
+
+export interface EventsTable {
+  id: Int8Id;
+  organization_id: number;
+  project_id: number;
+  issue_id: Int8;
+  event_id: string;
+  timestamp: Timestamp;
+  received: Timestamp;
+  level: string;
+  platform: string | null;
+  environment: string | null;
+  release: string | null;
+  dist: string | null;
+  type: "error" | "default";
+  title: string;
+  culprit: string;
+  message: string;
+  location: string | null;
+  user_key: string | null;
+  tags: Json<Array<[string, string]>>;
+  hashes: string[];
+  size: number;
+  payload: Json<Record<string, unknown>>;
+}
+
+export interface IssueUsersTable {
+  issue_id: Int8;
+  user_key: string;
+  first_seen: Timestamp;
+}
+
+export interface IssueFacetTables {
+  issue_environments: { issue_id: Int8; environment: string };
+  issue_releases: { issue_id: Int8; release: string };
+  issue_tags: { issue_id: Int8; key: string; value: string };
+  issue_stats_hourly: { issue_id: Int8; bucket: Timestamp; count: number };
+  issue_stats_daily: { issue_id: Int8; bucket: Timestamp; count: number };
+}
+
+export interface IssueActivityTable {
+  id: Int8Id;
+  organization_id: number;
+  issue_id: Int8;
+  type: string;
+  data: JsonWithDefault<Record<string, unknown>>;
+  user_id: number | null;
+  date_created: Timestamp;
+}
+
+export interface IssueUserStateTable {
+  issue_id: Int8;
+  user_id: number;
+  is_bookmarked: Generated<boolean>;
+  is_subscribed: Generated<boolean>;
+  has_seen: Generated<boolean>;
+}
+
+export interface IssueCommentsTable {
+  id: Int8Id;
+  organization_id: number;
+  issue_id: Int8;
+  user_id: number | null;
+  text: string;
+  date_created: Timestamp;
+  date_updated: Timestamp;
+}
+
+export interface ExternalIssuesTable {
+  id: Generated<number>;
+  organization_id: number;
+  installation_id: number;
+  issue_id: Int8;
+  web_url: string;
+  identifier: string;
+  date_created: Timestamp;
+}
+
 /** The Kysely view of every table Faultline's core owns (all inside the configured schema). */
 export interface Database {
   organizations: OrganizationsTable;
@@ -133,6 +270,20 @@ export interface Database {
   project_keys: ProjectKeysTable;
   apps: AppsTable;
   app_installations: AppInstallationsTable;
+  releases: ReleasesTable;
+  issues: IssuesTable;
+  issue_hashes: IssueHashesTable;
+  events: EventsTable;
+  issue_users: IssueUsersTable;
+  issue_environments: IssueFacetTables["issue_environments"];
+  issue_releases: IssueFacetTables["issue_releases"];
+  issue_tags: IssueFacetTables["issue_tags"];
+  issue_stats_hourly: IssueFacetTables["issue_stats_hourly"];
+  issue_stats_daily: IssueFacetTables["issue_stats_daily"];
+  issue_activity: IssueActivityTable;
+  issue_user_state: IssueUserStateTable;
+  issue_comments: IssueCommentsTable;
+  external_issues: ExternalIssuesTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -145,3 +296,7 @@ export type ProjectKey = Selectable<ProjectKeysTable>;
 export type App = Selectable<AppsTable>;
 export type AppInstallation = Selectable<AppInstallationsTable>;
 export type NewOrganization = Insertable<OrganizationsTable>;
+export type Issue = Selectable<IssuesTable>;
+export type StoredEvent = Selectable<EventsTable>;
+export type IssueActivity = Selectable<IssueActivityTable>;
+export type IssueComment = Selectable<IssueCommentsTable>;

@@ -3,6 +3,7 @@ import type { SchemaMigration } from "../db/migrations/types.js";
 import type { DomainEventSubscriptions } from "../events/event-bus.js";
 import type { AnyEndpoint, EndpointContext } from "../http/endpoint.js";
 import type { ApiError } from "../http/errors.js";
+import type { TaskDefinition } from "../worker/task.js";
 
 /** The context of a matched request, as hooks see it. */
 export type HookContext = EndpointContext<string, unknown, unknown, unknown> & { endpoint: AnyEndpoint };
@@ -44,9 +45,12 @@ export interface FaultlinePlugin<TApi extends object = object> {
   /** A third-party plugin's own migrations, tracked in its own migration table. */
   migrations?: readonly SchemaMigration[];
   errorRenderer?: ErrorRenderer;
+  /** Background work run by the instance's worker. */
+  tasks?: readonly TaskDefinition[];
   /** In-process API namespaces this plugin adds to `faultline.api`. */
   api?(container: DependencyContainer): TApi;
-  close?(): Promise<void> | void;
+  /** Release what `init` opened; runs before the database closes, in reverse dependency order. */
+  close?(ctx: PluginInitContext): Promise<void> | void;
 }
 
 /** Declares a plugin; the identity function keeps its API type for `faultline.api`. */

@@ -1,6 +1,7 @@
 import { apiTokensPlugin } from "./api-tokens/index.js";
 import { installationsPlugin } from "./installations/index.js";
+import { issuesPlugin } from "./issues/index.js";
 import { organizationsPlugin } from "./organizations/index.js";
 
 /** The first-party feature areas every instance has. */
-export const firstPartyPlugins = [organizationsPlugin, apiTokensPlugin, installationsPlugin] as const;
+export const firstPartyPlugins = [organizationsPlugin, apiTokensPlugin, installationsPlugin, issuesPlugin] as const;

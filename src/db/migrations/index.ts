@@ -1,6 +1,7 @@
 import { coreMigration } from "./0001-core.js";
+import { issuesMigration } from "./0002-issues.js";
 import type { SchemaMigration } from "./types.js";
 
 /** Every first-party migration, in order. Append only. */
-export const coreMigrations: readonly SchemaMigration[] = [coreMigration];
+export const coreMigrations: readonly SchemaMigration[] = [coreMigration, issuesMigration];
 export type { SchemaMigration } from "./types.js";

@@ -1,0 +1,34 @@
+import { registerFactory } from "../../container/container.js";
+import { Clock, Db, EventBus } from "../../container/tokens.js";
+import { definePlugin } from "../../plugin/plugin.js";
+import { EventSinkToken } from "./ingest/port.js";
+import { EventProcessor } from "./ingest/processor.js";
+import { IssueRepository } from "./repository.js";
+import { issueEndpoints } from "./routes/index.js";
+import { purgeDeletedIssuesTask, snoozeExpiryTask } from "./tasks.js";
+import { EventProcessorToken, IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
+import { IssueWorkflow } from "./workflow/service.js";
+
+/** Events and issues: grouping, storage, the issue workflow and its API. */
+export const issuesPlugin = definePlugin({
+  id: "issues",
+  dependencies: ["organizations"],
+  register(container) {
+    const db = () => container.resolve(Db);
+    registerFactory(container, IssueRepositoryToken, () => new IssueRepository(db));
+    registerFactory(container, IssueWorkflowToken, (c) => new IssueWorkflow(db, c.resolve(IssueRepositoryToken), c.resolve(EventBus), c.resolve(Clock)));
+    registerFactory(
+      container,
+      EventProcessorToken,
+      (c) => new EventProcessor(db, c.resolve(EventBus), c.resolve(Clock), { maxBatch: 500, maxDelayMs: 2, maxConcurrent: 4 }),
+    );
+    registerFactory(container, EventSinkToken, (c) => c.resolve(EventProcessorToken));
+  },
+  endpoints: issueEndpoints,
+  tasks: [snoozeExpiryTask, purgeDeletedIssuesTask],
+  close: ({ container }) => container.resolve(EventProcessorToken).drain(),
+});
+
+export { EventSinkToken, type EventSink, type ProjectRef } from "./ingest/port.js";
+export { IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
+export type * from "./domain-events.js";

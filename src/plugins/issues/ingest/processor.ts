@@ -1,0 +1,47 @@
+import type { Kysely } from "kysely";
+import type { Clock } from "../../../clock.js";
+import type { Database } from "../../../db/schema.js";
+import { runInTransaction } from "../../../db/transaction.js";
+import type { EventBus } from "../../../events/event-bus.js";
+import { normalizeEvent } from "../grouping/index.js";
+import { type BatcherOptions, GroupCommitBatcher } from "./batcher.js";
+import type { CaptureOptions, EventSink, ProjectRef } from "./port.js";
+import { type BatchItem, writeBatch } from "./write-batch.js";
+
+const DEADLOCK_OR_SERIALIZATION = new Set(["40P01", "40001"]);
+
+/** Normalises, groups and stores events, batching concurrent ones into one transaction. */
+export class EventProcessor implements EventSink {
+  readonly #batcher: GroupCommitBatcher<BatchItem>;
+
+  constructor(
+    private readonly db: () => Kysely<Database>,
+    private readonly events: EventBus,
+    private readonly clock: Clock,
+    options: BatcherOptions,
+  ) {
+    this.#batcher = new GroupCommitBatcher((items) => this.#write(items), options);
+  }
+
+  async capture(project: ProjectRef, raw: unknown, options: CaptureOptions = {}): Promise<{ eventId: string }> {
+    const event = normalizeEvent(raw, { receivedAt: options.receivedAt ?? this.clock.now() });
+    await this.#batcher.submit({ project, event });
+    return { eventId: event.eventId };
+  }
+
+  /** Waits until every accepted event is committed (used on close). */
+  drain(): Promise<void> {
+    return this.#batcher.drain();
+  }
+
+  async #write(items: BatchItem[], attempt = 1): Promise<void> {
+    try {
+      await runInTransaction(this.db(), (scope) => writeBatch(scope, items, { events: this.events, now: this.clock.now() }));
+    } catch (error) {
+      // Lock ordering makes deadlocks unlikely, not impossible (a host's own transactions): retry.
+      const code = (error as { code?: string }).code;
+      if (attempt < 3 && code && DEADLOCK_OR_SERIALIZATION.has(code)) return this.#write(items, attempt + 1);
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,289 @@
+import type { Transaction } from "kysely";
+import type { Database, Issue } from "../../../db/schema.js";
+import type { TransactionScope } from "../../../db/transaction.js";
+import { type EventBus, SYSTEM_ACTOR } from "../../../events/event-bus.js";
+import type { ProjectSnapshot } from "../domain-events.js";
+import type { NormalizedEvent } from "../grouping/types.js";
+import { eventSnapshot, issueSnapshot } from "../snapshot.js";
+import { type IssueState, stateColumns, stateFromRow } from "../state.js";
+import { assignIssues } from "./assign-issues.js";
+import { type FoldEvent, type FoldResult, foldEvents } from "./fold.js";
+import type { ProjectRef } from "./port.js";
+
+export interface BatchItem {
+  project: ProjectRef;
+  event: NormalizedEvent;
+}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const floorTo = (date: Date, size: number) => new Date(Math.floor(date.getTime() / size) * size);
+
+interface FreshEvent {
+  item: BatchItem;
+  issueId: number;
+}
+
+/**
+ * Writes one batch of events in the caller's transaction: issues assigned or created, events
+ * stored (duplicates by event id dropped), counters, stats, facets, automatic transitions,
+ * activity, and the domain events — set-based wherever a statement can cover the batch.
+ */
+export async function writeBatch(scope: TransactionScope, items: readonly BatchItem[], deps: { events: EventBus; now: Date }): Promise<void> {
+  const { trx } = scope;
+  const assignment = await assignIssues(trx, items, deps.now);
+  const issueIds = [...new Set(assignment.issueOf)].sort((a, b) => a - b);
+  const rows = await trx.selectFrom("issues").selectAll().where("id", "in", issueIds).orderBy("id").forUpdate().execute();
+  const fresh = await insertEvents(trx, items, assignment.issueOf);
+  const newUsers = await insertUsers(trx, fresh);
+  await recordReleases(trx, fresh, deps.now);
+
+  const projects = await loadProjects(trx, items);
+  const outcomes = new Map<number, { state: IssueState; fold: FoldResult }>();
+  for (const row of rows) {
+    const events = fresh.filter((f) => f.issueId === Number(row.id));
+    if (events.length === 0) continue;
+    outcomes.set(Number(row.id), await foldIssue(trx, row, events, newUsers));
+  }
+  await updateIssues(trx, outcomes);
+  await upsertStats(trx, fresh);
+  await insertFacets(trx, fresh);
+  await insertActivities(trx, outcomes, assignment.created, fresh);
+  const unused = [...assignment.created].filter((id) => !outcomes.has(id));
+  const orphans = [...assignment.orphans, ...unused];
+  if (orphans.length > 0) await trx.deleteFrom("issues").where("id", "in", orphans).execute();
+  await emitDomainEvents(scope, deps, fresh, outcomes, assignment.created, projects);
+}
+
+async function insertEvents(trx: Transaction<Database>, items: readonly BatchItem[], issueOf: number[]): Promise<FreshEvent[]> {
+  const unique = new Map<string, FreshEvent>();
+  items.forEach((item, index) => {
+    const key = `${item.project.id}:${item.event.eventId}`;
+    if (!unique.has(key)) unique.set(key, { item, issueId: issueOf[index] as number });
+  });
+  const candidates = [...unique.values()];
+  const inserted = await trx
+    .insertInto("events")
+    .values(candidates.map(({ item: { project, event }, issueId }) => eventRow(project, event, issueId)))
+    .onConflict((oc) => oc.columns(["project_id", "event_id"]).doNothing())
+    .returning(["project_id", "event_id"])
+    .execute();
+  const stored = new Set(inserted.map((row) => `${row.project_id}:${row.event_id}`));
+  return candidates.filter(({ item }) => stored.has(`${item.project.id}:${item.event.eventId}`));
+}
+
+function eventRow(project: ProjectRef, event: NormalizedEvent, issueId: number) {
+  return {
+    organization_id: project.organizationId,
+    project_id: project.id,
+    issue_id: issueId,
+    event_id: event.eventId,
+    timestamp: event.timestamp,
+    received: event.received,
+    level: event.level,
+    platform: event.platform,
+    environment: event.environment,
+    release: event.release,
+    dist: event.dist,
+    type: event.type,
+    title: event.title,
+    culprit: event.culprit,
+    message: event.message,
+    location: event.location,
+    user_key: event.userKey,
+    tags: JSON.stringify(event.tags),
+    hashes: event.hashes,
+    size: event.size,
+    payload: JSON.stringify(event.payload),
+  };
+}
+
+/** Records (issue, user) pairs; returns the pairs seen for the first time. */
+async function insertUsers(trx: Transaction<Database>, fresh: FreshEvent[]): Promise<Set<string>> {
+  const pairs = new Map<string, { issue_id: number; user_key: string; first_seen: Date }>();
+  for (const { item, issueId } of fresh) {
+    const userKey = item.event.userKey;
+    if (userKey && !pairs.has(`${issueId}:${userKey}`)) pairs.set(`${issueId}:${userKey}`, { issue_id: issueId, user_key: userKey, first_seen: item.event.received });
+  }
+  if (pairs.size === 0) return new Set();
+  const inserted = await trx
+    .insertInto("issue_users")
+    .values([...pairs.values()])
+    .onConflict((oc) => oc.columns(["issue_id", "user_key"]).doNothing())
+    .returning(["issue_id", "user_key"])
+    .execute();
+  return new Set(inserted.map((row) => `${row.issue_id}:${row.user_key}`));
+}
+
+async function recordReleases(trx: Transaction<Database>, fresh: FreshEvent[], now: Date): Promise<void> {
+  const releases = new Map<string, { organization_id: number; project_id: number; version: string; date_created: Date }>();
+  for (const { item } of fresh) {
+    const version = item.event.release;
+    if (version) releases.set(`${item.project.id}:${version}`, { organization_id: item.project.organizationId, project_id: item.project.id, version, date_created: now });
+  }
+  if (releases.size === 0) return;
+  await trx
+    .insertInto("releases")
+    .values([...releases.values()])
+    .onConflict((oc) => oc.columns(["project_id", "version"]).doNothing())
+    .execute();
+}
+
+async function foldIssue(trx: Transaction<Database>, row: Issue, events: FreshEvent[], newUsers: Set<string>) {
+  const state = stateFromRow(row);
+  const seenUsers = new Set<string>();
+  const foldEventsInput: FoldEvent[] = events.map(({ item, issueId }) => {
+    const key = `${issueId}:${item.event.userKey}`;
+    const newUser = item.event.userKey !== null && newUsers.has(key) && !seenUsers.has(key);
+    if (newUser) seenUsers.add(key);
+    return { event: item.event, newUser };
+  });
+  const window = state.status === "ignored" ? await snoozeWindowCounts(trx, state, events.at(-1)?.item.event.received) : null;
+  const releaseDates = state.status === "resolved" ? await releaseFirstSeen(trx, state.projectId) : new Map<string, Date>();
+  const fold = foldEvents(state, foldEventsInput, { window, releaseFirstSeen: (version) => releaseDates.get(version) });
+  return { state, fold };
+}
+
+/** Events and distinct users within the snooze's windows (this batch's events included). */
+async function snoozeWindowCounts(trx: Transaction<Database>, state: IssueState, now: Date | undefined) {
+  const snooze = state.snooze;
+  if (!snooze || !now || (!snooze.window && !snooze.userWindow)) return null;
+  const since = (minutes: number | null) =>
+    new Date(Math.max(new Date(snooze.since).getTime(), now.getTime() - (minutes ?? 0) * 60_000));
+  const base = trx.selectFrom("events").where("issue_id", "=", state.id);
+  const events = snooze.window
+    ? Number((await base.where("received", ">=", since(snooze.window)).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n)
+    : 0;
+  const users = snooze.userWindow
+    ? Number(
+        (
+          await base
+            .where("received", ">=", since(snooze.userWindow))
+            .select((eb) => eb.fn.count("user_key").distinct().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
+    : 0;
+  return { events, users };
+}
+
+async function releaseFirstSeen(trx: Transaction<Database>, projectId: number): Promise<Map<string, Date>> {
+  const rows = await trx.selectFrom("releases").select(["version", "date_created"]).where("project_id", "=", projectId).execute();
+  return new Map(rows.map((row) => [row.version, row.date_created]));
+}
+
+async function updateIssues(trx: Transaction<Database>, outcomes: Map<number, { state: IssueState }>): Promise<void> {
+  for (const [id, { state }] of outcomes) {
+    await trx
+      .updateTable("issues")
+      .set({
+        times_seen: state.timesSeen,
+        user_count: state.userCount,
+        last_seen: state.lastSeen,
+        level: state.level,
+        title: state.title,
+        culprit: state.culprit,
+        message: state.message,
+        metadata: JSON.stringify(state.metadata),
+        first_release: state.firstRelease,
+        last_release: state.lastRelease,
+        ...stateColumns(state),
+      })
+      .where("id", "=", id)
+      .execute();
+  }
+}
+
+/** Hourly and daily counters, aggregated per bucket so one statement covers the batch. */
+async function upsertStats(trx: Transaction<Database>, fresh: FreshEvent[]): Promise<void> {
+  for (const [table, size] of [["issue_stats_hourly", HOUR], ["issue_stats_daily", DAY]] as const) {
+    const counts = new Map<string, { issue_id: number; bucket: Date; count: number }>();
+    for (const { item, issueId } of fresh) {
+      const bucket = floorTo(item.event.timestamp, size);
+      const key = `${issueId}:${bucket.getTime()}`;
+      const entry = counts.get(key) ?? { issue_id: issueId, bucket, count: 0 };
+      entry.count += 1;
+      counts.set(key, entry);
+    }
+    if (counts.size === 0) continue;
+    await trx
+      .insertInto(table)
+      .values([...counts.values()])
+      .onConflict((oc) => oc.columns(["issue_id", "bucket"]).doUpdateSet((eb) => ({ count: eb(eb.ref(`${table}.count`), "+", eb.ref("excluded.count")) })))
+      .execute();
+  }
+}
+
+/** Environments, releases and tags seen per issue (what search filters on). */
+async function insertFacets(trx: Transaction<Database>, fresh: FreshEvent[]): Promise<void> {
+  const environments = new Map<string, { issue_id: number; environment: string }>();
+  const releases = new Map<string, { issue_id: number; release: string }>();
+  const tags = new Map<string, { issue_id: number; key: string; value: string }>();
+  for (const { item, issueId } of fresh) {
+    const { environment, release } = item.event;
+    if (environment) environments.set(`${issueId}\0${environment}`, { issue_id: issueId, environment });
+    if (release) releases.set(`${issueId}\0${release}`, { issue_id: issueId, release });
+    for (const [key, value] of item.event.tags) tags.set(`${issueId}\0${key}\0${value}`, { issue_id: issueId, key, value });
+  }
+  if (environments.size > 0) {
+    await trx.insertInto("issue_environments").values([...environments.values()]).onConflict((oc) => oc.doNothing()).execute();
+  }
+  if (releases.size > 0) await trx.insertInto("issue_releases").values([...releases.values()]).onConflict((oc) => oc.doNothing()).execute();
+  if (tags.size > 0) await trx.insertInto("issue_tags").values([...tags.values()]).onConflict((oc) => oc.doNothing()).execute();
+}
+
+async function insertActivities(
+  trx: Transaction<Database>,
+  outcomes: Map<number, { state: IssueState; fold: FoldResult }>,
+  created: Set<number>,
+  fresh: FreshEvent[],
+): Promise<void> {
+  const rows: Array<{ organization_id: number; issue_id: number; type: string; data: string; user_id: null; date_created: Date }> = [];
+  for (const [id, { state, fold }] of outcomes) {
+    if (created.has(id)) {
+      const first = fresh.find((f) => f.issueId === id);
+      rows.push({ organization_id: state.organizationId, issue_id: id, type: "first_seen", data: "{}", user_id: null, date_created: first?.item.event.received ?? state.firstSeen });
+    }
+    for (const activity of fold.activities) {
+      rows.push({ organization_id: state.organizationId, issue_id: id, type: activity.type, data: JSON.stringify(activity.data), user_id: null, date_created: activity.at });
+    }
+  }
+  if (rows.length > 0) await trx.insertInto("issue_activity").values(rows).execute();
+}
+
+async function loadProjects(trx: Transaction<Database>, items: readonly BatchItem[]): Promise<Map<number, ProjectSnapshot>> {
+  const ids = [...new Set(items.map((item) => item.project.id))];
+  const rows = await trx.selectFrom("projects").select(["id", "slug", "name", "platform"]).where("id", "in", ids).execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+async function emitDomainEvents(
+  scope: TransactionScope,
+  deps: { events: EventBus; now: Date },
+  fresh: FreshEvent[],
+  outcomes: Map<number, { state: IssueState; fold: FoldResult }>,
+  created: Set<number>,
+  projects: Map<number, ProjectSnapshot>,
+): Promise<void> {
+  const announced = new Set<number>();
+  const seenPerIssue = new Map<number, number>();
+  for (const { item, issueId } of fresh) {
+    const outcome = outcomes.get(issueId);
+    const project = projects.get(item.project.id);
+    if (!outcome || !project) continue;
+    const issue = issueSnapshot(outcome.state, project);
+    const base = { organizationId: item.project.organizationId, actor: SYSTEM_ACTOR, occurredAt: deps.now };
+    const event = eventSnapshot(item.event, issueId);
+    if (created.has(issueId) && !announced.has(issueId)) {
+      announced.add(issueId);
+      await deps.events.emit(scope, { ...base, name: "issue.created", payload: { issue, event } });
+    }
+    await deps.events.emit(scope, { ...base, name: "error.created", payload: { issue, event } });
+    const index = seenPerIssue.get(issueId) ?? 0;
+    seenPerIssue.set(issueId, index + 1);
+    for (const transition of outcome.fold.transitions.filter((t) => t.eventIndex === index)) {
+      const reason = transition.reason === "regression" ? "regression" : transition.reason;
+      await deps.events.emit(scope, { ...base, name: "issue.unresolved", payload: { issue, reason } });
+    }
+  }
+}

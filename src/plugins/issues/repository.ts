@@ -1,0 +1,65 @@
+import type { Kysely } from "kysely";
+import type { Database, Issue } from "../../db/schema.js";
+import { parseShortId } from "./short-id.js";
+
+const MAX_BIGINT_DIGITS = 18;
+
+/** Issue lookups. Every query is scoped by organization; deleted issues are invisible. */
+export class IssueRepository {
+  constructor(private readonly db: () => Kysely<Database>) {}
+
+  /** By numeric id or short id (`WEB-1A`); undefined for anything else or another organization's issue. */
+  async find(organizationId: number, ref: string, db: Kysely<Database> = this.db(), forUpdate = false): Promise<Issue | undefined> {
+    let query = db.selectFrom("issues").selectAll("issues").where("issues.organization_id", "=", organizationId).where("issues.deleted_at", "is", null);
+    if (/^\d+$/.test(ref)) {
+      if (ref.length > MAX_BIGINT_DIGITS) return undefined;
+      query = query.where("issues.id", "=", Number(ref));
+    } else {
+      const short = parseShortId(ref);
+      if (!short) return undefined;
+      query = query
+        .innerJoin("projects", "projects.id", "issues.project_id")
+        .where("projects.slug", "=", short.projectSlug)
+        .where("issues.short_number", "=", short.shortNumber);
+    }
+    return (forUpdate ? query.forUpdate("issues") : query).executeTakeFirst();
+  }
+
+  /** Locks issues (in id order, like ingestion) for a change. */
+  lockMany(db: Kysely<Database>, organizationId: number, ids: number[]): Promise<Issue[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom("issues")
+      .selectAll()
+      .where("organization_id", "=", organizationId)
+      .where("deleted_at", "is", null)
+      .where("id", "in", ids)
+      .orderBy("id")
+      .forUpdate()
+      .execute();
+  }
+
+  /** The newest release seen in a project, by first-seen time. */
+  async latestRelease(db: Kysely<Database>, organizationId: number, projectId: number): Promise<string | undefined> {
+    const row = await db
+      .selectFrom("releases")
+      .select("version")
+      .where("organization_id", "=", organizationId)
+      .where("project_id", "=", projectId)
+      .orderBy("date_created", "desc")
+      .orderBy("id", "desc")
+      .executeTakeFirst();
+    return row?.version;
+  }
+
+  async releaseExists(db: Kysely<Database>, organizationId: number, projectId: number, version: string): Promise<boolean> {
+    const row = await db
+      .selectFrom("releases")
+      .select("id")
+      .where("organization_id", "=", organizationId)
+      .where("project_id", "=", projectId)
+      .where("version", "=", version)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+}

@@ -1,0 +1,8 @@
+import type { InjectionToken } from "tsyringe";
+import type { EventProcessor } from "./ingest/processor.js";
+import type { IssueRepository } from "./repository.js";
+import type { IssueWorkflow } from "./workflow/service.js";
+
+export const IssueRepositoryToken: InjectionToken<IssueRepository> = Symbol("faultline.IssueRepository");
+export const IssueWorkflowToken: InjectionToken<IssueWorkflow> = Symbol("faultline.IssueWorkflow");
+export const EventProcessorToken: InjectionToken<EventProcessor> = Symbol("faultline.EventProcessor");
