@@ -96,12 +96,15 @@ export async function keysetPage<Row>(fetch: (bound: KeysetBound) => Promise<Row
   };
 }
 
-/** The WHERE condition of a keyset bound over a timestamp key column and an integer id column. */
-export function keysetCondition(bound: KeysetBound, keyColumn: string, idColumn: string): RawBuilder<boolean> | null {
+/**
+ * The WHERE condition of a keyset bound over a key column and an integer id column. The key is a
+ * timestamp (the cursor holds epoch ms) unless `keyKind` says it is a plain number (counters).
+ */
+export function keysetCondition(bound: KeysetBound, keyColumn: string, idColumn: string, keyKind: "timestamp" | "number" = "timestamp"): RawBuilder<boolean> | null {
   if (!bound.after) return null;
   const key = sql.ref(keyColumn);
   const id = sql.ref(idColumn);
-  const value = new Date(bound.after.value);
+  const value = keyKind === "timestamp" ? new Date(bound.after.value) : bound.after.value;
   return bound.order === "desc"
     ? sql<boolean>`(${key}, ${id}) < (${value}, ${bound.after.id})`
     : sql<boolean>`(${key}, ${id}) > (${value}, ${bound.after.id})`;

@@ -23,6 +23,8 @@ export interface TestInstance<P extends readonly FaultlinePlugin[] = []> {
   backend: TestBackend;
   /** The PostgreSQL schema this instance owns (dropped by `close()`). */
   schema: string;
+  /** The database it runs on (a connection string or the shared PGlite), to open more instances on it. */
+  database: string | PGlite;
   /** Closes the instance and drops its schema. */
   close(): Promise<void>;
 }
@@ -90,6 +92,7 @@ export async function createTestInstance<const P extends readonly FaultlinePlugi
       faultline,
       backend: "pglite",
       schema,
+      database: db,
       close: async () => {
         await faultline.close();
         await db.exec(`DROP SCHEMA IF EXISTS ${quoteIdentifier(schema)} CASCADE`);
@@ -106,6 +109,7 @@ export async function createTestInstance<const P extends readonly FaultlinePlugi
     faultline,
     backend: picked.backend,
     schema,
+    database: url,
     close: async () => {
       await faultline.close();
       const client = new pg.Client({ connectionString: url });

@@ -4,6 +4,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFaultline } from "../../src/index.js";
 import { randomHex } from "../../src/crypto/secrets.js";
+import { coreMigrations } from "../../src/db/migrations/index.js";
 import { openRawDatabase, type RawDatabase } from "../helpers/database.js";
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
@@ -57,7 +58,7 @@ describe("storage", () => {
       const again = await faultline.migrate();
       expect(again.applied).toEqual([]);
       const rows = await raw.query<{ name: string }>(`SELECT name FROM ${schema}.faultline_migration ORDER BY name`);
-      expect(rows.map((r) => r.name)).toEqual(["0001_core"]);
+      expect(rows.map((r) => r.name)).toEqual(coreMigrations.map((m) => m.name));
     } finally {
       await faultline.close();
     }

@@ -144,12 +144,14 @@ async function foldIssue(trx: Transaction<Database>, row: Issue, events: FreshEv
   return { state, fold };
 }
 
-/** Events and distinct users within the snooze's windows (this batch's events included). */
+/**
+ * Events and distinct users within the snooze's windows (this batch's events included). Only
+ * events received after the snooze began count.
+ */
 async function snoozeWindowCounts(trx: Transaction<Database>, state: IssueState, now: Date | undefined) {
   const snooze = state.snooze;
   if (!snooze || !now || (!snooze.window && !snooze.userWindow)) return null;
-  const since = (minutes: number | null) =>
-    new Date(Math.max(new Date(snooze.since).getTime(), now.getTime() - (minutes ?? 0) * 60_000));
+  const since = (minutes: number | null) => new Date(Math.max(new Date(snooze.since).getTime() + 1, now.getTime() - (minutes ?? 0) * 60_000));
   const base = trx.selectFrom("events").where("issue_id", "=", state.id);
   const events = snooze.window
     ? Number((await base.where("received", ">=", since(snooze.window)).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n)

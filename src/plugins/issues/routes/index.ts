@@ -1,5 +1,6 @@
 import type { AnyEndpoint } from "../../../http/endpoint.js";
 import { deleteIssue, getIssue, updateIssue } from "./issue.js";
+import { bulkDeleteIssues, bulkUpdateIssues, listIssues, listProjectIssues } from "./list.js";
 
 /** Every HTTP endpoint of the issues area. */
-export const issueEndpoints: AnyEndpoint[] = [getIssue, updateIssue, deleteIssue];
+export const issueEndpoints: AnyEndpoint[] = [getIssue, updateIssue, deleteIssue, listIssues, bulkUpdateIssues, bulkDeleteIssues, listProjectIssues];

@@ -1,0 +1,36 @@
+import { badRequest } from "../../http/errors.js";
+import type { Envelope } from "./envelope.js";
+import { tooLarge } from "./errors.js";
+import { INGEST_LIMITS } from "./limits.js";
+
+export type RawEvent = Record<string, unknown>;
+
+const utf8 = new TextDecoder("utf-8");
+
+/** One event's JSON (an `event` item or a `/store/` body): size-checked, must be an object. */
+export function parseEventPayload(bytes: Uint8Array): RawEvent {
+  if (bytes.byteLength > INGEST_LIMITS.eventBytes) throw tooLarge("Event", INGEST_LIMITS.eventBytes);
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(bytes));
+  } catch (error) {
+    throw badRequest(`Invalid event: malformed JSON (${(error as Error).message})`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw badRequest("Invalid event: expected a JSON object");
+  return value as RawEvent;
+}
+
+/**
+ * The error events of an envelope; every other item type is accepted and ignored (§6.1).
+ * An event without its own `event_id` takes the envelope header's, as Relay does, so the id
+ * the SDK logged is the id we store.
+ */
+export function eventsOf(envelope: Envelope): RawEvent[] {
+  const headerEventId = envelope.header.event_id;
+  return envelope.items
+    .filter((item) => item.header.type === "event")
+    .map((item) => {
+      const event = parseEventPayload(item.payload);
+      return event.event_id === undefined && typeof headerEventId === "string" ? { ...event, event_id: headerEventId } : event;
+    });
+}

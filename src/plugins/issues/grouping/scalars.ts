@@ -1,0 +1,79 @@
+import { randomUUID } from "node:crypto";
+import type { EventLevel } from "./types.js";
+
+/**
+ * Event id, timestamp and level: never a reason to reject an event (Relay repairs them), so
+ * each takes whatever was sent and returns a usable value.
+ */
+
+const HEX_ID = /^[0-9a-f]{32}$/;
+const DASHED_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** 32 lowercase hex characters; a dashed UUID is accepted; anything else gets a fresh id. */
+export function normalizeEventId(value: unknown): string {
+  if (typeof value === "string") {
+    const id = value.trim().toLowerCase();
+    if (HEX_ID.test(id)) return id;
+    if (DASHED_UUID.test(id)) return id.replaceAll("-", "");
+  }
+  return randomUUID().replaceAll("-", "");
+}
+
+/** How far ahead of the receive time a client clock may be before we stop trusting it. */
+const MAX_CLOCK_DRIFT_MS = 60_000;
+
+/**
+ * The client's event time (seconds since the epoch, with a fraction, or an ISO 8601 string),
+ * else the receive time. A time too far in the future is a wrong client clock: using it would
+ * make the issue "last seen" in the future, so the receive time is used instead.
+ */
+export function normalizeTimestamp(value: unknown, receivedAt: Date): Date {
+  const parsed = parseTimestamp(value);
+  if (parsed === null || parsed.getTime() > receivedAt.getTime() + MAX_CLOCK_DRIFT_MS) return receivedAt;
+  return parsed;
+}
+
+function parseTimestamp(value: unknown): Date | null {
+  if (typeof value === "number") return validDate(value * 1000);
+  if (typeof value !== "string" || value.trim() === "") return null;
+  const trimmed = value.trim();
+  // Some SDKs send the number of seconds as a string.
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return validDate(Number(trimmed) * 1000);
+  // Relay reads a date-time without an offset as UTC; Date.parse would read it as local time.
+  const hasTime = /\d:\d/.test(trimmed);
+  const hasOffset = /(z|[+-]\d{2}(:?\d{2})?)$/i.test(trimmed);
+  return validDate(Date.parse(hasTime && !hasOffset ? `${trimmed}Z` : trimmed));
+}
+
+function validDate(ms: number): Date | null {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/** A Map, not an object literal: a level like "constructor" must not find Object.prototype members. */
+const LEVEL_ALIASES = new Map<string, EventLevel>([
+  ["fatal", "fatal"],
+  ["critical", "fatal"],
+  ["error", "error"],
+  ["warning", "warning"],
+  ["warn", "warning"],
+  ["info", "info"],
+  ["log", "info"],
+  ["debug", "debug"],
+]);
+
+/** Python's logging levels, which Relay also accepts as numbers. */
+const PYTHON_LEVELS = new Map<number, EventLevel>([
+  [10, "debug"],
+  [20, "info"],
+  [30, "warning"],
+  [40, "error"],
+  [50, "fatal"],
+]);
+
+/** Sentry's level names and their common aliases; anything unknown is an `error` (the default). */
+export function normalizeLevel(value: unknown): EventLevel {
+  if (typeof value === "number") return PYTHON_LEVELS.get(value) ?? "error";
+  if (typeof value !== "string") return "error";
+  return LEVEL_ALIASES.get(value.trim().toLowerCase()) ?? "error";
+}

@@ -1,0 +1,42 @@
+import { cut } from "./text.js";
+
+/** Sentry's limits: longer keys and values are cut rather than rejected. */
+const MAX_KEY_LENGTH = 32;
+const MAX_VALUE_LENGTH = 200;
+
+/** The fields every event is tagged with, so issues can be searched and counted by them. */
+export interface DerivedTags {
+  level: string;
+  environment: string | null;
+  release: string | null;
+}
+
+/**
+ * SDK tags (`{key: value}` or `[[key, value], …]`) as `[key, value]` string pairs sorted by key,
+ * plus `level`, `environment` and `release` from the event's own fields: those win over an SDK
+ * tag of the same name, so the `level` tag always agrees with the event's level. A key sent twice
+ * keeps its last value. Pairs without a usable key or value are dropped, not rejected (Relay).
+ */
+export function normalizeTags(raw: unknown, derived: DerivedTags): Array<[string, string]> {
+  const tags = new Map<string, string>();
+  for (const [key, value] of tagEntries(raw)) {
+    const cleanKey = tagText(key, MAX_KEY_LENGTH);
+    const cleanValue = tagText(value, MAX_VALUE_LENGTH);
+    if (cleanKey && cleanValue) tags.set(cleanKey, cleanValue);
+  }
+  for (const [key, value] of Object.entries(derived)) if (value) tags.set(key, value);
+  return [...tags].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function tagEntries(raw: unknown): Array<[unknown, unknown]> {
+  if (Array.isArray(raw)) return raw.filter((pair): pair is [unknown, unknown] => Array.isArray(pair) && pair.length === 2);
+  if (typeof raw === "object" && raw !== null) return Object.entries(raw);
+  return [];
+}
+
+/** Strings, numbers and booleans as text; tag values are one line (Sentry rejects newlines). */
+function tagText(value: unknown, max: number): string | null {
+  const text = typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean" ? String(value) : null;
+  const oneLine = text?.replace(/[\r\n]+/g, " ").trim();
+  return oneLine ? cut(oneLine, max) : null;
+}

@@ -1,0 +1,115 @@
+import { z } from "zod";
+import { Clock, Db } from "../../../container/tokens.js";
+import type { Principal } from "../../../auth/principal.js";
+import type { Organization } from "../../../db/schema.js";
+import { defineEndpoint } from "../../../http/endpoint.js";
+import { linkHeader } from "../../../http/pagination.js";
+import type { DependencyContainer } from "tsyringe";
+import { OrganizationServiceToken } from "../../organizations/index.js";
+import { issueFilterShape, listIssuesQuery } from "../list/params.js";
+import { IssueListQuery, MAX_HITS } from "../list/service.js";
+import { serializeIssues } from "../serialize/issue.js";
+import { IssueWorkflowToken } from "../tokens.js";
+import { updateIssueBody } from "../workflow/schemas.js";
+import { serializeContext } from "./context.js";
+import { bulkIdsSchema } from "./issue.js";
+
+const LIST_PATH = "/api/0/organizations/{organization_id_or_slug}/issues/";
+
+/** `?id=…` (repeatable, at most 1000), else the list's filters select the issues. */
+const bulkQuery = z.object({ ...issueFilterShape, id: bulkIdsSchema });
+
+interface Caller {
+  container: DependencyContainer;
+  principal: Principal;
+  organization: Organization;
+}
+
+function listQueryFor(ctx: Caller): IssueListQuery {
+  return new IssueListQuery(ctx.container.resolve(Db), {
+    organizationId: ctx.organization.id,
+    userId: ctx.principal.userId,
+    now: ctx.container.resolve(Clock).now(),
+  });
+}
+
+/** The list reply: serialized items, `Link`, `X-Per-Page`, `X-Hits`, `X-Max-Hits` (and `X-Svc-Direct-Hit`). */
+async function listReply(ctx: Caller & { url: URL }, query: z.output<typeof listIssuesQuery>) {
+  const { page, hits, directHit } = await listQueryFor(ctx).list(query);
+  const headers: Record<string, string> = {
+    Link: linkHeader(ctx.url, page),
+    "X-Per-Page": String(query.limit),
+    "X-Hits": String(hits),
+    "X-Max-Hits": String(MAX_HITS),
+    ...(directHit ? { "X-Svc-Direct-Hit": "1" } : {}),
+  };
+  return { body: await serializeIssues(page.rows, serializeContext(ctx, query.statsPeriod)), headers };
+}
+
+/** The issues a bulk request names: its `id`s, else up to 1000 matching its filters. */
+async function bulkTargets(ctx: Caller, query: z.output<typeof bulkQuery>): Promise<number[]> {
+  const { id, ...filters } = query;
+  return id.length > 0 ? id : listQueryFor(ctx).matchingIds(filters);
+}
+
+export const listIssues = defineEndpoint({
+  method: "GET",
+  path: LIST_PATH,
+  operationId: "issues.list",
+  summary: "List and search an organization's issues",
+  scopes: ["event:read"],
+  query: listIssuesQuery,
+  handler: (ctx) => listReply(ctx, ctx.query),
+});
+
+export const bulkUpdateIssues = defineEndpoint({
+  method: "PUT",
+  path: LIST_PATH,
+  operationId: "issues.bulkUpdate",
+  summary: "Update many issues (by id, or up to 1000 matching the filters); answers the changed fields",
+  scopes: ["event:write"],
+  query: bulkQuery,
+  body: updateIssueBody,
+  handler: async (ctx) => {
+    const ids = await bulkTargets(ctx, ctx.query);
+    const { organization, principal } = ctx;
+    const changed = ids.length > 0 ? await ctx.container.resolve(IssueWorkflowToken).bulkUpdate({ organization, principal }, ids, ctx.body) : null;
+    return changed ? { body: changed } : { status: 204 };
+  },
+});
+
+export const bulkDeleteIssues = defineEndpoint({
+  method: "DELETE",
+  path: LIST_PATH,
+  operationId: "issues.bulkDelete",
+  summary: "Delete many issues (by id, or up to 1000 matching the filters)",
+  scopes: ["event:admin"],
+  query: bulkQuery,
+  handler: async (ctx) => {
+    const ids = await bulkTargets(ctx, ctx.query);
+    const { organization, principal } = ctx;
+    if (ids.length > 0) await ctx.container.resolve(IssueWorkflowToken).delete({ organization, principal }, ids);
+    return { status: 204 };
+  },
+});
+
+/** Deprecated (api.md §3.8): the organization list limited to one project, pointing at its successor. */
+export const listProjectIssues = defineEndpoint({
+  method: "GET",
+  path: "/api/0/projects/{organization_id_or_slug}/{project_id_or_slug}/issues/",
+  operationId: "projects.issues",
+  summary: "Deprecated: list one project's issues (use the organization list with ?project=)",
+  scopes: ["event:read"],
+  query: listIssuesQuery,
+  handler: async (ctx) => {
+    const project = await ctx.container.resolve(OrganizationServiceToken).requireProject(ctx.organization.id, ctx.params.project_id_or_slug);
+    // The path names the project; a `project` parameter here would only contradict it.
+    const reply = await listReply(ctx, { ...ctx.query, project: [project.id] });
+    const successor = new URL(`${ctx.basePath}/api/0/organizations/${ctx.organization.slug}/issues/`, ctx.url);
+    successor.searchParams.set("project", String(project.id));
+    return {
+      ...reply,
+      headers: { ...reply.headers, Deprecation: "true", Link: `${reply.headers.Link}, <${successor.toString()}>; rel="successor-version"` },
+    };
+  },
+});

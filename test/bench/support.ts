@@ -1,0 +1,41 @@
+import { cpus, totalmem } from "node:os";
+import pg from "pg";
+
+/** The PostgreSQL the benchmarks run on (never PGlite: the figures are about production). */
+export const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+export const quietLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export async function sqlClient() {
+  const client = new pg.Client({ connectionString: BENCH_DATABASE_URL });
+  await client.connect();
+  return client;
+}
+
+export function machine(): string {
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  return `${cpus().length} × ${cpu}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
+}
+
+export function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+/** Runs `task` with `concurrency` workers until `total` calls have been made. */
+export async function runConcurrently(total: number, concurrency: number, task: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total) await task(next++);
+    }),
+  );
+}
+
+export function report(title: string, rows: Array<Record<string, string | number>>): void {
+  const lines = [`\n### ${title}`, `machine: ${machine()}`];
+  const headers = Object.keys(rows[0] ?? {});
+  lines.push(`| ${headers.join(" | ")} |`, `| ${headers.map(() => "---").join(" | ")} |`);
+  for (const row of rows) lines.push(`| ${headers.map((h) => String(row[h])).join(" | ")} |`);
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
