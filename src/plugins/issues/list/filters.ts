@@ -1,4 +1,4 @@
-import type { Expression, ExpressionBuilder, Kysely, SqlBool } from "kysely";
+import { type Expression, expressionBuilder, type Kysely, type SqlBool } from "kysely";
 import type { Database } from "../../../db/schema.js";
 import { fieldErrors } from "../../../http/errors.js";
 import type { SearchTerm } from "../search/ast.js";
@@ -9,7 +9,7 @@ import type { IssueFilterParams } from "./params.js";
 const MAX_INT4 = 2_147_483_647;
 
 /** A ready WHERE condition on `issues` (organization and deleted rows are the caller's). */
-export type IssueCondition = (eb: ExpressionBuilder<Database, "issues">) => Expression<SqlBool>;
+export type IssueCondition = Expression<SqlBool>;
 
 /**
  * The search query (`is:unresolved` when neither `query` nor `status` is given; `query=` means
@@ -44,11 +44,10 @@ export async function projectScope(db: Kysely<Database>, organizationId: number,
 export async function issueCondition(db: Kysely<Database>, filters: IssueFilterParams, ctx: SearchContext): Promise<{ condition: IssueCondition; projects: number[] | null }> {
   const terms = searchTerms(filters);
   const projects = await projectScope(db, ctx.organizationId, filters.project);
-  const condition: IssueCondition = (eb) => {
-    const search = searchCondition(eb, terms, ctx);
-    return projects ? eb.and([eb("issues.project_id", "in", projects), search]) : search;
-  };
-  return { condition, projects };
+  // Built here, not lazily in a WHERE callback, so a bad term (`me` without a user) fails once, up front.
+  const eb = expressionBuilder<Database, "issues">();
+  const search = searchCondition(eb, terms, ctx);
+  return { condition: projects ? eb.and([eb("issues.project_id", "in", projects), search]) : search, projects };
 }
 
 /** Live issues of one organization matching a condition: the FROM/WHERE every list query starts from. */
