@@ -3,6 +3,7 @@ import type { PrincipalInput } from "./auth/principal.js";
 import type { Clock } from "./clock.js";
 import { type DatabaseInput, isKysely, isPGlite, isPgPool } from "./db/connect.js";
 import { SCHEMA_NAME_PATTERN } from "./db/identifiers.js";
+import { DEFAULT_RETRY_DELAYS } from "./delivery/schedule.js";
 import { DEFAULT_BODY_LIMIT } from "./http/body.js";
 import type { Logger } from "./logging/logger.js";
 import type { FaultlinePlugin } from "./plugin/plugin.js";
@@ -48,6 +49,23 @@ export const optionsSchema = z.strictObject({
   limits: z.strictObject({ bodyBytes: z.number().int().positive().default(DEFAULT_BODY_LIMIT) }).prefault({}),
   /** Apply pending migrations during init (default true); turn off when deploys run `faultline migrate`. */
   autoMigrate: z.boolean().default(true),
+  /** Webhook and service hook delivery. */
+  delivery: z
+    .strictObject({
+      /** A destination must answer within this many milliseconds (default 5000). */
+      timeoutMs: z.number().int().min(100).max(60_000).default(5000),
+      /** Delays in seconds between attempts (default: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h). */
+      retryDelays: z.array(z.number().min(0).max(7 * 86_400)).max(50).default([...DEFAULT_RETRY_DELAYS]),
+      /** Allow destinations on loopback/private networks (development and tests only). */
+      allowPrivateNetworks: z.boolean().default(false),
+      /** Deliveries sent at the same time by one worker. */
+      concurrency: z.number().int().min(1).max(1000).default(64),
+      /** How often the worker looks for due deliveries when nothing woke it. */
+      pollIntervalMs: z.number().int().min(10).max(600_000).default(1000),
+      /** Delivered, failed and cancelled deliveries are pruned after this many days. */
+      retentionDays: z.number().int().min(1).max(3650).default(30),
+    })
+    .prefault({}),
   /**
    * Run background tasks (purges, snooze expiry, deliveries) in this process, started on init.
    * `false` when a separate process runs `faultline.worker.start()`.

@@ -81,6 +81,8 @@ export interface ApiTokensTable {
   token_last_characters: string;
   scopes: string[];
   expires_at: Date | null;
+  /** SHA-256 of the OAuth refresh token of an installation token. */
+  refresh_token_hash: Generated<string | null>;
   date_created: Timestamp;
 }
 
@@ -111,6 +113,7 @@ export interface AppsTable {
   client_id: string;
   /** Kept in plaintext on purpose: it is the HMAC key that signs this app's webhooks. */
   client_secret: string;
+  webhook_status: Generated<"active" | "disabled">;
   date_created: Timestamp;
 }
 
@@ -258,6 +261,64 @@ export interface ExternalIssuesTable {
   date_created: Timestamp;
 }
 
+export interface ServiceHooksTable {
+  /** 32-hex GUID. */
+  id: string;
+  organization_id: number;
+  project_id: number;
+  url: string;
+  events: string[];
+  secret: string;
+  status: Generated<"active" | "disabled">;
+  date_created: Timestamp;
+}
+
+export type DeliveryStatus = "pending" | "delivered" | "failed" | "cancelled";
+
+export interface DeliveriesTable {
+  id: string;
+  organization_id: number;
+  destination_type: "service_hook" | "app";
+  destination_id: string;
+  installation_uuid: string | null;
+  url: string;
+  secret: string;
+  event_type: string;
+  resource: string;
+  /** The exact JSON bytes sent on every attempt. */
+  body: string;
+  status: Generated<DeliveryStatus>;
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp;
+  last_attempt_at: Date | null;
+  last_response_code: number | null;
+  last_error: string | null;
+  date_created: Timestamp;
+  date_finished: Date | null;
+}
+
+export interface DeliveryDestinationsTable {
+  destination_type: "service_hook" | "app";
+  destination_id: string;
+  last_success_at: Date | null;
+  first_failure_at: Date | null;
+}
+
+export interface AppRequestLogTable {
+  id: Int8Id;
+  app_id: number;
+  organization_id: number;
+  delivery_id: string;
+  attempt: number;
+  event_type: string;
+  webhook_url: string;
+  response_code: number;
+  is_error: boolean;
+  request_body: string;
+  response_body: string;
+  date_created: Timestamp;
+}
+
 /** The Kysely view of every table Faultline's core owns (all inside the configured schema). */
 export interface Database {
   organizations: OrganizationsTable;
@@ -284,6 +345,10 @@ export interface Database {
   issue_user_state: IssueUserStateTable;
   issue_comments: IssueCommentsTable;
   external_issues: ExternalIssuesTable;
+  service_hooks: ServiceHooksTable;
+  deliveries: DeliveriesTable;
+  delivery_destinations: DeliveryDestinationsTable;
+  app_request_log: AppRequestLogTable;
 }
 
 export type Organization = Selectable<OrganizationsTable>;
@@ -300,3 +365,5 @@ export type Issue = Selectable<IssuesTable>;
 export type StoredEvent = Selectable<EventsTable>;
 export type IssueActivity = Selectable<IssueActivityTable>;
 export type IssueComment = Selectable<IssueCommentsTable>;
+export type ServiceHook = Selectable<ServiceHooksTable>;
+export type Delivery = Selectable<DeliveriesTable>;

@@ -28,7 +28,7 @@ export interface Cursor {
   isPrev: boolean;
 }
 
-const CURSOR_PATTERN = /^(-?\d{1,16}):(\d{1,16}):([01])$/;
+const CURSOR_PATTERN = /^(-?\d{1,15}):(\d{1,15}):([01])$/;
 
 export function parseCursor(raw: string | undefined): Cursor | null {
   if (raw === undefined || raw === "") return null;

@@ -15,4 +15,6 @@ export interface TaskDefinition {
   id: string;
   intervalMs: number;
   run(ctx: TaskContext): Promise<boolean>;
+  /** Waits for work `run` started but did not await (sends in flight). */
+  settle?(ctx: TaskContext): Promise<void>;
 }

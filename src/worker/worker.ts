@@ -14,6 +14,8 @@ const MAX_SLICES_PER_TICK = 50;
 export class Worker {
   readonly #timers = new Map<string, NodeJS.Timeout>();
   readonly #running = new Set<Promise<void>>();
+  readonly #busy = new Set<string>();
+  readonly #wakeAgain = new Set<string>();
   #started = false;
 
   constructor(
@@ -36,27 +38,45 @@ export class Worker {
     for (const timer of this.#timers.values()) clearTimeout(timer);
     this.#timers.clear();
     await Promise.allSettled([...this.#running]);
+    for (const task of this.tasks) await task.settle?.(this.#context());
   }
 
-  /** Runs every task (or the named one) until none reports pending work. */
+  /** Runs every task (or the named one) until none reports pending work, waiting for what it started. */
   async runDue(taskId?: string): Promise<void> {
     await this.deps.ready();
     for (const task of this.tasks) {
       if (taskId && task.id !== taskId) continue;
-      while (await this.#slice(task)) {
-        /* keep going: the task said more is pending */
+      let more = true;
+      while (more) {
+        more = await this.#slice(task);
+        await task.settle?.(this.#context());
       }
     }
   }
 
-  #schedule(task: TaskDefinition): void {
+  /** Runs a task as soon as possible (new work was committed), instead of at its next interval. */
+  wake(taskId: string): void {
+    const task = this.tasks.find((candidate) => candidate.id === taskId);
+    if (!task || !this.#started) return;
+    if (this.#busy.has(taskId)) {
+      this.#wakeAgain.add(taskId);
+      return;
+    }
+    clearTimeout(this.#timers.get(taskId));
+    this.#schedule(task, 0);
+  }
+
+  #schedule(task: TaskDefinition, delayMs = task.intervalMs): void {
     const timer = setTimeout(() => {
+      this.#busy.add(task.id);
       const tick = this.#tick(task).finally(() => {
         this.#running.delete(tick);
-        if (this.#started) this.#schedule(task);
+        this.#busy.delete(task.id);
+        const again = this.#wakeAgain.delete(task.id);
+        if (this.#started) this.#schedule(task, again ? 0 : task.intervalMs);
       });
       this.#running.add(tick);
-    }, task.intervalMs);
+    }, delayMs);
     timer.unref();
     this.#timers.set(task.id, timer);
   }
@@ -73,6 +93,10 @@ export class Worker {
   }
 
   #slice(task: TaskDefinition): Promise<boolean> {
-    return task.run({ container: this.deps.container, now: this.deps.clock.now() });
+    return task.run(this.#context());
+  }
+
+  #context() {
+    return { container: this.deps.container, now: this.deps.clock.now() };
   }
 }

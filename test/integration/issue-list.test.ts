@@ -627,7 +627,8 @@ describe("issue list", () => {
         user: /issues_by_user_count/,
       };
       for (const sort of ISSUE_SORTS) {
-        for (const after of [null, { value: sort === "date" || sort === "new" ? Date.parse("2026-02-01T05:00:00Z") : 500, id: rows / 2 }]) {
+        const middle = { date: Date.parse("2026-02-01T05:00:00Z"), new: Date.parse("2026-01-01T05:00:00Z"), freq: 500, user: 25 }[sort];
+        for (const after of [null, { value: middle, id: rows / 2 }]) {
           const plan = (await pageQuery(db(), organizationId, condition, sort, { after, order: "desc", limit: 101 }).explain())
             .map((row) => String(row["QUERY PLAN"]))
             .join("\n");

@@ -1,7 +1,8 @@
 import { coreMigration } from "./0001-core.js";
 import { issuesMigration } from "./0002-issues.js";
+import { deliveryMigration } from "./0004-delivery.js";
 import type { SchemaMigration } from "./types.js";
 
 /** Every first-party migration, in order. Append only. */
-export const coreMigrations: readonly SchemaMigration[] = [coreMigration, issuesMigration];
+export const coreMigrations: readonly SchemaMigration[] = [coreMigration, issuesMigration, deliveryMigration];
 export type { SchemaMigration } from "./types.js";

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Database, Issue } from "../../db/schema.js";
 import { parseShortId } from "./short-id.js";
 
-const MAX_BIGINT_DIGITS = 18;
+const MAX_BIGINT_DIGITS = 15;
 
 /** Issue lookups. Every query is scoped by organization; deleted issues are invisible. */
 export class IssueRepository {

@@ -55,4 +55,4 @@ export const bulkIdsSchema = z
   .union([z.string(), z.array(z.string())])
   .optional()
   .transform((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]))
-  .pipe(z.array(z.string().regex(/^\d{1,18}$/, "must be a numeric issue id").transform(Number)).max(1000, "at most 1000 ids"));
+  .pipe(z.array(z.string().regex(/^\d{1,15}$/, "must be a numeric issue id").transform(Number)).max(1000, "at most 1000 ids"));

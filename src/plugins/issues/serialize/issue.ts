@@ -120,7 +120,7 @@ export async function serializeIssueDetail(row: Issue, ctx: SerializeContext) {
   const id = Number(row.id);
   const [hourly, daily, activity] = await Promise.all([
     loadTimelines(ctx.db, [id], "24h", ctx.now),
-    loadTimelines(ctx.db, [id], "30d" as StatsPeriod, ctx.now),
+    loadTimelines(ctx.db, [id], "30d", ctx.now),
     loadActivity(ctx.db, row),
   ]);
   return {

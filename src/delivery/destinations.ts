@@ -1,0 +1,30 @@
+import type { Kysely } from "kysely";
+import type { Database, Delivery } from "../db/schema.js";
+import type { SendResult } from "./sender.js";
+
+/**
+ * What a kind of destination (service hooks, app webhooks) adds to delivery: its own headers,
+ * what to record per attempt (the app request log), and how it is disabled.
+ */
+export interface DestinationHandler {
+  type: Delivery["destination_type"];
+  headers(delivery: Delivery, timestamp: number): Record<string, string>;
+  onAttempt?(db: Kysely<Database>, delivery: Delivery, result: SendResult, now: Date): Promise<void>;
+  disable(db: Kysely<Database>, delivery: Delivery): Promise<void>;
+}
+
+/** Handlers by destination type, registered by the plugins that own the destinations. */
+export class DestinationRegistry {
+  readonly #handlers = new Map<string, DestinationHandler>();
+
+  register(handler: DestinationHandler): void {
+    if (this.#handlers.has(handler.type)) throw new Error(`A delivery handler for "${handler.type}" is already registered`);
+    this.#handlers.set(handler.type, handler);
+  }
+
+  get(type: string): DestinationHandler {
+    const handler = this.#handlers.get(type);
+    if (!handler) throw new Error(`No delivery handler for destination type "${type}"`);
+    return handler;
+  }
+}
