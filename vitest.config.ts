@@ -1,6 +1,6 @@
 import { defineConfig } from "vitest/config";
 
-const integration = ["test/integration/**/*.test.ts", "test/adapters/**/*.test.ts"];
+const integration = ["test/integration/**/*.test.ts", "test/adapters/**/*.test.ts", "test/compat/**/*.test.ts"];
 
 /**
  * `npm test` runs the integration suite on embedded PGlite, and again on real PostgreSQL when

@@ -13,9 +13,14 @@ import { ApiError } from "./http/errors.js";
 import { createPipeline, type FaultlineHandler } from "./http/pipeline.js";
 import { createDefaultLogger } from "./logging/logger.js";
 import { Worker } from "./worker/worker.js";
+import { DestinationRegistry } from "./delivery/destinations.js";
+import { DeliveryEngine } from "./delivery/engine.js";
+import { Outbox } from "./delivery/outbox.js";
+import { DELIVERY_TASK_ID, deliveryRetentionTask, deliveryTask } from "./delivery/tasks.js";
+import { DeliveryEngineToken, DestinationRegistryToken, OutboxToken } from "./delivery/tokens.js";
 import { type FaultlineOptions, resolveOptions } from "./options.js";
 import { composePlugins } from "./plugin/compose.js";
-import type { FaultlinePlugin } from "./plugin/plugin.js";
+import type { FaultlinePlugin, PluginEventHandler } from "./plugin/plugin.js";
 
 /** The `faultline.api` type: every plugin's namespaces merged (element by element, so a plugin without an API adds nothing). */
 export type ApiOf<P extends readonly FaultlinePlugin[]> = P extends readonly [infer Head, ...infer Tail extends readonly FaultlinePlugin[]]
@@ -61,6 +66,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   let initialised: Promise<Kysely<Database>> | undefined;
   let db: Kysely<Database> | undefined;
   let closed = false;
+  let unlisten: (() => Promise<void>) | undefined;
 
   registerValue(container, tokens.Options, options);
   registerValue(container, tokens.Logger, logger);
@@ -70,10 +76,19 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     if (!db) throw new Error("Faultline is not ready: await faultline.ready() first");
     return db;
   });
+  const notifyChannel = `faultline_${options.schema}`;
+  registerValue(container, DestinationRegistryToken, new DestinationRegistry());
+  registerFactory(container, OutboxToken, () => new Outbox(clock, notifyChannel, () => worker.wake(DELIVERY_TASK_ID)));
+  registerFactory(
+    container,
+    DeliveryEngineToken,
+    (c) => new DeliveryEngine(() => c.resolve(tokens.Db), clock, logger, bus, c.resolve(DestinationRegistryToken), options.delivery),
+  );
   for (const plugin of composition.plugins) {
     plugin.register?.(container);
     for (const [name, handler] of Object.entries(plugin.on ?? {})) {
-      bus.subscribe(name as DomainEventName, handler as DomainEventHandler);
+      const subscriber = handler as PluginEventHandler<DomainEventName>;
+      bus.subscribe(name as DomainEventName, ((event, scope) => subscriber(event, scope, { container })) as DomainEventHandler);
     }
   }
 
@@ -98,7 +113,11 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     if (options.autoMigrate) await migrate();
     db = opened.db;
     for (const plugin of composition.plugins) await plugin.init?.({ container });
-    if (options.worker) worker.start();
+    if (options.worker) {
+      // Other processes' commits wake this worker through NOTIFY; polling is the fallback.
+      unlisten = await opened.listen?.(notifyChannel, () => worker.wake(DELIVERY_TASK_ID));
+      worker.start();
+    }
     return opened.db;
   }
 
@@ -116,13 +135,14 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     closed = true;
     await initialised?.catch(() => undefined);
     await worker.stop();
+    await unlisten?.().catch(() => undefined);
     for (const plugin of [...composition.plugins].reverse()) await plugin.close?.({ container });
     const opened = await connection?.catch(() => undefined);
     await opened?.close();
     db = undefined;
   }
 
-  const tasks = composition.plugins.flatMap((plugin) => plugin.tasks ?? []);
+  const tasks = [deliveryTask(options.delivery.pollIntervalMs), deliveryRetentionTask, ...composition.plugins.flatMap((plugin) => plugin.tasks ?? [])];
   const worker = new Worker(tasks, { container, clock, logger, ready: () => ensureReady() });
   const api = buildApi(composition.plugins, container, ensureReady) as ApiOf<P>;
   const handler = createPipeline({ composition, container, options, logger, clock, ready: ensureReady });

@@ -21,6 +21,8 @@ export interface DatabaseConnection {
   db: Kysely<Database>;
   root: Kysely<unknown>;
   engine: "postgres" | "pglite" | "kysely";
+  /** LISTEN on a channel (PostgreSQL and PGlite); undefined for a host's Kysely (polling only). Resolves to an unsubscribe. */
+  listen?: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
   /** Releases only what Faultline itself opened; a host's Pool, PGlite or Kysely stays open. */
   close(): Promise<void>;
 }
@@ -53,7 +55,7 @@ async function openSource(source: DatabaseSource | undefined): Promise<Omit<Data
   if (source === undefined) return openPGlite(await createPGlite(undefined), true);
   if (typeof source === "string") {
     const pool = new pg.Pool({ connectionString: source });
-    return withOwnedKysely(new Kysely({ dialect: new PostgresDialect({ pool }) }), "postgres");
+    return { ...withOwnedKysely(new Kysely({ dialect: new PostgresDialect({ pool }) }), "postgres"), listen: listenWith(() => pool.connect()) };
   }
   if (isKysely(source)) return { root: source, engine: "kysely", close: async () => {} };
   if (isPGlite(source)) return openPGlite(source, false);
@@ -61,7 +63,7 @@ async function openSource(source: DatabaseSource | undefined): Promise<Omit<Data
     // Kysely's PostgresDialect ends the pool on destroy(); the pool is the host's, so we hand it a
     // wrapper whose end() is a no-op.
     const borrowed = Object.assign(Object.create(source) as pg.Pool, { end: async () => {} });
-    return withOwnedKysely(new Kysely({ dialect: new PostgresDialect({ pool: borrowed }) }), "postgres");
+    return { ...withOwnedKysely(new Kysely({ dialect: new PostgresDialect({ pool: borrowed }) }), "postgres"), listen: listenWith(() => source.connect()) };
   }
   return openPGlite(await createPGlite(source.dataDir), true);
 }
@@ -87,9 +89,32 @@ async function openPGlite(pglite: PGlite, owned: boolean): Promise<Omit<Database
   }
   const kysely = root;
   // The dialect's destroy() closes the PGlite itself, so only an instance we created is destroyed.
-  return { root: kysely, engine: "pglite", close: async () => (owned ? kysely.destroy() : undefined) };
+  return {
+    root: kysely,
+    engine: "pglite",
+    close: async () => (owned ? kysely.destroy() : undefined),
+    listen: async (channel, onNotify) => {
+      const unsubscribe = await pglite.listen(channel, onNotify);
+      return async () => unsubscribe();
+    },
+  };
 }
 
 function withOwnedKysely(root: Kysely<unknown>, engine: "postgres"): Omit<DatabaseConnection, "db"> {
   return { root, engine, close: () => root.destroy() };
+}
+
+/** A dedicated connection held for LISTEN; released (after UNLISTEN) on unsubscribe. */
+function listenWith(connect: () => Promise<pg.PoolClient>) {
+  return async (channel: string, onNotify: () => void) => {
+    const client = await connect();
+    client.on("notification", (message) => {
+      if (message.channel === channel) onNotify();
+    });
+    await client.query(`LISTEN "${channel.replaceAll('"', "")}"`);
+    return async () => {
+      await client.query("UNLISTEN *").catch(() => undefined);
+      client.release();
+    };
+  };
 }

@@ -264,6 +264,8 @@ export interface ExternalIssuesTable {
 export interface ServiceHooksTable {
   /** 32-hex GUID. */
   id: string;
+  /** Insertion order: the keyset tie-breaker (the GUID cannot be one). */
+  seq: Generated<number>;
   organization_id: number;
   project_id: number;
   url: string;

@@ -1,6 +1,7 @@
 import type { DependencyContainer } from "tsyringe";
 import type { SchemaMigration } from "../db/migrations/types.js";
-import type { DomainEventSubscriptions } from "../events/event-bus.js";
+import type { DomainEvent, DomainEventName } from "../events/event-bus.js";
+import type { TransactionScope } from "../db/transaction.js";
 import type { AnyEndpoint, EndpointContext } from "../http/endpoint.js";
 import type { ApiError } from "../http/errors.js";
 import type { TaskDefinition } from "../worker/task.js";
@@ -25,6 +26,15 @@ export interface PluginInitContext {
   container: DependencyContainer;
 }
 
+/** A domain-event subscriber: runs inside the emitting transaction, with the instance's container. */
+export type PluginEventHandler<N extends DomainEventName> = (
+  event: DomainEvent<N>,
+  scope: TransactionScope,
+  ctx: PluginInitContext,
+) => Promise<void> | void;
+
+export type PluginEventSubscriptions = { [N in DomainEventName]?: PluginEventHandler<N> };
+
 /**
  * A feature area, first-party or the host's own. Composition throws on a duplicate id or a
  * path/method registered twice, naming both plugins.
@@ -41,7 +51,7 @@ export interface FaultlinePlugin<TApi extends object = object> {
   endpoints?: readonly AnyEndpoint[];
   hooks?: PluginHooks;
   /** Domain-event subscriptions; they run inside the emitting transaction. */
-  on?: DomainEventSubscriptions;
+  on?: PluginEventSubscriptions;
   /** A third-party plugin's own migrations, tracked in its own migration table. */
   migrations?: readonly SchemaMigration[];
   errorRenderer?: ErrorRenderer;

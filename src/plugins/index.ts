@@ -1,7 +1,9 @@
 import { apiTokensPlugin } from "./api-tokens/index.js";
+import { ingestPlugin } from "./ingest/index.js";
 import { installationsPlugin } from "./installations/index.js";
 import { issuesPlugin } from "./issues/index.js";
 import { organizationsPlugin } from "./organizations/index.js";
+import { serviceHooksPlugin } from "./service-hooks/index.js";
 
 /** The first-party feature areas every instance has. */
-export const firstPartyPlugins = [organizationsPlugin, apiTokensPlugin, installationsPlugin, issuesPlugin] as const;
+export const firstPartyPlugins = [organizationsPlugin, apiTokensPlugin, installationsPlugin, issuesPlugin, ingestPlugin, serviceHooksPlugin] as const;

@@ -199,7 +199,7 @@ describe("ingestion endpoints (api.md §6.1)", () => {
       expect(await response.json()).toEqual({ detail: "Event too large (limit 1 MiB)" });
     });
 
-    it("answers 413 for a gzip bomb (64 MiB from 64 KiB) without storing anything", async () => {
+    it("answers 413 for a gzip bomb (64 MiB from about 64 KiB)", async () => {
       const member = gzipSync(Buffer.alloc(16 * MiB, "a"));
       const head = gzipSync(`{}\n{"type":"attachment","length":${64 * MiB}}\n`);
       const bomb = Buffer.concat([head, member, member, member, member]);
@@ -207,6 +207,13 @@ describe("ingestion endpoints (api.md §6.1)", () => {
       const response = await post(envelopeUrl(web.id, withKey(web.key)), bomb, { "Content-Encoding": "gzip" });
       expect(response.status).toBe(413);
       expect(await response.json()).toEqual({ detail: "Envelope too large (limit 20 MiB)" });
+    });
+
+    it("answers 413 for a request body over 20 MiB as sent, with the CORS headers", async () => {
+      const response = await post(envelopeUrl(web.id, withKey(web.key)), Buffer.alloc(20 * MiB + 1, "a"), { "Content-Encoding": "gzip" });
+      expect(response.status).toBe(413);
+      expect(await response.json()).toEqual({ detail: "Request body too large (limit 20 MiB)" });
+      expect(response.headers.get("access-control-allow-origin")).toBe("*");
     });
   });
 
@@ -227,6 +234,16 @@ describe("ingestion endpoints (api.md §6.1)", () => {
     it("answers 401 for another project's key", async () => {
       const response = await post(`${server.url}/api/${web.id}/store/?sentry_key=${other.key}`, JSON.stringify(errorEvent()));
       expect(response.status).toBe(401);
+    });
+
+    it("answers 413 for an event over 1 MiB and 400 for a body that is not an event", async () => {
+      const url = `${server.url}/api/${web.id}/store/?sentry_key=${web.key}`;
+      const big = await post(url, JSON.stringify({ message: "z".repeat(MiB) }));
+      expect(big.status).toBe(413);
+      expect(await big.json()).toEqual({ detail: "Event too large (limit 1 MiB)" });
+      const notAnEvent = await post(url, "[]");
+      expect(notAnEvent.status).toBe(400);
+      expect(await notAnEvent.json()).toEqual({ detail: "Invalid event: expected a JSON object" });
     });
   });
 

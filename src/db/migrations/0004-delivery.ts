@@ -6,6 +6,7 @@ export const deliveryMigration: SchemaMigration = {
   statements: (s) => [
     `CREATE TABLE ${s}.service_hooks (
       id text PRIMARY KEY,
+      seq integer GENERATED ALWAYS AS IDENTITY,
       organization_id integer NOT NULL REFERENCES ${s}.organizations (id) ON DELETE CASCADE,
       project_id integer NOT NULL REFERENCES ${s}.projects (id) ON DELETE CASCADE,
       url text NOT NULL,
@@ -14,7 +15,7 @@ export const deliveryMigration: SchemaMigration = {
       status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'disabled')),
       date_created timestamptz NOT NULL
     )`,
-    `CREATE INDEX service_hooks_listing ON ${s}.service_hooks (project_id, date_created DESC, id DESC)`,
+    `CREATE INDEX service_hooks_listing ON ${s}.service_hooks (project_id, date_created DESC, seq DESC)`,
     `ALTER TABLE ${s}.apps ADD COLUMN webhook_status text NOT NULL DEFAULT 'active' CHECK (webhook_status IN ('active', 'disabled'))`,
     `ALTER TABLE ${s}.api_tokens ADD COLUMN refresh_token_hash text UNIQUE`,
     // One row per delivery; the body is fixed at enqueue so every retry sends the same bytes.

@@ -32,3 +32,4 @@ export const issuesPlugin = definePlugin({
 export { EventSinkToken, type EventSink, type ProjectRef } from "./ingest/port.js";
 export { IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
 export type * from "./domain-events.js";
+export { issueLinks } from "./urls.js";

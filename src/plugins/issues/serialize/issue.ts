@@ -3,7 +3,7 @@ import type { Database, Issue } from "../../../db/schema.js";
 import { idString, isoDate } from "../../../http/format.js";
 import { formatShortId } from "../short-id.js";
 import { snoozeExpired, type Snooze } from "../state.js";
-import { loadTimelines, type StatsPeriod, type Timeline } from "./stats.js";
+import { loadTimelines, type Timeline } from "./stats.js";
 
 export interface SerializeContext {
   db: Kysely<Database>;

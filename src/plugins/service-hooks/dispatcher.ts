@@ -1,0 +1,58 @@
+import type { Kysely } from "kysely";
+import type { Database, Delivery } from "../../db/schema.js";
+import type { TransactionScope } from "../../db/transaction.js";
+import type { DestinationHandler } from "../../delivery/destinations.js";
+import type { Outbox } from "../../delivery/outbox.js";
+import { hexSignature } from "../../delivery/signing.js";
+import { type EventSnapshot, issueLinks, type IssueSnapshot } from "../issues/index.js";
+import { eventAlertPayload } from "./payload.js";
+import type { ServiceHookRepository } from "./repository.js";
+
+/** Turns events into service hook deliveries (`event.created` now, `event.alert` for alert rules). */
+export class ServiceHookDispatcher {
+  constructor(
+    private readonly repository: ServiceHookRepository,
+    private readonly outbox: Outbox,
+    private readonly links: { base: URL | null; permalinkTemplate: string | null },
+  ) {}
+
+  /** One delivery per active hook of the event's project subscribed to `hookEvent`. */
+  async dispatch(scope: TransactionScope, hookEvent: "event.created" | "event.alert", issue: IssueSnapshot, event: EventSnapshot, triggeringRules: string[] = []): Promise<void> {
+    const hooks = await this.repository.subscribed(scope.trx, issue.project.id, hookEvent);
+    if (hooks.length === 0) return;
+    const organization = await organizationSlug(scope.trx, hooks[0]?.organization_id as number);
+    const { url } = issueLinks(this.links.base, this.links.permalinkTemplate, organization, issue);
+    await this.outbox.enqueue(
+      scope,
+      hooks.map((hook) => ({
+        organizationId: hook.organization_id,
+        destinationType: "service_hook" as const,
+        destinationId: hook.id,
+        url: hook.url,
+        secret: hook.secret,
+        eventType: hookEvent,
+        resource: hookEvent,
+        body: (deliveryId: string) => eventAlertPayload({ deliveryId, issue, event, issueUrl: url, triggeringRules }),
+      })),
+    );
+  }
+}
+
+async function organizationSlug(db: Kysely<Database>, organizationId: number): Promise<string> {
+  const row = await db.selectFrom("organizations").select("slug").where("id", "=", organizationId).executeTakeFirstOrThrow();
+  return row.slug;
+}
+
+/** Service hook deliveries: the seed's `X-Svc-Hook-*` headers; disabling sets the hook's status. */
+export const serviceHookDestination: DestinationHandler = {
+  type: "service_hook",
+  headers: (delivery: Delivery, timestamp: number) => ({
+    "X-Svc-Hook-Signature": hexSignature(delivery.secret, delivery.body),
+    "X-Svc-Hook-Timestamp": String(timestamp),
+    "X-Svc-Hook-GUID": delivery.destination_id,
+    "X-Svc-Hook-Event": delivery.event_type,
+  }),
+  disable: async (db, delivery) => {
+    await db.updateTable("service_hooks").set({ status: "disabled" }).where("id", "=", delivery.destination_id).execute();
+  },
+};

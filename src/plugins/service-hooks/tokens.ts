@@ -1,0 +1,8 @@
+import type { InjectionToken } from "tsyringe";
+import type { ServiceHookDispatcher } from "./dispatcher.js";
+import type { ServiceHookRepository } from "./repository.js";
+import type { ServiceHookService } from "./service.js";
+
+export const ServiceHookServiceToken: InjectionToken<ServiceHookService> = Symbol("faultline.ServiceHookService");
+export const ServiceHookRepositoryToken: InjectionToken<ServiceHookRepository> = Symbol("faultline.ServiceHookRepository");
+export const ServiceHookDispatcherToken: InjectionToken<ServiceHookDispatcher> = Symbol("faultline.ServiceHookDispatcher");
