@@ -6,6 +6,7 @@ export default defineConfig({
     express: "adapters/express/index.ts",
     node: "adapters/node/index.ts",
     testing: "src/testing/index.ts",
+    verify: "src/verify.ts",
     cli: "src/cli.ts",
   },
   format: ["esm"],

@@ -4,6 +4,7 @@ import { installationsPlugin } from "./installations/index.js";
 import { issuesPlugin } from "./issues/index.js";
 import { organizationsPlugin } from "./organizations/index.js";
 import { serviceHooksPlugin } from "./service-hooks/index.js";
+import { webhooksPlugin } from "./webhooks/index.js";
 
 /** The first-party feature areas every instance has. */
-export const firstPartyPlugins = [organizationsPlugin, apiTokensPlugin, installationsPlugin, issuesPlugin, ingestPlugin, serviceHooksPlugin] as const;
+export const firstPartyPlugins = [organizationsPlugin, apiTokensPlugin, installationsPlugin, issuesPlugin, ingestPlugin, serviceHooksPlugin, webhooksPlugin] as const;

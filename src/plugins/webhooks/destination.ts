@@ -1,0 +1,40 @@
+import type { DestinationHandler } from "../../delivery/destinations.js";
+import { hexSignature } from "../../delivery/signing.js";
+
+const LOG_BODY_LIMIT = 1024;
+
+/**
+ * App webhook deliveries: the seed's `Svc-Hook-*` headers and `Request-ID` (the delivery id,
+ * stable across retries); each attempt goes to the app's request log (never secrets or
+ * signatures); disabling turns off the app's webhooks.
+ */
+export const appWebhookDestination: DestinationHandler = {
+  type: "app",
+  headers: (delivery, timestamp) => ({
+    "Request-ID": delivery.id,
+    "Svc-Hook-Resource": delivery.resource,
+    "Svc-Hook-Timestamp": String(timestamp),
+    "Svc-Hook-Signature": hexSignature(delivery.secret, delivery.body),
+  }),
+  onAttempt: async (db, delivery, result, now) => {
+    await db
+      .insertInto("app_request_log")
+      .values({
+        app_id: Number(delivery.destination_id),
+        organization_id: delivery.organization_id,
+        delivery_id: delivery.id,
+        attempt: delivery.attempts,
+        event_type: delivery.event_type,
+        webhook_url: delivery.url,
+        response_code: result.status,
+        is_error: !(result.status >= 200 && result.status < 300),
+        request_body: delivery.body.slice(0, LOG_BODY_LIMIT),
+        response_body: (result.error ?? result.body).slice(0, LOG_BODY_LIMIT),
+        date_created: now,
+      })
+      .execute();
+  },
+  disable: async (db, delivery) => {
+    await db.updateTable("apps").set({ webhook_status: "disabled" }).where("id", "=", Number(delivery.destination_id)).execute();
+  },
+};

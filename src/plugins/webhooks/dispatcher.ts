@@ -1,0 +1,84 @@
+import type { Kysely } from "kysely";
+import type { Database } from "../../db/schema.js";
+import type { TransactionScope } from "../../db/transaction.js";
+import type { Outbox } from "../../delivery/outbox.js";
+import type { Actor } from "../../events/event-bus.js";
+
+export type AppWebhookCategory = "issue" | "error" | "comment" | "installation" | "metric_alert" | "event_alert";
+
+export interface Subscriber {
+  installationUuid: string;
+  appId: number;
+  webhookUrl: string;
+  clientSecret: string;
+}
+
+export interface AppWebhook {
+  organizationId: number;
+  category: AppWebhookCategory;
+  /** `issue.created`, `error.created`, … */
+  eventType: string;
+  actor: Actor;
+  data: unknown;
+  /** Send only to this installation (installation.* events). */
+  onlyInstallation?: string;
+}
+
+/**
+ * Turns domain events into app webhook deliveries for every installation in the organization
+ * whose app subscribes to the category. Subscribers are looked up once per transaction and
+ * category, so a batch of ingested events costs one query, not one per event.
+ */
+export class AppWebhookDispatcher {
+  readonly #cache = new WeakMap<TransactionScope, Map<string, Promise<Subscriber[]>>>();
+
+  constructor(private readonly outbox: Outbox) {}
+
+  async dispatch(scope: TransactionScope, webhook: AppWebhook): Promise<void> {
+    const subscribers = (await this.#subscribers(scope, webhook.organizationId, webhook.category)).filter(
+      (s) => webhook.onlyInstallation === undefined || s.installationUuid === webhook.onlyInstallation,
+    );
+    if (subscribers.length === 0) return;
+    await this.outbox.enqueue(
+      scope,
+      subscribers.map((subscriber) => ({
+        organizationId: webhook.organizationId,
+        destinationType: "app" as const,
+        destinationId: String(subscriber.appId),
+        installationUuid: subscriber.installationUuid,
+        url: subscriber.webhookUrl,
+        secret: subscriber.clientSecret,
+        eventType: webhook.eventType,
+        resource: webhook.category,
+        body: () => ({
+          action: webhook.eventType.slice(webhook.eventType.indexOf(".") + 1),
+          installation: { uuid: subscriber.installationUuid },
+          data: webhook.data,
+          actor: webhook.actor,
+        }),
+      })),
+    );
+  }
+
+  #subscribers(scope: TransactionScope, organizationId: number, category: AppWebhookCategory): Promise<Subscriber[]> {
+    let perScope = this.#cache.get(scope);
+    if (!perScope) this.#cache.set(scope, (perScope = new Map()));
+    const key = `${organizationId}:${category}`;
+    let found = perScope.get(key);
+    if (!found) perScope.set(key, (found = findSubscribers(scope.trx, organizationId, category)));
+    return found;
+  }
+}
+
+async function findSubscribers(db: Kysely<Database>, organizationId: number, category: AppWebhookCategory): Promise<Subscriber[]> {
+  const rows = await db
+    .selectFrom("app_installations as i")
+    .innerJoin("apps as a", "a.id", "i.app_id")
+    .select(["i.uuid", "a.id", "a.webhook_url", "a.client_secret"])
+    .where("i.organization_id", "=", organizationId)
+    .where("a.webhook_status", "=", "active")
+    .where("a.webhook_url", "is not", null)
+    .where((eb) => eb(eb.val<string>(category), "=", eb.fn.any("a.events")))
+    .execute();
+  return rows.map((row) => ({ installationUuid: row.uuid, appId: row.id, webhookUrl: row.webhook_url as string, clientSecret: row.client_secret }));
+}

@@ -1,0 +1,84 @@
+import type { DependencyContainer } from "tsyringe";
+import { registerFactory } from "../../container/container.js";
+import { Options } from "../../container/tokens.js";
+import type { TransactionScope } from "../../db/transaction.js";
+import { DestinationRegistryToken, OutboxToken } from "../../delivery/tokens.js";
+import type { DomainEvent, DomainEventName } from "../../events/event-bus.js";
+import { definePlugin, type PluginEventHandler } from "../../plugin/plugin.js";
+import type { IssueSnapshot } from "../issues/index.js";
+import { PublicBaseUrl } from "../organizations/tokens.js";
+import { type AppWebhookCategory, AppWebhookDispatcher } from "./dispatcher.js";
+import { appWebhookDestination } from "./destination.js";
+import { commentData, errorData, issueData, type LinkContext } from "./payloads.js";
+import { AppWebhookDispatcherToken } from "./tokens.js";
+
+const slugs = new WeakMap<TransactionScope, Map<number, Promise<string>>>();
+
+/** Links for payloads: public base URL, permalink template, the organization's slug (memoised per transaction). */
+async function linkContext(container: DependencyContainer, scope: TransactionScope, organizationId: number): Promise<LinkContext> {
+  let perScope = slugs.get(scope);
+  if (!perScope) slugs.set(scope, (perScope = new Map()));
+  let slug = perScope.get(organizationId);
+  if (!slug) {
+    slug = scope.trx.selectFrom("organizations").select("slug").where("id", "=", organizationId).executeTakeFirstOrThrow().then((row) => row.slug);
+    perScope.set(organizationId, slug);
+  }
+  return { base: container.resolve(PublicBaseUrl), permalinkTemplate: container.resolve(Options).permalinkTemplate ?? null, organizationSlug: await slug };
+}
+
+/** A subscriber that sends `category` webhooks with the data `build` makes from the event. */
+function forward<N extends DomainEventName>(
+  category: AppWebhookCategory,
+  build: (event: DomainEvent<N>, links: LinkContext) => unknown,
+  onlyInstallation?: (event: DomainEvent<N>) => string,
+): PluginEventHandler<N> {
+  return async (event, scope, { container }) => {
+    const links = await linkContext(container, scope, event.organizationId);
+    await container.resolve(AppWebhookDispatcherToken).dispatch(scope, {
+      organizationId: event.organizationId,
+      category,
+      eventType: event.name,
+      actor: event.actor,
+      data: build(event, links),
+      onlyInstallation: onlyInstallation?.(event),
+    });
+  };
+}
+
+const issueOnly = (event: { payload: { issue: IssueSnapshot } }, links: LinkContext) => ({ issue: issueData(event.payload.issue, links) });
+
+/** Signed app webhooks for every issue, error, comment and installation event of an organization. */
+export const webhooksPlugin = definePlugin({
+  id: "webhooks",
+  dependencies: ["organizations", "installations", "issues"],
+  register(container) {
+    registerFactory(container, AppWebhookDispatcherToken, (c) => new AppWebhookDispatcher(c.resolve(OutboxToken)));
+  },
+  init: ({ container }) => container.resolve(DestinationRegistryToken).register(appWebhookDestination),
+  on: {
+    "issue.created": forward("issue", issueOnly),
+    "issue.ignored": forward("issue", issueOnly),
+    "issue.unresolved": forward("issue", issueOnly),
+    "issue.resolved": forward("issue", (event, links) => ({ issue: issueData(event.payload.issue, links), resolution_type: event.payload.resolutionType })),
+    "issue.assigned": forward("issue", (event, links) => ({ issue: issueData(event.payload.issue, links), assignee: event.payload.assignee })),
+    "error.created": forward("error", (event, links) => ({ error: errorData(event.payload.issue, event.payload.event, links) })),
+    "comment.created": forward("comment", (event) => commentData(event.payload.issue, event.payload.comment)),
+    "comment.updated": forward("comment", (event) => commentData(event.payload.issue, event.payload.comment)),
+    "comment.deleted": forward("comment", (event) => commentData(event.payload.issue, event.payload.comment)),
+    "installation.created": forward(
+      "installation",
+      (event, links) => ({
+        installation: {
+          uuid: event.payload.installation.uuid,
+          app: { uuid: event.payload.app.uuid, slug: event.payload.app.slug },
+          organization: { slug: links.organizationSlug },
+          status: event.payload.installation.status,
+          code: event.payload.installation.code,
+        },
+      }),
+      (event) => event.payload.installation.uuid,
+    ),
+  },
+});
+
+export { AppWebhookDispatcherToken } from "./tokens.js";
