@@ -1,7 +1,8 @@
 import http from "node:http";
 import https from "node:https";
 import pRetry, { AbortError } from "p-retry";
-import { guardedLookup, SsrfError } from "./ssrf.js";
+import { isIP } from "node:net";
+import { guardedLookup, isBlockedAddress, SsrfError } from "./ssrf.js";
 
 export interface SendResult {
   /** HTTP status; 0 for a network error or a timeout. */
@@ -45,6 +46,11 @@ export async function postWebhook(url: string, body: string, headers: Record<str
 function postOnce(url: string, body: string, headers: Record<string, string>, options: SendOptions, started: number): Promise<SendResult> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
+    // node:http skips `lookup` for literal addresses, so those are checked here.
+    const literal = target.hostname.replace(/^\[|\]$/g, "");
+    if (!options.allowPrivateNetworks && isIP(literal) && isBlockedAddress(literal)) {
+      throw new AbortError(new SsrfError(`refused to connect to a private address (${literal})`));
+    }
     const client = target.protocol === "https:" ? https : http;
     const request = client.request(
       target,
