@@ -34,6 +34,7 @@ export const organizationsPlugin = definePlugin({
       projects: {
         create: (input: Parameters<OrganizationService["createProject"]>[0]) => service().createProject(input),
         get: (organization: string | number, project: string | number) => service().getProject(organization, project),
+        keys: (organization: string | number, project: string | number) => service().listProjectKeys(organization, project),
       },
       users: {
         create: (input: Parameters<OrganizationService["createUser"]>[0]) => service().createUser(input),

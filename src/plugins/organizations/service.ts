@@ -89,6 +89,14 @@ export class OrganizationService {
     return project ? serializeProject(project) : null;
   }
 
+  /** A project's DSN keys (DSNs built from the configured public URL, else null). */
+  async listProjectKeys(organizationRef: schemas.Reference, projectRef: schemas.Reference) {
+    const organization = await this.requireOrganization(organizationRef);
+    const project = await this.requireProject(organization.id, projectRef);
+    const keys = await this.repository.listProjectKeys(organization.id, project.id);
+    return keys.map((key) => serializeProjectKey(key, this.publicBaseUrl));
+  }
+
   async createUser(input: schemas.CreateUserInput) {
     const values = parseOrThrow(schemas.createUserInput, input);
     const user = await unique(
