@@ -7,6 +7,16 @@ const integration = ["test/integration/**/*.test.ts", "test/adapters/**/*.test.t
  * TEST_DATABASE_URL is set (CI sets it). Unit tests need no database and run once.
  */
 export default defineConfig({
+  // Examples import the package by name; in the source test run that name means the sources.
+  resolve: {
+    alias: [
+      { find: /^faultline\/verify$/, replacement: new URL("./src/verify.ts", import.meta.url).pathname },
+      { find: /^faultline\/express$/, replacement: new URL("./adapters/express/index.ts", import.meta.url).pathname },
+      { find: /^faultline\/node$/, replacement: new URL("./adapters/node/index.ts", import.meta.url).pathname },
+      { find: /^faultline\/testing$/, replacement: new URL("./src/testing/index.ts", import.meta.url).pathname },
+      { find: /^faultline$/, replacement: new URL("./src/index.ts", import.meta.url).pathname },
+    ],
+  },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,

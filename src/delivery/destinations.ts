@@ -10,7 +10,8 @@ export interface DestinationHandler {
   type: Delivery["destination_type"];
   headers(delivery: Delivery, timestamp: number): Record<string, string>;
   onAttempt?(db: Kysely<Database>, delivery: Delivery, result: SendResult, now: Date): Promise<void>;
-  disable(db: Kysely<Database>, delivery: Delivery): Promise<void>;
+  /** Turns the destination off; true when it was on (so the host is told once). */
+  disable(db: Kysely<Database>, delivery: Delivery): Promise<boolean>;
 }
 
 /** Handlers by destination type, registered by the plugins that own the destinations. */

@@ -146,7 +146,7 @@ export class DeliveryEngine {
   }
 
   async #disable(scope: TransactionScope, delivery: Delivery, reason: "gone" | "failing"): Promise<void> {
-    await this.destinations.get(delivery.destination_type).disable(scope.trx, delivery);
+    if (!(await this.destinations.get(delivery.destination_type).disable(scope.trx, delivery))) return;
     await scope.trx
       .updateTable("deliveries")
       .set({ status: "cancelled", date_finished: this.clock.now() })

@@ -199,3 +199,39 @@ async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000): Pro
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+describe("disabling a failing destination", () => {
+  it("disables a destination after five days of failures with no success, and tells the host", async () => {
+    let now = new Date("2026-05-01T00:00:00Z");
+    const disabled: unknown[] = [];
+    const watcher = definePlugin({ id: "watcher", on: { "delivery.destination_disabled": (event) => void disabled.push(event.payload) } });
+    const receiver = await startReceiver(Array.from({ length: 20 }, () => 500));
+    const instance = await createTestInstance({
+      announce: false,
+      worker: false,
+      clock: { now: () => now },
+      plugins: [watcher],
+      delivery: { allowPrivateNetworks: true, retryDelays: Array.from({ length: 10 }, () => 0) },
+    });
+    cleanups.push(receiver.close, instance.close);
+    const { api } = instance.faultline;
+    const org = await api.organizations.create({ slug: "acme" });
+    const project = await api.projects.create({ organization: "acme", slug: "web" });
+    const app = await api.apps.create({ organization: "acme", name: "Flaky", slug: "flaky", isInternal: true, webhookUrl: `${receiver.url}/flaky`, events: ["error"] });
+    const capture = captureFor(instance.faultline, { id: project.id, organizationId: org.id });
+    await capture(errorEvent({ fingerprint: ["d1"] }));
+    const send = () => instance.faultline.worker.runDue("delivery.send");
+    await send();
+    const db = instance.faultline.container.resolve(tokens.Db);
+    expect((await db.selectFrom("apps").select("webhook_status").where("uuid", "=", app.uuid).executeTakeFirstOrThrow()).webhook_status).toBe("active");
+    now = new Date(now.getTime() + 4 * 86_400_000);
+    await capture(errorEvent({ fingerprint: ["d2"] }));
+    await send();
+    expect((await db.selectFrom("apps").select("webhook_status").where("uuid", "=", app.uuid).executeTakeFirstOrThrow()).webhook_status).toBe("active");
+    now = new Date(now.getTime() + 86_400_000 + 1000);
+    await capture(errorEvent({ fingerprint: ["d3"] }));
+    await send();
+    expect((await db.selectFrom("apps").select("webhook_status").where("uuid", "=", app.uuid).executeTakeFirstOrThrow()).webhook_status).toBe("disabled");
+    expect(disabled).toEqual([{ destinationType: "app", destinationId: expect.any(String), reason: "failing" }]);
+  });
+});

@@ -53,6 +53,7 @@ export const serviceHookDestination: DestinationHandler = {
     "X-Svc-Hook-Event": delivery.event_type,
   }),
   disable: async (db, delivery) => {
-    await db.updateTable("service_hooks").set({ status: "disabled" }).where("id", "=", delivery.destination_id).execute();
+    const result = await db.updateTable("service_hooks").set({ status: "disabled" }).where("id", "=", delivery.destination_id).where("status", "=", "active").executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   },
 };

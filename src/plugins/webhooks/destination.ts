@@ -35,6 +35,12 @@ export const appWebhookDestination: DestinationHandler = {
       .execute();
   },
   disable: async (db, delivery) => {
-    await db.updateTable("apps").set({ webhook_status: "disabled" }).where("id", "=", Number(delivery.destination_id)).execute();
+    const result = await db
+      .updateTable("apps")
+      .set({ webhook_status: "disabled" })
+      .where("id", "=", Number(delivery.destination_id))
+      .where("webhook_status", "=", "active")
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
   },
 };
