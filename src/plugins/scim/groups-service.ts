@@ -1,11 +1,5 @@
-import type { Kysely } from "kysely";
-import type { Clock } from "../../clock.js";
-import { isUniqueViolation } from "../../db/errors.js";
-import type { Database } from "../../db/schema.js";
-import { runInTransaction, type TransactionScope } from "../../db/transaction.js";
-import type { DomainEventMap, DomainEventName, EventBus } from "../../events/event-bus.js";
-import { type ScimCall, parseFilterParameter, resourceId, scimDb } from "./call.js";
-import { type GroupState, groupPatchDocument, groupStateFrom, groupStateOf, stableJson } from "./documents.js";
+import { type ScimCall, parseFilterParameter, resourceId } from "./call.js";
+import { type GroupState, groupPatchDocument, groupStateFrom, groupStateOf } from "./documents.js";
 import { invalidSyntax, invalidValue, resourceNotFound, uniqueness } from "./errors.js";
 import { type ScimTeamMemberRef, teamSnapshot } from "./events.js";
 import { filterToSql } from "./filter-sql.js";
@@ -16,6 +10,9 @@ import { GROUP_COLUMNS, GROUP_DOCUMENT, type GroupRow, type ScimDb, type ScimRep
 import { canonicalResource, checkSchemas, isObject } from "./resource-input.js";
 import { GROUP_RESOURCE } from "./schema-definitions.js";
 import { listResponse, serializeGroup } from "./serialize.js";
+import type { ScimUnitOfWork, ScimWrite } from "./unit-of-work.js";
+
+const CONFLICT = "displayName or externalId is already in use in this organization";
 
 /** A slug for a new team from its display name, unique in the organization (`platform`, `platform-2`, …). */
 function teamSlug(displayName: string, taken: Set<string>): string {
@@ -35,10 +32,8 @@ function teamSlug(displayName: string, taken: Set<string>): string {
 /** SCIM Groups ↔ teams. The slug is chosen once, at creation: renaming keeps it (assignments use `#slug`). */
 export class ScimGroupService {
   constructor(
-    private readonly db: () => Kysely<Database>,
+    private readonly work: ScimUnitOfWork,
     private readonly repository: ScimRepository,
-    private readonly events: EventBus,
-    private readonly clock: Clock,
   ) {}
 
   async list(call: ScimCall, query: ListQuery) {
@@ -46,20 +41,20 @@ export class ScimGroupService {
     const where = query.filter === null ? null : filterToSql(parseFilterParameter(query.filter), { resource: GROUP_RESOURCE, column: (path) => (Object.hasOwn(GROUP_COLUMNS, path) ? GROUP_COLUMNS[path] : undefined), document: GROUP_DOCUMENT }, used);
     // Entra and Okta list with excludedAttributes=members: large teams are then never aggregated.
     const withMembers = used.has("members") || wantsAttribute(GROUP_RESOURCE, query, "members");
-    const page = await this.repository.listGroups(scimDb(this.db()), call.organization.id, { where, offset: query.startIndex - 1, limit: query.count }, withMembers);
+    const page = await this.repository.listGroups(this.work.read(), call.organization.id, { where, offset: query.startIndex - 1, limit: query.count }, withMembers);
     const resources = page.rows.map((row) => project(GROUP_RESOURCE, serializeGroup(row, call.baseUrl), query));
     return listResponse(resources, page.total, query.startIndex);
   }
 
   async get(call: ScimCall, rawId: string, projection: Projection) {
-    const row = await this.repository.findGroup(scimDb(this.db()), call.organization.id, resourceId(rawId, "Group"), wantsAttribute(GROUP_RESOURCE, projection, "members"));
+    const row = await this.repository.findGroup(this.work.read(), call.organization.id, resourceId(rawId, "Group"), wantsAttribute(GROUP_RESOURCE, projection, "members"));
     if (!row) throw resourceNotFound("Group", rawId);
     return project(GROUP_RESOURCE, serializeGroup(row, call.baseUrl), projection);
   }
 
   async create(call: ScimCall, body: unknown) {
     const state = groupStateFrom(readGroup(body));
-    return this.write(call, async (scope, db, now) => {
+    return this.work.write(call, CONFLICT, async ({ db, now, emit }) => {
       await this.assertUnique(db, call, state, null);
       await this.assertMembersExist(db, call, state.memberIds);
       const slug = teamSlug(state.displayName, await this.repository.slugsLike(db, call.organization.id, teamSlug(state.displayName, new Set())));
@@ -67,9 +62,9 @@ export class ScimGroupService {
       await this.repository.addTeamMembers(db, call.organization.id, id, state.memberIds, now);
       const row = await this.load(db, call, id);
       const resource = serializeGroup(row, call.baseUrl);
-      await this.emit(scope, call, now, "team.created", { team: teamSnapshot(row), resource });
+      await emit("team.created", { team: teamSnapshot(row), resource });
       if (state.memberIds.length > 0) {
-        await this.emit(scope, call, now, "team.members_changed", { team: teamSnapshot(row), added: await this.refs(db, call, state.memberIds), removed: [] });
+        await emit("team.members_changed", { team: teamSnapshot(row), added: await this.refs(db, call, state.memberIds), removed: [] });
       }
       return resource;
     });
@@ -79,28 +74,28 @@ export class ScimGroupService {
   async replace(call: ScimCall, rawId: string, body: unknown) {
     const state = groupStateFrom(readGroup(body));
     const id = resourceId(rawId, "Group");
-    return this.write(call, async (scope, db, now) => this.save(scope, db, call, now, await this.load(db, call, id, rawId), state));
+    return this.work.write(call, CONFLICT, async (write) => this.save(write, call, await this.load(write.db, call, id, rawId), state));
   }
 
   async patch(call: ScimCall, rawId: string, body: unknown) {
     const id = resourceId(rawId, "Group");
-    return this.write(call, async (scope, db, now) => {
-      const row = await this.load(db, call, id, rawId);
+    return this.work.write(call, CONFLICT, async (write) => {
+      const row = await this.load(write.db, call, id, rawId);
       const patched = applyPatch(GROUP_RESOURCE, groupPatchDocument(row), body);
-      return this.save(scope, db, call, now, row, groupStateFrom(canonicalResource(GROUP_RESOURCE, patched)));
+      return this.save(write, call, row, groupStateFrom(canonicalResource(GROUP_RESOURCE, patched)));
     });
   }
 
   async remove(call: ScimCall, rawId: string): Promise<void> {
     const id = resourceId(rawId, "Group");
-    await this.write(call, async (scope, db, now) => {
+    await this.work.write(call, CONFLICT, async ({ db, emit }) => {
       const row = await this.load(db, call, id, rawId);
       await this.repository.deleteTeam(db, call.organization.id, row.id);
-      await this.emit(scope, call, now, "team.deleted", { team: teamSnapshot(row) });
+      await emit("team.deleted", { team: teamSnapshot(row) });
     });
   }
 
-  private async save(scope: TransactionScope, db: ScimDb, call: ScimCall, now: Date, row: GroupRow, state: GroupState) {
+  private async save({ db, now, emit }: ScimWrite, call: ScimCall, row: GroupRow, state: GroupState) {
     const before = groupStateOf(row);
     const renamed = state.displayName !== before.displayName || state.externalId !== before.externalId;
     const added = state.memberIds.filter((id) => !before.memberIds.includes(id));
@@ -115,9 +110,9 @@ export class ScimGroupService {
     const updated = await this.load(db, call, row.id);
     const resource = serializeGroup(updated, call.baseUrl);
     const team = teamSnapshot(updated);
-    if (renamed) await this.emit(scope, call, now, "team.updated", { team, previous: teamSnapshot(row), resource });
+    if (renamed) await emit("team.updated", { team, previous: teamSnapshot(row), resource });
     if (added.length > 0 || removed.length > 0) {
-      await this.emit(scope, call, now, "team.members_changed", { team, added: await this.refs(db, call, added), removed: removedRefs });
+      await emit("team.members_changed", { team, added: await this.refs(db, call, added), removed: removedRefs });
     }
     return resource;
   }
@@ -132,7 +127,7 @@ export class ScimGroupService {
   }
 
   private async assertMembersExist(db: ScimDb, call: ScimCall, memberIds: number[]): Promise<void> {
-    const existing = await this.repository.existingMembers(db, call.organization.id, memberIds);
+    const existing = await this.repository.memberUsers(db, call.organization.id, memberIds);
     const unknown = memberIds.find((id) => !existing.has(id));
     if (unknown !== undefined) throw invalidValue(`Unknown member "${unknown}": "members.value" must be the id of a User of this organization`);
   }
@@ -147,23 +142,6 @@ export class ScimGroupService {
     if (!row) throw resourceNotFound("Group", rawId);
     return row;
   }
-
-  private async write<T>(call: ScimCall, work: (scope: TransactionScope, db: ScimDb, now: Date) => Promise<T>): Promise<T> {
-    try {
-      return await runInTransaction(this.db(), async (scope) => {
-        const db = scimDb(scope.trx);
-        await this.repository.lockOrganization(db, call.organization.id);
-        return work(scope, db, this.clock.now());
-      });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw uniqueness("displayName or externalId is already in use in this organization");
-      throw error;
-    }
-  }
-
-  private emit<N extends DomainEventName>(scope: TransactionScope, call: ScimCall, now: Date, name: N, payload: DomainEventMap[N]) {
-    return this.events.emit(scope, { name, organizationId: call.organization.id, actor: call.actor, occurredAt: now, payload });
-  }
 }
 
 function readGroup(body: unknown) {
@@ -172,4 +150,3 @@ function readGroup(body: unknown) {
   return canonicalResource(GROUP_RESOURCE, body);
 }
 
-export { stableJson };

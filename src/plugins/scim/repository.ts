@@ -297,11 +297,11 @@ export class ScimRepository {
     await db.deleteFrom("teams").where("organization_id", "=", organizationId).where("id", "=", teamId).execute();
   }
 
-  /** Which of these member ids belong to the organization. */
-  async existingMembers(db: ScimDb, organizationId: number, memberIds: number[]): Promise<Set<number>> {
-    if (memberIds.length === 0) return new Set();
-    const rows = await db.selectFrom("organization_members").select("id").where("organization_id", "=", organizationId).where("id", "in", memberIds).execute();
-    return new Set(rows.map((row) => row.id));
+  /** Member id → user account id, for these members of the organization. */
+  async memberUsers(db: ScimDb, organizationId: number, memberIds: number[]): Promise<Map<number, number>> {
+    if (memberIds.length === 0) return new Map();
+    const rows = await db.selectFrom("organization_members").select(["id", "user_id"]).where("organization_id", "=", organizationId).where("id", "in", memberIds).execute();
+    return new Map(rows.map((row) => [row.id, row.user_id]));
   }
 
   async addTeamMembers(db: ScimDb, organizationId: number, teamId: number, memberIds: number[], now: Date): Promise<void> {

@@ -1,11 +1,5 @@
-import type { Kysely } from "kysely";
-import type { Clock } from "../../clock.js";
-import { isUniqueViolation } from "../../db/errors.js";
-import type { Database } from "../../db/schema.js";
-import { runInTransaction, type TransactionScope } from "../../db/transaction.js";
-import type { DomainEventName, DomainEventMap, EventBus } from "../../events/event-bus.js";
-import { type ScimCall, parseFilterParameter, resourceId, scimDb } from "./call.js";
-import { scimError, resourceNotFound, uniqueness } from "./errors.js";
+import { type ScimCall, parseFilterParameter, resourceId } from "./call.js";
+import { invalidSyntax, resourceNotFound, scimError, uniqueness } from "./errors.js";
 import { filterToSql } from "./filter-sql.js";
 import { stableJson, type UserState, userPatchDocument, userStateFrom, userStateOf } from "./documents.js";
 import { memberSnapshot, primaryEmail } from "./events.js";
@@ -16,28 +10,28 @@ import { type ScimDb, type ScimRepository, USER_COLUMNS, USER_DOCUMENT, type Use
 import { canonicalResource, checkSchemas, isObject, type JsonObject } from "./resource-input.js";
 import { USER_RESOURCE } from "./schema-definitions.js";
 import { listResponse, serializeUser } from "./serialize.js";
-import { invalidSyntax } from "./errors.js";
+import type { ScimUnitOfWork, ScimWrite } from "./unit-of-work.js";
+
+const CONFLICT = "userName or externalId is already in use in this organization";
 
 /** SCIM Users ↔ organization members. Every write runs in one transaction, with its domain events. */
 export class ScimUserService {
   constructor(
-    private readonly db: () => Kysely<Database>,
+    private readonly work: ScimUnitOfWork,
     private readonly repository: ScimRepository,
-    private readonly events: EventBus,
-    private readonly clock: Clock,
   ) {}
 
   async list(call: ScimCall, query: ListQuery) {
     const used = new Set<string>();
     const where = query.filter === null ? null : filterToSql(parseFilterParameter(query.filter), { resource: USER_RESOURCE, column: (path) => (Object.hasOwn(USER_COLUMNS, path) ? USER_COLUMNS[path] : undefined), document: USER_DOCUMENT }, used);
     const withGroups = used.has("groups") || wantsAttribute(USER_RESOURCE, query, "groups");
-    const page = await this.repository.listUsers(scimDb(this.db()), call.organization.id, { where, offset: query.startIndex - 1, limit: query.count }, withGroups);
+    const page = await this.repository.listUsers(this.work.read(), call.organization.id, { where, offset: query.startIndex - 1, limit: query.count }, withGroups);
     const resources = page.rows.map((row) => project(USER_RESOURCE, serializeUser(row, call.baseUrl), query));
     return listResponse(resources, page.total, query.startIndex);
   }
 
   async get(call: ScimCall, rawId: string, projection: Projection) {
-    const row = await this.repository.findUser(scimDb(this.db()), call.organization.id, resourceId(rawId, "User"), wantsAttribute(USER_RESOURCE, projection, "groups"));
+    const row = await this.repository.findUser(this.work.read(), call.organization.id, resourceId(rawId, "User"), wantsAttribute(USER_RESOURCE, projection, "groups"));
     if (!row) throw resourceNotFound("User", rawId);
     return project(USER_RESOURCE, serializeUser(row, call.baseUrl), projection);
   }
@@ -45,7 +39,7 @@ export class ScimUserService {
   /** POST: a new membership, and a user account when none has the email (accounts are shared across organizations). */
   async create(call: ScimCall, body: unknown) {
     const state = userStateFrom(readUser(body), { role: "member", active: true });
-    return this.write(call, async (scope, db, now) => {
+    return this.work.write(call, CONFLICT, async ({ db, now, emit }) => {
       await this.assertUnique(db, call, state, null);
       const email = primaryEmail(state.attributes) ?? (state.userName.includes("@") ? state.userName : null);
       const account = (email !== null ? await this.repository.findAccountByEmail(db, email) : undefined)
@@ -54,7 +48,7 @@ export class ScimUserService {
       if (!inserted) throw uniqueness(`The user account with email ${JSON.stringify(email)} is already a member of this organization`);
       const row = await this.load(db, call, inserted.id);
       const resource = serializeUser(row, call.baseUrl);
-      await this.emit(scope, call, now, "member.provisioned", { member: memberSnapshot(row), resource });
+      await emit("member.provisioned", { member: memberSnapshot(row), resource });
       return resource;
     });
   }
@@ -63,36 +57,36 @@ export class ScimUserService {
   async replace(call: ScimCall, rawId: string, body: unknown) {
     const canonical = readUser(body);
     const id = resourceId(rawId, "User");
-    return this.write(call, async (scope, db, now) => {
-      const row = await this.load(db, call, id, rawId);
-      return this.save(scope, db, call, now, row, userStateFrom(canonical, row));
+    return this.work.write(call, CONFLICT, async (write) => {
+      const row = await this.load(write.db, call, id, rawId);
+      return this.save(write, call, row, userStateFrom(canonical, row));
     });
   }
 
   /** PATCH: the operations applied to the stored resource in memory, then saved at once. */
   async patch(call: ScimCall, rawId: string, body: unknown) {
     const id = resourceId(rawId, "User");
-    return this.write(call, async (scope, db, now) => {
-      const row = await this.load(db, call, id, rawId);
+    return this.work.write(call, CONFLICT, async (write) => {
+      const row = await this.load(write.db, call, id, rawId);
       const patched = applyPatch(USER_RESOURCE, userPatchDocument(row), body);
-      return this.save(scope, db, call, now, row, userStateFrom(canonicalResource(USER_RESOURCE, patched), row));
+      return this.save(write, call, row, userStateFrom(canonicalResource(USER_RESOURCE, patched), row));
     });
   }
 
   /** DELETE: the membership and its team memberships go; the user account stays. */
   async remove(call: ScimCall, rawId: string): Promise<void> {
     const id = resourceId(rawId, "User");
-    await this.write(call, async (scope, db, now) => {
+    await this.work.write(call, CONFLICT, async ({ db, emit }) => {
       const row = await this.load(db, call, id, rawId);
       if (row.role === "owner" && (await this.otherActiveOwners(db, call, row)) === 0) {
         throw scimError(403, null, "The only owner of the organization cannot be removed through SCIM");
       }
       await this.repository.deleteMember(db, call.organization.id, row.id);
-      await this.emit(scope, call, now, "member.removed", { member: memberSnapshot(row), resource: serializeUser(row, call.baseUrl) });
+      await emit("member.removed", { member: memberSnapshot(row), resource: serializeUser(row, call.baseUrl) });
     });
   }
 
-  private async save(scope: TransactionScope, db: ScimDb, call: ScimCall, now: Date, row: UserRow, state: UserState) {
+  private async save({ db, now, emit }: ScimWrite, call: ScimCall, row: UserRow, state: UserState) {
     if (stableJson(state) === stableJson(userStateOf(row))) return serializeUser(row, call.baseUrl);
     await this.assertUnique(db, call, state, row.id);
     const losesOwner = row.role === "owner" && row.active && (state.role !== "owner" || !state.active);
@@ -103,9 +97,9 @@ export class ScimUserService {
     const updated = await this.load(db, call, row.id);
     const resource = serializeUser(updated, call.baseUrl);
     const member = memberSnapshot(updated);
-    await this.emit(scope, call, now, "member.updated", { member, previous: memberSnapshot(row), resource });
-    if (row.active && !state.active) await this.emit(scope, call, now, "member.deactivated", { member, resource });
-    if (!row.active && state.active) await this.emit(scope, call, now, "member.reactivated", { member, resource });
+    await emit("member.updated", { member, previous: memberSnapshot(row), resource });
+    if (row.active && !state.active) await emit("member.deactivated", { member, resource });
+    if (!row.active && state.active) await emit("member.reactivated", { member, resource });
     return resource;
   }
 
@@ -126,24 +120,6 @@ export class ScimUserService {
     const row = await this.repository.findUser(db, call.organization.id, id);
     if (!row) throw resourceNotFound("User", rawId);
     return row;
-  }
-
-  /** A transaction holding the organization's SCIM lock; a unique violation that slipped past the checks is still a 409. */
-  private async write<T>(call: ScimCall, work: (scope: TransactionScope, db: ScimDb, now: Date) => Promise<T>): Promise<T> {
-    try {
-      return await runInTransaction(this.db(), async (scope) => {
-        const db = scimDb(scope.trx);
-        await this.repository.lockOrganization(db, call.organization.id);
-        return work(scope, db, this.clock.now());
-      });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw uniqueness("userName or externalId is already in use in this organization");
-      throw error;
-    }
-  }
-
-  private emit<N extends DomainEventName>(scope: TransactionScope, call: ScimCall, now: Date, name: N, payload: DomainEventMap[N]) {
-    return this.events.emit(scope, { name, organizationId: call.organization.id, actor: call.actor, occurredAt: now, payload });
   }
 }
 
