@@ -3,8 +3,9 @@ import { ingestPlugin } from "./ingest/index.js";
 import { installationsPlugin } from "./installations/index.js";
 import { issuesPlugin } from "./issues/index.js";
 import { organizationsPlugin } from "./organizations/index.js";
+import { scimPlugin } from "./scim/index.js";
 import { serviceHooksPlugin } from "./service-hooks/index.js";
 import { webhooksPlugin } from "./webhooks/index.js";
 
 /** The first-party feature areas every instance has. */
-export const firstPartyPlugins = [organizationsPlugin, apiTokensPlugin, installationsPlugin, issuesPlugin, ingestPlugin, serviceHooksPlugin, webhooksPlugin] as const;
+export const firstPartyPlugins = [organizationsPlugin, apiTokensPlugin, installationsPlugin, issuesPlugin, ingestPlugin, serviceHooksPlugin, webhooksPlugin, scimPlugin] as const;

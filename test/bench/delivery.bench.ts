@@ -1,0 +1,129 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, expect, it } from "vitest";
+import { runInTransaction } from "../../src/db/transaction.js";
+import { OutboxToken } from "../../src/delivery/tokens.js";
+import { createFaultline, type Faultline, type FaultlineApi, tokens } from "../../src/index.js";
+import { BENCH_DATABASE_URL, percentile, quietLogger, report, sqlClient } from "./support.js";
+
+/**
+ * Delivery throughput and latency with 1 and 4 worker processes on one PostgreSQL, to a local
+ * receiver. Throughput: a backlog of deliveries drained as fast as possible. Latency: deliveries
+ * enqueued at a steady, unsaturated rate, measured from the causing commit to receipt.
+ */
+const BACKLOG = Number(process.env.BENCH_DELIVERY_BACKLOG ?? 10_000);
+const STEADY_RATE = Number(process.env.BENCH_DELIVERY_RATE ?? 200);
+const STEADY_SECONDS = 5;
+const schemas: string[] = [];
+
+afterAll(async () => {
+  const client = await sqlClient();
+  for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+});
+
+async function receiver() {
+  const latencies: number[] = [];
+  let count = 0;
+  const waiters: Array<() => void> = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as { data: { committedAt: number } };
+      latencies.push(Date.now() - body.data.committedAt);
+      count++;
+      res.writeHead(200).end();
+      for (const wake of waiters.splice(0)) wake();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    latencies,
+    count: () => count,
+    reset: () => {
+      latencies.length = 0;
+      count = 0;
+    },
+    until: async (target: number) => {
+      while (count < target) await new Promise<void>((resolve) => waiters.push(resolve));
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function enqueue(faultline: Faultline<FaultlineApi>, organizationId: number, appId: number, url: string, secret: string, count: number) {
+  const db = faultline.container.resolve(tokens.Db);
+  const outbox = faultline.container.resolve(OutboxToken);
+  await runInTransaction(db, (scope) =>
+    outbox.enqueue(
+      scope,
+      Array.from({ length: count }, () => ({
+        organizationId,
+        destinationType: "app" as const,
+        destinationId: String(appId),
+        url,
+        secret,
+        eventType: "issue.created",
+        resource: "issue",
+        // The commit happens right after; the payload carries when, for the latency measure.
+        body: () => ({ action: "created", data: { committedAt: Date.now() } }),
+      })),
+    ),
+  );
+}
+
+function startWorkers(n: number, schema: string): Promise<ChildProcess[]> {
+  return Promise.all(
+    Array.from({ length: n }, () => {
+      const child = fork(new URL("./delivery-worker.mjs", import.meta.url).pathname, [BENCH_DATABASE_URL, schema], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      return new Promise<ChildProcess>((resolve) => child.once("message", () => resolve(child)));
+    }),
+  );
+}
+
+async function stopWorkers(children: ChildProcess[]) {
+  await Promise.all(children.map((child) => new Promise((resolve) => { child.once("exit", resolve); child.send("stop"); })));
+}
+
+async function scenario(workers: number) {
+  const schema = `bench_delivery_${workers}_${Date.now()}`;
+  schemas.push(schema);
+  const sink = await receiver();
+  const faultline = createFaultline({ database: BENCH_DATABASE_URL, schema, logger: quietLogger, worker: false, delivery: { allowPrivateNetworks: true } });
+  try {
+    const org = await faultline.api.organizations.create({ slug: "bench" });
+    const app = await faultline.api.apps.create({ organization: "bench", name: "Sink", slug: "sink", webhookUrl: sink.url, events: ["issue"] });
+    const appId = Number((await faultline.container.resolve(tokens.Db).selectFrom("apps").select("id").where("uuid", "=", app.uuid).executeTakeFirstOrThrow()).id);
+    for (let i = 0; i < BACKLOG; i += 1000) await enqueue(faultline, Number(org.id), appId, sink.url, app.clientSecret, Math.min(1000, BACKLOG - i));
+    const started = performance.now();
+    const children = await startWorkers(workers, schema);
+    await sink.until(BACKLOG);
+    const throughput = BACKLOG / ((performance.now() - started) / 1000);
+    sink.reset();
+    const steadyTotal = STEADY_RATE * STEADY_SECONDS;
+    for (let sent = 0; sent < steadyTotal; sent += STEADY_RATE / 20) {
+      await enqueue(faultline, Number(org.id), appId, sink.url, app.clientSecret, STEADY_RATE / 20);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await sink.until(steadyTotal);
+    await stopWorkers(children);
+    return {
+      "worker processes": workers,
+      "backlog deliveries/s": Math.round(throughput),
+      [`p50 ms at ${STEADY_RATE}/s`]: percentile(sink.latencies, 50).toFixed(0),
+      [`p99 ms at ${STEADY_RATE}/s`]: percentile(sink.latencies, 99).toFixed(0),
+    };
+  } finally {
+    await sink.close();
+    await faultline.close();
+  }
+}
+
+it("delivery throughput and commit-to-receipt latency", async () => {
+  const rows = [await scenario(1), await scenario(4)];
+  report(`Webhook delivery to a local receiver, backlog of ${BACKLOG}`, rows);
+  expect(rows).toHaveLength(2);
+});
