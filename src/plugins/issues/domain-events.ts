@@ -74,7 +74,11 @@ declare module "../../events/event-bus.js" {
     "issue.ignored": { issue: IssueSnapshot };
     "issue.assigned": { issue: IssueSnapshot; assignee: Assignee };
     "issue.unresolved": { issue: IssueSnapshot; reason: "manual" | "regression" | "snooze_expired" | "escalating" };
-    "error.created": { issue: IssueSnapshot; event: EventSnapshot };
+    /**
+     * Every stored event. `firstEvent`: it created the issue; `transition`: the automatic status
+     * change it caused (what issue alert conditions key on).
+     */
+    "error.created": { issue: IssueSnapshot; event: EventSnapshot; firstEvent: boolean; transition: "regression" | "snooze_expired" | "escalating" | null };
     "comment.created": { issue: IssueSnapshot; comment: CommentSnapshot };
     "comment.updated": { issue: IssueSnapshot; comment: CommentSnapshot };
     "comment.deleted": { issue: IssueSnapshot; comment: CommentSnapshot };

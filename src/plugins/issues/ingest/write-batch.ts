@@ -276,16 +276,15 @@ async function emitDomainEvents(
     const issue = issueSnapshot(outcome.state, project);
     const base = { organizationId: item.project.organizationId, actor: SYSTEM_ACTOR, occurredAt: deps.now };
     const event = eventSnapshot(item.event, issueId);
-    if (created.has(issueId) && !announced.has(issueId)) {
+    const firstEvent = created.has(issueId) && !announced.has(issueId);
+    if (firstEvent) {
       announced.add(issueId);
       await deps.events.emit(scope, { ...base, name: "issue.created", payload: { issue, event } });
     }
-    await deps.events.emit(scope, { ...base, name: "error.created", payload: { issue, event } });
     const index = seenPerIssue.get(issueId) ?? 0;
     seenPerIssue.set(issueId, index + 1);
-    for (const transition of outcome.fold.transitions.filter((t) => t.eventIndex === index)) {
-      const reason = transition.reason === "regression" ? "regression" : transition.reason;
-      await deps.events.emit(scope, { ...base, name: "issue.unresolved", payload: { issue, reason } });
-    }
+    const transition = outcome.fold.transitions.find((t) => t.eventIndex === index)?.reason ?? null;
+    await deps.events.emit(scope, { ...base, name: "error.created", payload: { issue, event, firstEvent, transition } });
+    if (transition) await deps.events.emit(scope, { ...base, name: "issue.unresolved", payload: { issue, reason: transition } });
   }
 }
