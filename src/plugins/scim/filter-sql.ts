@@ -82,7 +82,12 @@ export function filterToSql(filter: Filter, target: FilterTarget, used: Set<stri
       // `emails eq "x"` compares the `value` sub-attribute (RFC 7644 §3.4.2.2).
       const leafAttribute = sub ?? findSubAttribute(attribute, "value");
       if (!leafAttribute) throw invalidFilter(`Name a sub-attribute of "${attribute.name}" to compare`);
-      return existsElement(elements, leaf(node, jsonOperand(leafAttribute, sql`(${ELEMENT} -> ${sql.lit(leafAttribute.name)})`, node.attrPath)));
+      const operand = jsonOperand(leafAttribute, sql`(${ELEMENT} -> ${sql.lit(leafAttribute.name)})`, node.attrPath);
+      // Negations read over the whole attribute: `emails.value ne "x"` = no email is "x"; `eq null` = none has a value.
+      const present = () => existsElement(elements, leaf({ op: "pr", attrPath: node.attrPath }, operand));
+      if (node.op !== "pr" && node.value === null && (node.op === "eq" || node.op === "ne")) return node.op === "eq" ? sql<SqlBool>`(NOT ${present()})` : present();
+      if (node.op === "ne") return sql<SqlBool>`(NOT ${existsElement(elements, leaf({ ...node, op: "eq" }, operand))})`;
+      return existsElement(elements, leaf(node, operand));
     }
     const column = target.column(resolved.path);
     if (column && column.kind !== "jsonb") {

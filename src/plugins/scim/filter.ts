@@ -138,10 +138,16 @@ class Parser {
       if (this.peek().type !== ".") return { op: "[]", attrPath, filter };
       // `emails[type eq "work"].value eq "x"`: the same element must satisfy both.
       this.next();
-      const sub = this.expect("word", "a sub-attribute name").text;
+      const sub = this.subAttributeName();
       return { op: "[]", attrPath, filter: { op: "and", left: filter, right: this.comparison(sub) } };
     }
     return this.comparison(attrPath);
+  }
+  /** The name after `].`: one plain sub-attribute name. */
+  subAttributeName(): string {
+    const token = this.expect("word", "a sub-attribute name");
+    if (/[.:]/.test(token.text)) throw new FilterSyntaxError(`Expected a sub-attribute name but found ${describe(token)}`);
+    return token.text;
   }
   comparison(attrPath: string): Filter {
     const operatorToken = this.expect("word", "an operator (eq, ne, co, sw, ew, gt, lt, ge, le, pr)");
@@ -188,7 +194,7 @@ export function parsePatchPath(input: string): PatchPath {
     parser.expect("]", '"]"');
     if (parser.peek().type === ".") {
       parser.next();
-      subAttr = parser.expect("word", "a sub-attribute name").text;
+      subAttr = parser.subAttributeName();
     }
   }
   const rest = parser.peek();

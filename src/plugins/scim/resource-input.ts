@@ -70,7 +70,7 @@ function coerceComplex(definition: AttributeDefinition, value: unknown, label: s
   // Entra sends `manager: "id"` where the schema has `manager.value` (scim.md §6 quirks).
   if (!isObject(value)) {
     const valueAttribute = findSubAttribute(definition, "value");
-    if (valueAttribute && !Array.isArray(value)) return { value: coerceSingle(valueAttribute, value, `${label}.value`) };
+    if (valueAttribute && !definition.multiValued && !Array.isArray(value)) return { value: coerceSingle(valueAttribute, value, `${label}.value`) };
     throw invalidValue(`Attribute "${label}" must be an object`);
   }
   const out: JsonObject = {};

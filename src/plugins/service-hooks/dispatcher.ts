@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { Database, Delivery } from "../../db/schema.js";
+import type { Database, Delivery, ServiceHook } from "../../db/schema.js";
 import type { TransactionScope } from "../../db/transaction.js";
 import type { DestinationHandler } from "../../delivery/destinations.js";
 import type { Outbox } from "../../delivery/outbox.js";
@@ -10,6 +10,9 @@ import type { ServiceHookRepository } from "./repository.js";
 
 /** Turns events into service hook deliveries (`event.created` now, `event.alert` for alert rules). */
 export class ServiceHookDispatcher {
+  /** Hooks per (project, event) for the life of one transaction: a batch of events costs one query. */
+  readonly #cache = new WeakMap<TransactionScope, Map<string, Promise<ServiceHook[]>>>();
+
   constructor(
     private readonly repository: ServiceHookRepository,
     private readonly outbox: Outbox,
@@ -18,7 +21,7 @@ export class ServiceHookDispatcher {
 
   /** One delivery per active hook of the event's project subscribed to `hookEvent`. */
   async dispatch(scope: TransactionScope, hookEvent: "event.created" | "event.alert", issue: IssueSnapshot, event: EventSnapshot, triggeringRules: string[] = []): Promise<void> {
-    const hooks = await this.repository.subscribed(scope.trx, issue.project.id, hookEvent);
+    const hooks = await this.#subscribed(scope, issue.project.id, hookEvent);
     if (hooks.length === 0) return;
     const organization = await organizationSlug(scope.trx, hooks[0]?.organization_id as number);
     const { url } = issueLinks(this.links.base, this.links.permalinkTemplate, organization, issue);
@@ -35,6 +38,15 @@ export class ServiceHookDispatcher {
         body: (deliveryId: string) => eventAlertPayload({ deliveryId, issue, event, issueUrl: url, triggeringRules }),
       })),
     );
+  }
+
+  #subscribed(scope: TransactionScope, projectId: number, hookEvent: string): Promise<ServiceHook[]> {
+    let perScope = this.#cache.get(scope);
+    if (!perScope) this.#cache.set(scope, (perScope = new Map()));
+    const key = `${projectId}:${hookEvent}`;
+    let hooks = perScope.get(key);
+    if (!hooks) perScope.set(key, (hooks = this.repository.subscribed(scope.trx, projectId, hookEvent)));
+    return hooks;
   }
 }
 

@@ -1,11 +1,11 @@
-import type { Transaction } from "kysely";
+import { sql, type Transaction } from "kysely";
 import type { Database, Issue } from "../../../db/schema.js";
 import type { TransactionScope } from "../../../db/transaction.js";
 import { type EventBus, SYSTEM_ACTOR } from "../../../events/event-bus.js";
 import type { ProjectSnapshot } from "../domain-events.js";
 import type { NormalizedEvent } from "../grouping/types.js";
 import { eventSnapshot, issueSnapshot } from "../snapshot.js";
-import { type IssueState, stateColumns, stateFromRow } from "../state.js";
+import { type IssueState, stateFromRow } from "../state.js";
 import { assignIssues } from "./assign-issues.js";
 import { type FoldEvent, type FoldResult, foldEvents } from "./fold.js";
 import type { ProjectRef } from "./port.js";
@@ -174,26 +174,53 @@ async function releaseFirstSeen(trx: Transaction<Database>, projectId: number): 
   return new Map(rows.map((row) => [row.version, row.date_created]));
 }
 
+/** Writes every touched issue back in one statement (a join against the batch's values as JSON). */
 async function updateIssues(trx: Transaction<Database>, outcomes: Map<number, { state: IssueState }>): Promise<void> {
-  for (const [id, { state }] of outcomes) {
-    await trx
-      .updateTable("issues")
-      .set({
-        times_seen: state.timesSeen,
-        user_count: state.userCount,
-        last_seen: state.lastSeen,
-        level: state.level,
-        title: state.title,
-        culprit: state.culprit,
-        message: state.message,
-        metadata: JSON.stringify(state.metadata),
-        first_release: state.firstRelease,
-        last_release: state.lastRelease,
-        ...stateColumns(state),
-      })
-      .where("id", "=", id)
-      .execute();
-  }
+  if (outcomes.size === 0) return;
+  const values = [...outcomes].map(([id, { state }]) => ({
+    id,
+    times_seen: state.timesSeen,
+    user_count: state.userCount,
+    last_seen: state.lastSeen.toISOString(),
+    level: state.level,
+    title: state.title,
+    culprit: state.culprit,
+    message: state.message,
+    metadata: state.metadata,
+    first_release: state.firstRelease,
+    last_release: state.lastRelease,
+    status: state.status,
+    substatus: state.substatus,
+    status_details: state.statusDetails,
+    resolution: state.resolution,
+    snooze: state.snooze,
+    ignore_until: state.snooze?.until ?? null,
+  }));
+  const field = (name: string) => sql`v.value->${name}`;
+  const text = (name: string) => sql`v.value->>${name}`;
+  await trx
+    .updateTable("issues as i")
+    .from(sql`jsonb_array_elements(${JSON.stringify(values)}::jsonb)`.as("v"))
+    .set({
+      times_seen: sql`(${text("times_seen")})::bigint`,
+      user_count: sql`(${text("user_count")})::integer`,
+      last_seen: sql`(${text("last_seen")})::timestamptz`,
+      level: sql`${text("level")}`,
+      title: sql`${text("title")}`,
+      culprit: sql`${text("culprit")}`,
+      message: sql`${text("message")}`,
+      metadata: sql`${field("metadata")}`,
+      first_release: sql`${text("first_release")}`,
+      last_release: sql`${text("last_release")}`,
+      status: sql`${text("status")}`,
+      substatus: sql`${text("substatus")}`,
+      status_details: sql`${field("status_details")}`,
+      resolution: sql`nullif(${field("resolution")}, 'null'::jsonb)`,
+      snooze: sql`nullif(${field("snooze")}, 'null'::jsonb)`,
+      ignore_until: sql`(${text("ignore_until")})::timestamptz`,
+    })
+    .whereRef("i.id", "=", sql`(${text("id")})::bigint`)
+    .execute();
 }
 
 /** Hourly and daily counters, aggregated per bucket so one statement covers the batch. */
