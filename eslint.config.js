@@ -6,7 +6,12 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly" } },
+    // Node 20's globals, for the plain-JavaScript examples and scripts.
+    languageOptions: {
+      globals: Object.fromEntries(
+        ["process", "console", "URL", "URLSearchParams", "Buffer", "fetch", "Request", "Response", "Headers", "setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance", "crypto", "AbortSignal", "AbortController", "TextEncoder", "TextDecoder", "ReadableStream", "structuredClone"].map((name) => [name, "readonly"]),
+      ),
+    },
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": "error",

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createFaultline, definePlugin, SCOPES, tokens } from "../../src/index.js";
-import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
+import { createTestInstance } from "../../src/testing/index.js";
 import { verifySignature, verifyStandardWebhook } from "../../src/verify.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { type Reply, startReceiver } from "../helpers/receiver.js";
