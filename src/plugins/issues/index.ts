@@ -6,7 +6,8 @@ import { EventProcessor } from "./ingest/processor.js";
 import { IssueRepository } from "./repository.js";
 import { issueEndpoints } from "./routes/index.js";
 import { purgeDeletedIssuesTask, snoozeExpiryTask } from "./tasks.js";
-import { EventProcessorToken, IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
+import { CommentService } from "./comments/service.js";
+import { CommentServiceToken, EventProcessorToken, IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
 import { IssueWorkflow } from "./workflow/service.js";
 
 /** Events and issues: grouping, storage, the issue workflow and its API. */
@@ -23,6 +24,7 @@ export const issuesPlugin = definePlugin({
       (c) => new EventProcessor(db, c.resolve(EventBus), c.resolve(Clock), { maxBatch: 500, maxDelayMs: 2, maxConcurrent: 4 }),
     );
     registerFactory(container, EventSinkToken, (c) => c.resolve(EventProcessorToken));
+    registerFactory(container, CommentServiceToken, (c) => new CommentService(db, c.resolve(IssueRepositoryToken), c.resolve(EventBus), c.resolve(Clock)));
   },
   endpoints: issueEndpoints,
   tasks: [snoozeExpiryTask, purgeDeletedIssuesTask],

@@ -1,4 +1,5 @@
 import type { InjectionToken } from "tsyringe";
+import type { CommentService } from "./comments/service.js";
 import type { EventProcessor } from "./ingest/processor.js";
 import type { IssueRepository } from "./repository.js";
 import type { IssueWorkflow } from "./workflow/service.js";
@@ -6,3 +7,4 @@ import type { IssueWorkflow } from "./workflow/service.js";
 export const IssueRepositoryToken: InjectionToken<IssueRepository> = Symbol("faultline.IssueRepository");
 export const IssueWorkflowToken: InjectionToken<IssueWorkflow> = Symbol("faultline.IssueWorkflow");
 export const EventProcessorToken: InjectionToken<EventProcessor> = Symbol("faultline.EventProcessor");
+export const CommentServiceToken: InjectionToken<CommentService> = Symbol("faultline.CommentService");
