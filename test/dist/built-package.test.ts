@@ -1,0 +1,61 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+// Self-references resolve through package.json "exports" to dist/, exactly as for an installed package.
+import { createFaultline, SCOPES } from "faultline";
+import { faultlineExpress } from "faultline/express";
+import { createNodeHandler } from "faultline/node";
+import { createTestInstance } from "faultline/testing";
+import express from "express";
+import { listen } from "../helpers/server.js";
+
+describe("the built package", () => {
+  it("resolves every registered service of an instance (no decorator metadata needed)", async () => {
+    const instance = await createTestInstance({ announce: false });
+    try {
+      const tokens = instance.faultline.services();
+      expect(tokens.length).toBeGreaterThanOrEqual(10);
+      for (const token of tokens) expect(instance.faultline.container.resolve(token), String(token)).toBeDefined();
+    } finally {
+      await instance.close();
+    }
+  });
+
+  it("serves the API through the built Express and node adapters", async () => {
+    const faultline = createFaultline();
+    await faultline.api.organizations.create({ slug: "dist" });
+    const user = await faultline.api.users.create({ username: "dist-owner" });
+    await faultline.api.members.add({ organization: "dist", user: user.id, role: "owner" });
+    const { token } = await faultline.api.tokens.create({ user: user.id, scopes: [...SCOPES] });
+    const app = express();
+    app.use("/faultline", faultlineExpress(faultline));
+    const viaExpress = await listen(createServer(app));
+    const viaNode = await listen(createServer(createNodeHandler(faultline)));
+    try {
+      const a = await fetch(`${viaExpress.url}/faultline/api/0/organizations/dist/`, { headers: { Authorization: `Bearer ${token}` } });
+      expect(a.status).toBe(200);
+      const b = await fetch(`${viaNode.url}/api/0/organizations/dist/svc-app-installations/`, { headers: { Authorization: `Bearer ${token}` } });
+      expect(b.status).toBe(200);
+      expect(await b.json()).toEqual([]);
+    } finally {
+      await viaExpress.close();
+      await viaNode.close();
+      await faultline.close();
+    }
+  });
+
+  it("ships a working migrate CLI", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "faultline-dist-cli-"));
+    try {
+      const run = () => promisify(execFile)(process.execPath, ["dist/cli.js", "migrate", "--data-dir", dir]);
+      expect((await run()).stdout).toMatch(/^applied 0001_core\napplied 0002_issues\n/);
+      expect((await run()).stdout).toBe("faultline: already up to date\n");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
