@@ -297,6 +297,8 @@ export interface DeliveriesTable {
   last_error: string | null;
   date_created: Timestamp;
   date_finished: Date | null;
+  /** Insertion order (0005_apps): the keyset tie-breaker of the deliveries listing. */
+  seq: Int8Id;
 }
 
 export interface DeliveryDestinationsTable {

@@ -202,8 +202,12 @@ describe("SCIM Groups ↔ teams", () => {
 
   it("DELETE removes the team, not its members; issues assigned to it are unassigned", async () => {
     const group = await createGroup("Doomed", ["dan"]);
+    const issue = `${server.url}/api/0/organizations/acme/issues/WEB-1/`;
+    const assign = await fetch(issue, { method: "PUT", headers: { ...bearer(ownerToken), "Content-Type": "application/json" }, body: JSON.stringify({ assignedTo: "#doomed" }) });
+    expect((await assign.json()).assignedTo).toBe("Doomed");
     const response = await scim(`/Groups/${group.id}`, { method: "DELETE" });
     expect(response.status).toBe(204);
+    expect((await (await fetch(issue, { headers: bearer(ownerToken) })).json()).assignedTo).toBeNull();
     await expectScimError(await scim(`/Groups/${group.id}`), 404);
     expect((await scim(`/Users/${people.dan?.id}`)).status).toBe(200);
     expect(eventsFor(group.id).at(-1)).toMatchObject({ name: "team.deleted", payload: { team: { id: group.id, name: "Doomed", slug: "doomed" } } });

@@ -130,6 +130,10 @@ describe("PATCH errors", () => {
       expect(failure(() => patchUser({ op: "replace", path, value: "1" })), path).toMatchObject({ status: 400, scimType: "mutability" });
     }
     expect(failure(() => patchUser({ op: "replace", value: { id: "7" } }))).toMatchObject({ scimType: "mutability" });
+    // Okta restates the id when it renames a group: the same value is no change.
+    const restated = applyPatch(GROUP_RESOURCE, { ...group(), id: "7" }, patch({ op: "replace", value: { id: "7", displayName: "Renamed" } }));
+    expect(restated).toMatchObject({ id: "7", displayName: "Renamed" });
+    expect(failure(() => applyPatch(GROUP_RESOURCE, { ...group(), id: "7" }, patch({ op: "replace", value: { id: "8" } })))).toMatchObject({ scimType: "mutability" });
     expect(failure(() => patchGroup({ op: "replace", path: 'members[value eq "1"].value', value: "5" }))).toMatchObject({ scimType: "mutability" });
   });
 

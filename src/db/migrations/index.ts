@@ -2,8 +2,9 @@ import { coreMigration } from "./0001-core.js";
 import { issuesMigration } from "./0002-issues.js";
 import { scimMigration } from "./0003-scim.js";
 import { deliveryMigration } from "./0004-delivery.js";
+import { appsMigration } from "./0005-apps.js";
 import type { SchemaMigration } from "./types.js";
 
 /** Every first-party migration, in order. Append only. */
-export const coreMigrations: readonly SchemaMigration[] = [coreMigration, issuesMigration, scimMigration, deliveryMigration];
+export const coreMigrations: readonly SchemaMigration[] = [coreMigration, issuesMigration, scimMigration, deliveryMigration, appsMigration];
 export type { SchemaMigration } from "./types.js";

@@ -53,6 +53,8 @@ export function userPatchDocument(row: UserRow): JsonObject {
   const state = userStateOf(row);
   return {
     schemas: [USER_SCHEMA, ...(ENTERPRISE_USER_SCHEMA in state.attributes ? [ENTERPRISE_USER_SCHEMA] : [])],
+    // Read-only: present so that an operation restating it is recognised as no change.
+    id: String(row.id),
     userName: state.userName,
     ...(state.externalId !== null ? { externalId: state.externalId } : {}),
     active: state.active,
@@ -82,6 +84,7 @@ export function groupStateOf(row: GroupRow): GroupState {
 export function groupPatchDocument(row: GroupRow): JsonObject {
   return {
     schemas: [GROUP_SCHEMA],
+    id: String(row.id),
     displayName: row.name,
     ...(row.external_id !== null ? { externalId: row.external_id } : {}),
     // Always an array, so that removing from an empty group is a no-op rather than a missing target.

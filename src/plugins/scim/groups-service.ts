@@ -6,7 +6,7 @@ import { filterToSql } from "./filter-sql.js";
 import type { ListQuery } from "./list-query.js";
 import { applyPatch } from "./patch.js";
 import { type Projection, project, wantsAttribute } from "./projection.js";
-import { GROUP_COLUMNS, GROUP_DOCUMENT, type GroupRow, type ScimDb, type ScimRepository } from "./repository.js";
+import { GROUP_FILTER_TARGET, type GroupRow, type ScimDb, type ScimRepository } from "./repository.js";
 import { canonicalResource, checkSchemas, isObject } from "./resource-input.js";
 import { GROUP_RESOURCE } from "./schema-definitions.js";
 import { listResponse, serializeGroup } from "./serialize.js";
@@ -38,7 +38,7 @@ export class ScimGroupService {
 
   async list(call: ScimCall, query: ListQuery) {
     const used = new Set<string>();
-    const where = query.filter === null ? null : filterToSql(parseFilterParameter(query.filter), { resource: GROUP_RESOURCE, column: (path) => (Object.hasOwn(GROUP_COLUMNS, path) ? GROUP_COLUMNS[path] : undefined), document: GROUP_DOCUMENT }, used);
+    const where = query.filter === null ? null : filterToSql(parseFilterParameter(query.filter), GROUP_FILTER_TARGET, used);
     // Entra and Okta list with excludedAttributes=members: large teams are then never aggregated.
     const withMembers = used.has("members") || wantsAttribute(GROUP_RESOURCE, query, "members");
     const page = await this.repository.listGroups(this.work.read(), call.organization.id, { where, offset: query.startIndex - 1, limit: query.count }, withMembers);

@@ -80,6 +80,9 @@ function withPath(resource: ResourceSchema, current: JsonObject, op: Op, pathTex
   const target = resolvePath(resource, pathText);
   const { resolved, filter, subAttr } = target;
   const definition = subAttr ?? resolved.sub ?? resolved.attribute;
+  // Okta renames a group with `{op: replace, value: {id, displayName}}`: restating the id is no change.
+  const restated = op !== "remove" && !filter && !resolved.sub && JSON.stringify(value) === JSON.stringify(current[resolved.attribute.name]);
+  if (restated && isReadOnly(resolved)) return [];
   if (isReadOnly(resolved) || subAttr?.mutability === "readOnly") throw mutability(`"${resolved.path}${subAttr ? `.${subAttr.name}` : ""}" is read-only`);
   if (op === "replace" && definition.mutability === "immutable") throw mutability(`"${pathText}" is immutable`);
   const canonicalPath = stringifyPatchPath({ attrPath: resolved.path, filter, subAttr: subAttr?.name ?? null });

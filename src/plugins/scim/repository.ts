@@ -1,7 +1,8 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from "kysely";
 import type { MemberRole, ScimDatabase } from "../../db/schema.js";
-import type { SqlColumn } from "./filter-sql.js";
+import type { FilterTarget, SqlColumn } from "./filter-sql.js";
 import type { JsonObject } from "./resource-input.js";
+import { GROUP_RESOURCE, USER_RESOURCE } from "./schema-definitions.js";
 
 export type ScimDb = Kysely<ScimDatabase>;
 
@@ -62,7 +63,11 @@ export const USER_COLUMNS: Record<string, SqlColumn> = {
   "meta.lastModified": { kind: "timestamp", sql: sql.ref("su.last_modified") },
   groups: { kind: "jsonb", sql: sql.ref("su.groups") },
 };
-export const USER_DOCUMENT = sql.ref("su.attributes");
+
+const columnsOf = (columns: Record<string, SqlColumn>) => (path: string) => (Object.hasOwn(columns, path) ? columns[path] : undefined);
+
+/** What filters on Users translate over: the columns above, the rest inside `su.attributes`. */
+export const USER_FILTER_TARGET: FilterTarget = { resource: USER_RESOURCE, column: columnsOf(USER_COLUMNS), document: sql.ref("su.attributes") };
 
 export const GROUP_COLUMNS: Record<string, SqlColumn> = {
   id: { kind: "text", sql: sql`sg.id::text` },
@@ -75,7 +80,7 @@ export const GROUP_COLUMNS: Record<string, SqlColumn> = {
   members: { kind: "jsonb", sql: sql.ref("sg.members") },
 };
 /** Groups have no attributes outside columns. */
-export const GROUP_DOCUMENT = sql`'{}'::jsonb`;
+export const GROUP_FILTER_TARGET: FilterTarget = { resource: GROUP_RESOURCE, column: columnsOf(GROUP_COLUMNS), document: sql`'{}'::jsonb` };
 
 /** Page of a list: rows in id order and how many match in all. */
 export interface ListPage<Row> {

@@ -6,7 +6,7 @@ import { memberSnapshot, primaryEmail } from "./events.js";
 import type { ListQuery } from "./list-query.js";
 import { applyPatch } from "./patch.js";
 import { type Projection, project, wantsAttribute } from "./projection.js";
-import { type ScimDb, type ScimRepository, USER_COLUMNS, USER_DOCUMENT, type UserRow } from "./repository.js";
+import { type ScimDb, type ScimRepository, USER_FILTER_TARGET, type UserRow } from "./repository.js";
 import { canonicalResource, checkSchemas, isObject, type JsonObject } from "./resource-input.js";
 import { USER_RESOURCE } from "./schema-definitions.js";
 import { listResponse, serializeUser } from "./serialize.js";
@@ -23,7 +23,7 @@ export class ScimUserService {
 
   async list(call: ScimCall, query: ListQuery) {
     const used = new Set<string>();
-    const where = query.filter === null ? null : filterToSql(parseFilterParameter(query.filter), { resource: USER_RESOURCE, column: (path) => (Object.hasOwn(USER_COLUMNS, path) ? USER_COLUMNS[path] : undefined), document: USER_DOCUMENT }, used);
+    const where = query.filter === null ? null : filterToSql(parseFilterParameter(query.filter), USER_FILTER_TARGET, used);
     const withGroups = used.has("groups") || wantsAttribute(USER_RESOURCE, query, "groups");
     const page = await this.repository.listUsers(this.work.read(), call.organization.id, { where, offset: query.startIndex - 1, limit: query.count }, withGroups);
     const resources = page.rows.map((row) => project(USER_RESOURCE, serializeUser(row, call.baseUrl), query));
