@@ -5,6 +5,6 @@ import { deliveryMigration } from "./0004-delivery.js";
 import { appsMigration } from "./0005-apps.js";
 import type { SchemaMigration } from "./types.js";
 
-/** Every first-party migration, in order. Append only. */
+/** Every first-party migration, in name order (Kysely applies them by name). Never rename or edit a released one. */
 export const coreMigrations: readonly SchemaMigration[] = [coreMigration, issuesMigration, scimMigration, deliveryMigration, appsMigration];
 export type { SchemaMigration } from "./types.js";
