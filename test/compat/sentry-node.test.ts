@@ -135,6 +135,32 @@ describe("the real @sentry/node 11 SDK against a live Faultline", () => {
       expect(titles.some((title) => title.includes("compat message"))).toBe(true);
     });
 
+    it("groups the same stack into one issue, a different stack into another, and respects a custom fingerprint", async () => {
+      const failSame = (user: string) => {
+        Sentry.withScope((scope) => {
+          scope.setUser({ id: user });
+          Sentry.captureException(new RangeError(`same place ${user}`));
+        });
+      };
+      const failElsewhere = () => Sentry.captureException(new RangeError("same place elsewhere"));
+      for (const user of ["u1", "u2", "u1"]) failSame(user);
+      failElsewhere();
+      Sentry.withScope((scope) => {
+        scope.setFingerprint(["compat-custom"]);
+        Sentry.captureException(new RangeError("custom one"));
+        Sentry.captureException(new SyntaxError("custom two"));
+      });
+      expect(await Sentry.flush(5000)).toBe(true);
+      const all = (await (await fetch(`${server.url}${MOUNT}/api/0/organizations/acme/issues/?query=`, { headers: bearer(seed.allScopesToken) })).json()) as Array<Record<string, unknown>>;
+      const same = all.filter((issue) => String(issue.title).startsWith("RangeError: same place u"));
+      expect(same).toHaveLength(1);
+      expect(same[0]).toMatchObject({ count: "3", userCount: 2, level: "error", shortId: expect.stringMatching(/^WEB-[0-9A-Z]+$/), culprit: expect.stringMatching(/\(sentry-node\.test\.ts\)$/) });
+      expect(all.filter((issue) => issue.title === "RangeError: same place elsewhere")).toHaveLength(1);
+      const custom = all.filter((issue) => ["RangeError: custom one", "SyntaxError: custom two"].includes(String(issue.title)));
+      expect(custom).toHaveLength(1);
+      expect(custom[0]?.count).toBe("2");
+    });
+
     it("delivers an event over 32 KB, which the SDK gzips", async () => {
       const id = Sentry.captureException(new Error("big payload"), { extra: { blob: "y".repeat(64 * 1024) } });
       await Sentry.flush(5000);
