@@ -54,7 +54,7 @@ describe("bad input gets a documented 4xx, never a 500", () => {
   });
 
   it("a wrong method → 405 with Allow", async () => {
-    const response = await fetch(`${server.url}/api/0/organizations/acme/svc-app-installations/`, { method: "PATCH", headers: bearer(token) });
+    const response = await fetch(`${server.url}/api/0/organizations/acme/`, { method: "PATCH", headers: bearer(token) });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("GET, HEAD");
     expect(await response.json()).toEqual({ detail: 'Method "PATCH" not allowed.' });

@@ -1,93 +1,144 @@
-/** The `entries` of an event (api.md §4.1), read from the payload the SDK sent. */
+import type { EventMessage } from "../grouping/index.js";
+
+/**
+ * The `entries` of a detailed event (api.md §4.1), read from the payload as the SDK sent it.
+ * Payloads were only checked leniently at ingest, so every field is read defensively: a value of
+ * the wrong type is shown as null (or left out), never a reason to fail the request.
+ */
 
 type Json = Record<string, unknown>;
+type Pair = [string, string];
 
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+/** Sentry accepts both `{values: [...]}` and a bare list for exceptions, breadcrumbs and frames. */
 const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : isObject(value) && Array.isArray(value.values) ? value.values : []);
-const str = (value: unknown): string | null => (typeof value === "string" ? value : typeof value === "number" ? String(value) : null);
-const num = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
+const text = (value: unknown): string | null => (typeof value === "string" ? value : typeof value === "number" && Number.isFinite(value) ? String(value) : null);
+const integer = (value: unknown): number | null => (typeof value === "number" && Number.isInteger(value) ? value : null);
+const lines = (value: unknown): string[] => (Array.isArray(value) ? value.map((line) => text(line) ?? "") : []);
 
-/** Frames oldest first (as sent), camelCase keys, source context as [[lineNo, line], …]. */
+/** Source lines around the frame's line, numbered: [[lineNo, line], …]. */
+function frameContext(raw: Json, lineNo: number | null): Array<[number, string]> {
+  const current = text(raw.context_line);
+  if (lineNo === null || current === null) return [];
+  const before = lines(raw.pre_context);
+  const after = lines(raw.post_context);
+  return [
+    ...before.map((line, i): [number, string] => [lineNo - before.length + i, line]),
+    [lineNo, current],
+    ...after.map((line, i): [number, string] => [lineNo + 1 + i, line]),
+  ];
+}
+
 function frame(raw: unknown) {
   const f = isObject(raw) ? raw : {};
-  const lineNo = num(f.lineno);
-  const pre = Array.isArray(f.pre_context) ? f.pre_context.map(String) : [];
-  const post = Array.isArray(f.post_context) ? f.post_context.map(String) : [];
-  const context =
-    lineNo !== null && typeof f.context_line === "string"
-      ? [...pre.map((line, i) => [lineNo - pre.length + i, line]), [lineNo, f.context_line], ...post.map((line, i) => [lineNo + 1 + i, line])]
-      : [];
+  const lineNo = integer(f.lineno);
   return {
-    filename: str(f.filename),
-    absPath: str(f.abs_path),
-    module: str(f.module),
-    function: str(f.function),
+    filename: text(f.filename),
+    absPath: text(f.abs_path),
+    module: text(f.module),
+    function: text(f.function),
     lineNo,
-    colNo: num(f.colno),
+    colNo: integer(f.colno),
+    // As in grouping: only an explicit `true` makes a frame in-app.
     inApp: f.in_app === true,
-    context,
+    context: frameContext(f, lineNo),
   };
 }
 
 function exceptionEntry(payload: Json) {
   const values = list(payload.exception).filter(isObject);
   if (values.length === 0) return null;
-  return {
-    type: "exception",
-    data: {
-      values: values.map((value) => ({
-        type: str(value.type),
-        value: str(value.value),
-        module: str(value.module),
-        mechanism: isObject(value.mechanism) ? value.mechanism : null,
-        stacktrace: isObject(value.stacktrace) ? { frames: list(value.stacktrace.frames).map(frame) } : null,
-      })),
-    },
-  };
+  // Cause first, main exception last, frames oldest first: the order SDKs send.
+  const data = values.map((value) => ({
+    type: text(value.type),
+    value: text(value.value),
+    module: text(value.module),
+    mechanism: isObject(value.mechanism) ? value.mechanism : null,
+    stacktrace: isObject(value.stacktrace) ? { frames: list(value.stacktrace.frames).map(frame) } : null,
+  }));
+  return { type: "exception", data: { values: data } };
+}
+
+/** Breadcrumb times come as epoch seconds (with a fraction) or ISO strings; shown as ISO. */
+function crumbTime(value: unknown): string | null {
+  if (typeof value === "number" && Number.isFinite(value)) {
+    const date = new Date(value * 1000);
+    return Number.isNaN(date.getTime()) ? null : date.toISOString();
+  }
+  return text(value);
 }
 
 function breadcrumbsEntry(payload: Json) {
   const values = list(payload.breadcrumbs).filter(isObject);
   if (values.length === 0) return null;
-  return {
-    type: "breadcrumbs",
-    data: {
-      values: values.map((crumb) => ({
-        type: str(crumb.type) ?? "default",
-        category: str(crumb.category),
-        level: str(crumb.level) ?? "info",
-        message: str(crumb.message),
-        data: isObject(crumb.data) ? crumb.data : null,
-        timestamp: typeof crumb.timestamp === "number" ? new Date(crumb.timestamp * 1000).toISOString() : str(crumb.timestamp),
-      })),
-    },
-  };
+  const data = values.map((crumb) => ({
+    type: text(crumb.type) ?? "default",
+    category: text(crumb.category),
+    level: text(crumb.level) ?? "info",
+    message: text(crumb.message),
+    data: isObject(crumb.data) ? crumb.data : null,
+    timestamp: crumbTime(crumb.timestamp),
+  }));
+  return { type: "breadcrumbs", data: { values: data } };
 }
 
-/** Objects, query strings and pair lists all become [[key, value], …]. */
-function pairs(value: unknown): Array<[string, string]> {
+/** A header or query value: lists repeat the key (Node sends `set-cookie` as a list). */
+function pairsOf(key: string, value: unknown): Pair[] {
+  if (Array.isArray(value)) return value.flatMap((item) => pairsOf(key, item));
+  if (value === null || value === undefined) return [];
+  return [[key, typeof value === "string" ? value : JSON.stringify(value)]];
+}
+
+const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Query strings, `{key: value}` objects and `[[key, value], …]` lists all become pairs. Lists and
+ * query strings keep their order; an object's keys are sorted, as Relay does (and the payload is
+ * jsonb, which keeps no key order anyway).
+ */
+function pairs(value: unknown): Pair[] {
   if (typeof value === "string") return [...new URLSearchParams(value)];
-  if (Array.isArray(value)) return value.filter((p): p is unknown[] => Array.isArray(p) && p.length === 2).map(([k, v]) => [String(k), String(v)]);
-  if (isObject(value)) return Object.entries(value).map(([k, v]) => [k, String(v)]);
+  if (Array.isArray(value)) {
+    return value.flatMap((pair) => (Array.isArray(pair) && pair.length === 2 && text(pair[0]) !== null ? pairsOf(text(pair[0]) as string, pair[1]) : []));
+  }
+  if (isObject(value)) return Object.entries(value).sort(byKey).flatMap(([key, item]) => pairsOf(key, item));
   return [];
+}
+
+/** Relay moves a query string left in the URL into `query_string`; done here on read instead. */
+function splitUrl(url: string | null, queryString: unknown): { url: string | null; query: Pair[] } {
+  const query = pairs(queryString);
+  if (url === null || query.length > 0) return { url, query };
+  const at = url.search(/[?#]/);
+  if (at === -1 || url[at] !== "?") return { url, query };
+  const rest = url.slice(at + 1);
+  return { url: url.slice(0, at), query: pairs(rest.replace(/#.*$/s, "")) };
 }
 
 function requestEntry(payload: Json) {
   const request = payload.request;
   if (!isObject(request)) return null;
+  const { url, query } = splitUrl(text(request.url), request.query_string);
   return {
     type: "request",
-    data: { url: str(request.url), method: str(request.method), query: pairs(request.query_string), headers: pairs(request.headers), data: request.data ?? null },
+    data: { url, method: text(request.method), query, headers: pairs(request.headers), data: request.data ?? null },
   };
 }
 
-function messageEntry(payload: Json) {
-  const logentry = isObject(payload.logentry) ? payload.logentry : null;
-  const formatted = str(logentry?.formatted) ?? str(logentry?.message) ?? str(payload.message) ?? (isObject(payload.message) ? str(payload.message.formatted) : null);
-  if (!formatted) return null;
-  return { type: "message", data: { formatted, params: Array.isArray(logentry?.params) ? logentry.params : [] } };
+/** `params` of whichever of `logentry` / `message` carries the message (logentry wins, as in grouping). */
+function messageParams(payload: Json): unknown {
+  for (const candidate of [payload.logentry, payload.message]) {
+    if (isObject(candidate) && (text(candidate.message) || text(candidate.formatted))) return candidate.params ?? [];
+  }
+  return [];
 }
 
-export function eventEntries(payload: Json) {
-  return [exceptionEntry(payload), breadcrumbsEntry(payload), requestEntry(payload), messageEntry(payload)].filter((entry) => entry !== null);
+function messageEntry(payload: Json, message: EventMessage) {
+  if (message.formatted === null) return null;
+  return { type: "message", data: { formatted: message.formatted, message: message.template, params: messageParams(payload) } };
+}
+
+/** The entries Sentry shows, in its display order; absent interfaces are left out. */
+export function eventEntries(payload: Json, message: EventMessage) {
+  return [exceptionEntry(payload), breadcrumbsEntry(payload), requestEntry(payload), messageEntry(payload, message)].filter((entry) => entry !== null);
 }

@@ -1,15 +1,53 @@
 import type { StoredEvent } from "../../../db/schema.js";
 import { idString, isoDate } from "../../../http/format.js";
+import { type EventMessage, type EventUser, normalizeEvent } from "../grouping/index.js";
+import { resolveMessage } from "../grouping/message.js";
+import { parseRawEvent } from "../grouping/raw-event.js";
 import { eventEntries } from "./entries.js";
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const textOrNull = (value: unknown): string | null => (typeof value === "string" ? value : null);
+
+export interface Neighbours {
+  previous: string | null;
+  next: string | null;
+}
+
+/** What the stored columns do not hold, derived again from the payload by ingestion's own rules. */
+interface Derived {
+  metadata: Record<string, unknown>;
+  user: EventUser | null;
+  message: EventMessage;
+}
+
+/**
+ * Metadata and user are computed exactly as at ingest (the issue row only keeps its latest
+ * event's metadata). The payload passed ingestion's checks, so this does not throw; should those
+ * checks ever tighten, an old event is still shown, just without these fields.
+ */
+function derive(row: StoredEvent): Derived {
+  try {
+    const normalized = normalizeEvent(row.payload, { receivedAt: row.received, size: row.size });
+    return { metadata: normalized.metadata, user: normalized.user, message: resolveMessage(parseRawEvent(row.payload)) };
+  } catch {
+    return { metadata: {}, user: null, message: { template: null, formatted: null } };
+  }
+}
+
+function serializeUser(user: EventUser | null) {
+  if (!user) return null;
+  return { id: user.id ?? null, email: user.email ?? null, username: user.username ?? null, ip_address: user.ip_address ?? null, name: user.name ?? null };
+}
+
+function serializeSdk(sdk: unknown) {
+  return isObject(sdk) ? { name: textOrNull(sdk.name), version: textOrNull(sdk.version) } : null;
+}
 
 /** Sentry's detailed event (api.md §4.1): the stored columns plus what the payload carries. */
-export function serializeEvent(row: StoredEvent, neighbours: { next: string | null; previous: string | null }) {
-  const payload = row.payload;
-  const user = isObject(payload.user) ? payload.user : null;
-  const sdk = isObject(payload.sdk) ? payload.sdk : null;
+export function serializeEvent(row: StoredEvent, neighbours: Neighbours) {
+  const { payload } = row;
+  const derived = derive(row);
   return {
     id: row.event_id,
     eventID: row.event_id,
@@ -25,17 +63,34 @@ export function serializeEvent(row: StoredEvent, neighbours: { next: string | nu
     dateCreated: isoDate(row.timestamp),
     dateReceived: isoDate(row.received),
     environment: row.environment,
-    release: row.release ? { version: row.release } : null,
+    release: row.release === null ? null : { version: row.release },
     dist: row.dist,
     tags: row.tags.map(([key, value]) => ({ key, value })),
-    user: user && { id: user.id ?? null, email: user.email ?? null, username: user.username ?? null, ip_address: user.ip_address ?? null, name: user.name ?? null },
+    user: serializeUser(derived.user),
     contexts: isObject(payload.contexts) ? payload.contexts : {},
-    sdk: sdk && { name: sdk.name ?? null, version: sdk.version ?? null },
+    sdk: serializeSdk(payload.sdk),
     fingerprints: row.hashes,
-    metadata: {},
+    metadata: derived.metadata,
     size: row.size,
     nextEventID: neighbours.next,
     previousEventID: neighbours.previous,
-    entries: eventEntries(payload),
+    entries: eventEntries(payload, derived.message),
+  };
+}
+
+/** The short event of a hash's `latestEvent` (seed fields plus Sentry's). */
+export function serializeEventSummary(row: Pick<StoredEvent, "event_id" | "issue_id" | "project_id" | "title" | "message" | "culprit" | "location" | "timestamp" | "platform" | "tags">) {
+  return {
+    id: row.event_id,
+    eventID: row.event_id,
+    groupID: idString(row.issue_id),
+    projectID: idString(row.project_id),
+    title: row.title,
+    message: row.message,
+    culprit: row.culprit,
+    location: row.location,
+    dateCreated: isoDate(row.timestamp),
+    platform: row.platform,
+    tags: row.tags.map(([key, value]) => ({ key, value })),
   };
 }

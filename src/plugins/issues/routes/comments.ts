@@ -1,35 +1,12 @@
 import { z } from "zod";
 import { defineEndpoint } from "../../../http/endpoint.js";
-import { idString, isoDate } from "../../../http/format.js";
-import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../../http/pagination.js";
+import { cursorSchema, pageReply, pageSizeSchema } from "../../../http/pagination.js";
+import { commentBody } from "../comments/schemas.js";
+import { serializeComment } from "../comments/serialize.js";
 import { CommentServiceToken } from "../tokens.js";
 
 const COMMENTS = "/api/0/organizations/{organization_id_or_slug}/issues/{issue_id}/comments/";
 const COMMENT = `${COMMENTS}{comment_id}/`;
-const commentBody = z.object({ text: z.string().trim().min(1, "must not be empty").max(10_000, "at most 10000 characters") });
-
-interface CommentRow {
-  id: string | number;
-  issue_id: string | number;
-  text: string;
-  date_created: Date;
-  date_updated: Date;
-  user_id: number | null;
-  username?: string | null;
-  name?: string | null;
-  email?: string | null;
-}
-
-function serializeComment(row: CommentRow) {
-  return {
-    id: idString(row.id),
-    issueId: idString(row.issue_id),
-    text: row.text,
-    user: row.user_id === null ? null : { id: idString(row.user_id), username: row.username ?? null, name: row.name ?? null, email: row.email ?? null },
-    dateCreated: isoDate(row.date_created),
-    dateUpdated: isoDate(row.date_updated),
-  };
-}
 
 export const listComments = defineEndpoint({
   method: "GET",
@@ -39,14 +16,7 @@ export const listComments = defineEndpoint({
   scopes: ["event:read"],
   query: z.object({ per_page: pageSizeSchema, cursor: cursorSchema }),
   handler: async ({ organization, params, query, container, url }) => {
-    const service = container.resolve(CommentServiceToken);
-    const issue = await service.requireIssue(organization.id, params.issue_id);
-    const page = await keysetPage((bound) => service.list(organization.id, Number(issue.id), bound), {
-      cursor: query.cursor,
-      limit: query.per_page,
-      keyOf: (row) => row.date_created.getTime(),
-      idOf: (row) => Number(row.id),
-    });
+    const page = await container.resolve(CommentServiceToken).list(organization.id, params.issue_id, query.cursor, query.per_page);
     return pageReply(url, page, query.per_page, serializeComment);
   },
 });
@@ -55,7 +25,7 @@ export const createComment = defineEndpoint({
   method: "POST",
   path: COMMENTS,
   operationId: "comments.create",
-  summary: "Comment on an issue",
+  summary: "Comment on an issue (a token without a user comments as no one: `user` is null)",
   scopes: ["event:write"],
   body: commentBody,
   handler: async ({ organization, principal, params, body, container }) => {
@@ -64,6 +34,8 @@ export const createComment = defineEndpoint({
   },
 });
 
+// Editing or deleting needs event:write; someone else's comment needs event:admin too (checked
+// by the service, which knows the author). `scopes` are already limited by the user's role.
 export const updateComment = defineEndpoint({
   method: "PUT",
   path: COMMENT,
@@ -72,7 +44,8 @@ export const updateComment = defineEndpoint({
   scopes: ["event:write"],
   body: commentBody,
   handler: async ({ organization, principal, params, body, container, scopes }) => {
-    const comment = await container.resolve(CommentServiceToken).update({ organization, principal }, params.issue_id, params.comment_id, body.text, scopes.has("event:admin"));
+    const service = container.resolve(CommentServiceToken);
+    const comment = await service.update({ organization, principal }, params.issue_id, params.comment_id, body.text, scopes.has("event:admin"));
     return { body: serializeComment(comment) };
   },
 });
