@@ -4,6 +4,8 @@ export default defineConfig({
   entry: {
     index: "src/index.ts",
     express: "adapters/express/index.ts",
+    fastify: "adapters/fastify/index.ts",
+    next: "adapters/next/index.ts",
     node: "adapters/node/index.ts",
     testing: "src/testing/index.ts",
     verify: "src/verify.ts",
@@ -18,5 +20,5 @@ export default defineConfig({
   splitting: true,
   treeshake: true,
   // Framework and test-only packages are the host's to install.
-  external: ["express", "testcontainers", "@testcontainers/postgresql", "@electric-sql/pglite"],
+  external: ["express", "fastify", "fastify-plugin", "next", "testcontainers", "@testcontainers/postgresql", "@electric-sql/pglite"],
 });

@@ -12,6 +12,8 @@ export default defineConfig({
     alias: [
       { find: /^faultline\/verify$/, replacement: new URL("./src/verify.ts", import.meta.url).pathname },
       { find: /^faultline\/express$/, replacement: new URL("./adapters/express/index.ts", import.meta.url).pathname },
+      { find: /^faultline\/fastify$/, replacement: new URL("./adapters/fastify/index.ts", import.meta.url).pathname },
+      { find: /^faultline\/next$/, replacement: new URL("./adapters/next/index.ts", import.meta.url).pathname },
       { find: /^faultline\/node$/, replacement: new URL("./adapters/node/index.ts", import.meta.url).pathname },
       { find: /^faultline\/testing$/, replacement: new URL("./src/testing/index.ts", import.meta.url).pathname },
       { find: /^faultline$/, replacement: new URL("./src/index.ts", import.meta.url).pathname },

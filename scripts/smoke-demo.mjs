@@ -1,75 +1,220 @@
-// CI smoke test of `npm start`: the demo answers on embedded PGlite, seeds idempotently across a
-// restart on the same data directory, and shuts down cleanly on SIGTERM.
+// Smoke test of `npm start` (run by hand or in CI: `node scripts/smoke-demo.mjs`). Starts the demo on
+// a free port and a fresh embedded-PGlite data directory, checks its pages and seeded data over
+// HTTP, stops it with SIGTERM, then starts it again on the same data to check that the seed is
+// idempotent. Exits 1 with a message on the first failure, after killing what it started.
+//
+// `npm start` runs npm → sh -c → node. The stop signal goes to the whole process group, as a
+// terminal's Ctrl-C or a supervisor does: npm forwards a signal only to its shell, which (dash)
+// does not pass it on. POSIX only (process groups).
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
-const token = `flu_${"smoke".repeat(8)}`;
+const root = fileURLToPath(new URL("..", import.meta.url));
+const HOST = "127.0.0.1";
+const TOKEN = `flu_${"SmokeTest0".repeat(4)}`; // flu_ + 40 letters/digits
+const SCIM_TOKEN = `fls_${"SmokeScim0".repeat(4)}`;
+const DSN_KEY = "5e0de5e0de5e0de5e0de5e0de5e0de50";
+const BUILD_TIMEOUT_MS = 300_000; // when npm start has to rebuild dist/ first
+const HEALTH_TIMEOUT_MS = 90_000; // from the start of the demo itself (after any build)
+const STOP_TIMEOUT_MS = 15_000;
+
 const dataDir = mkdtempSync(join(tmpdir(), "faultline-smoke-"));
+/** The running `npm start`, so that every way out can kill it. */
+let current = null;
+
+class SmokeFailure extends Error {}
+const fail = (message) => {
+  throw new SmokeFailure(message);
+};
+const log = (message) => process.stdout.write(`smoke-demo: ${message}\n`);
+
+function killCurrent() {
+  try {
+    if (current) process.kill(-current.child.pid, "SIGKILL");
+  } catch {
+    // the group is already gone
+  }
+}
+
+function cleanUp() {
+  killCurrent();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    process.stderr.write(`smoke-demo: ${signal}, stopping the demo\n`);
+    cleanUp();
+    process.exit(1);
+  });
+}
 
 function freePort() {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
+  return new Promise((resolve, reject) => {
+    const server = createServer().on("error", reject);
+    server.listen(0, HOST, () => {
       const { port } = server.address();
       server.close(() => resolve(port));
     });
   });
 }
 
-function fail(message, child) {
-  child?.kill("SIGKILL");
-  rmSync(dataDir, { recursive: true, force: true });
-  process.stderr.write(`smoke-demo: ${message}\n`);
+const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function start(port) {
+  const { DATABASE_URL: _ignored, ...inherited } = process.env; // always embedded PGlite here
+  const child = spawn("npm", ["start"], {
+    cwd: root,
+    detached: true, // its own process group: npm, its shell and the demo
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...inherited,
+      PORT: String(port),
+      HOST,
+      FAULTLINE_DATA_DIR: dataDir,
+      FAULTLINE_DEMO_TOKEN: TOKEN,
+      FAULTLINE_DEMO_SCIM_TOKEN: SCIM_TOKEN,
+      FAULTLINE_DEMO_DSN_KEY: DSN_KEY,
+    },
+  });
+  const run = { child, output: "", exit: null };
+  child.stdout.on("data", (chunk) => (run.output += chunk));
+  child.stderr.on("data", (chunk) => (run.output += chunk));
+  child.on("error", (error) => (run.exit = { error }));
+  child.on("exit", (code, signal) => (run.exit = { code, signal }));
+  // "close": every process holding its stdout/stderr (npm, sh, the demo) has exited.
+  run.closed = new Promise((resolve) => child.on("close", resolve));
+  current = run;
+  return run;
+}
+
+async function request(base, path, headers = {}) {
+  try {
+    return await fetch(`${base}${path}`, { headers, signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    fail(`GET ${path} failed: ${error.message}`);
+  }
+}
+
+async function json(response, path) {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    fail(`GET ${path}: expected JSON, got ${response.status} ${text.slice(0, 200)}`);
+  }
+}
+
+const building = (run) => run.output.includes("faultline: building the library") && !run.output.includes("faultline: built in");
+
+async function waitForHealth(run, base) {
+  const buildDeadline = Date.now() + BUILD_TIMEOUT_MS;
+  let deadline = Date.now() + HEALTH_TIMEOUT_MS;
+  for (;;) {
+    if (run.exit) fail(`npm start exited before answering /health (${JSON.stringify(run.exit)})`);
+    if (building(run)) {
+      if (Date.now() > buildDeadline) fail(`npm start was still building dist/ after ${BUILD_TIMEOUT_MS / 1000} s`);
+      deadline = Date.now() + HEALTH_TIMEOUT_MS;
+    } else if (Date.now() > deadline) {
+      fail(`npm start did not answer /health within ${HEALTH_TIMEOUT_MS / 1000} s`);
+    }
+    try {
+      const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) });
+      if (response.ok) {
+        const body = await json(response, "/health");
+        if (body?.ok !== true) fail(`/health answered ${JSON.stringify(body)}, expected {"ok":true}`);
+        return;
+      }
+    } catch (error) {
+      if (error instanceof SmokeFailure) throw error;
+      // not listening yet
+    }
+    await delay(250);
+  }
+}
+
+/** The checks of one start; returns what the next start must find unchanged. */
+async function check(run, base, port) {
+  const page = await request(base, "/");
+  const html = await page.text();
+  if (page.status !== 200 || !(page.headers.get("content-type") ?? "").includes("text/html") || !/<html/i.test(html)) {
+    fail(`GET / should be the host's HTML page, got ${page.status} ${page.headers.get("content-type")}`);
+  }
+
+  const auth = { Authorization: `Bearer ${TOKEN}` };
+  const installationsPath = "/api/0/organizations/demo/svc-app-installations/";
+  const anonymous = await request(base, installationsPath);
+  if (anonymous.status !== 401) fail(`GET ${installationsPath} without a token should be 401, got ${anonymous.status}`);
+  const installations = await request(base, installationsPath, auth);
+  const list = await json(installations, installationsPath);
+  if (installations.status !== 200) fail(`GET ${installationsPath} with the demo token: ${installations.status} ${JSON.stringify(list)}`);
+  const demoApps = Array.isArray(list) ? list.filter((installation) => installation?.app?.slug === "demo-app") : [];
+  if (demoApps.length !== 1) fail(`GET ${installationsPath} should list demo-app once, got ${JSON.stringify(list)}`);
+
+  const keysPath = "/api/0/projects/demo/web/keys/";
+  const keysResponse = await request(base, keysPath, auth);
+  const keys = await json(keysResponse, keysPath);
+  const dsn = Array.isArray(keys) ? keys[0]?.dsn?.public : undefined;
+  const dsnPattern = new RegExp(`^http://${DSN_KEY}@${HOST.replaceAll(".", "\\.")}:${port}/\\d+$`);
+  if (keysResponse.status !== 200 || keys.length !== 1 || !dsnPattern.test(dsn ?? "")) {
+    fail(`GET ${keysPath} should return one key with DSN http://${DSN_KEY}@${HOST}:${port}/<id>, got ${keysResponse.status} ${JSON.stringify(keys)}`);
+  }
+
+  const tokensPath = "/api/0/api-tokens/";
+  const tokens = await json(await request(base, tokensPath, auth), tokensPath);
+  if (!Array.isArray(tokens) || tokens.length !== 1) fail(`admin should have exactly one API token (the demo's), got ${JSON.stringify(tokens)}`);
+
+  const scimPath = "/api/0/organizations/demo/scim/v2/Users";
+  const scim = await request(base, scimPath, { Authorization: `Bearer ${SCIM_TOKEN}` });
+  if (scim.status !== 200) fail(`GET ${scimPath} with the demo SCIM token: ${scim.status} ${(await scim.text()).slice(0, 300)}`);
+
+  for (const [what, text] of [["base URL", `http://${HOST}:${port}`], ["API token", TOKEN], ["DSN", dsn], ["SCIM token", SCIM_TOKEN], ["curl example", `curl -H "Authorization: Bearer ${TOKEN}"`]]) {
+    if (!run.output.includes(text)) fail(`the ${what} (${text}) was not printed`);
+  }
+  return { projectId: dsn.slice(dsn.lastIndexOf("/") + 1), installation: demoApps[0].uuid };
+}
+
+async function stop(run) {
+  process.kill(-run.child.pid, "SIGTERM");
+  const closed = await Promise.race([run.closed.then(() => true), delay(STOP_TIMEOUT_MS).then(() => false)]);
+  // "close" means no process of the group holds the output pipes any more (the demo included).
+  if (!closed) fail(`the demo was still running ${STOP_TIMEOUT_MS / 1000} s after SIGTERM`);
+  // The demo prints this right before exit(0); npm itself ends with 0 or, its shell having been
+  // signalled too, by SIGTERM.
+  if (!run.output.includes("faultline demo: stopped")) fail("the demo did not shut down cleanly after SIGTERM (no \"stopped\" line)");
+  const { code, signal } = run.exit ?? {};
+  if (!(code === 0 || signal === "SIGTERM")) fail(`npm start ended with ${JSON.stringify(run.exit)} after SIGTERM`);
+  current = null;
+}
+
+async function startAndCheck(label, previous) {
+  const port = await freePort();
+  const base = `http://${HOST}:${port}`;
+  const startedAt = Date.now();
+  const run = start(port);
+  await waitForHealth(run, base);
+  const seen = await check(run, base, port);
+  if (previous && (seen.projectId !== previous.projectId || seen.installation !== previous.installation)) {
+    fail(`the restart changed the seeded data: ${JSON.stringify(previous)} → ${JSON.stringify(seen)}`);
+  }
+  await stop(run);
+  log(`${label}: ok (${((Date.now() - startedAt) / 1000).toFixed(1)} s)`);
+  return seen;
+}
+
+try {
+  const first = await startAndCheck("first start on a fresh data directory");
+  await startAndCheck("restart on the same data (idempotent seed)", first);
+  cleanUp();
+  log("passed");
+} catch (error) {
+  const output = current?.output.trim();
+  cleanUp();
+  if (output) process.stderr.write(`--- npm start output ---\n${output.split("\n").slice(-40).join("\n")}\n------------------------\n`);
+  process.stderr.write(`smoke-demo: FAILED: ${error instanceof SmokeFailure ? error.message : (error?.stack ?? error)}\n`);
   process.exit(1);
 }
-
-async function waitForHealth(base, child, timeoutMs = 90_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) fail(`the demo exited early with code ${child.exitCode}`, child);
-    try {
-      if ((await fetch(`${base}/health`)).ok) return;
-    } catch {
-      /* not up yet */
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  fail("the demo did not answer /health within 90 s", child);
-}
-
-async function check(base, child) {
-  const page = await fetch(`${base}/`);
-  if (!(page.headers.get("content-type") ?? "").includes("text/html")) fail("/ did not return HTML", child);
-  const auth = { Authorization: `Bearer ${token}` };
-  const installations = await fetch(`${base}/api/0/organizations/demo/svc-app-installations/`, { headers: auth });
-  const list = await installations.json();
-  if (installations.status !== 200 || !list.some((i) => i.app.slug === "demo-app")) fail(`installations: ${installations.status} ${JSON.stringify(list)}`, child);
-  const keys = await (await fetch(`${base}/api/0/projects/demo/web/keys/`, { headers: auth })).json();
-  if (!/^http:\/\/[0-9a-f]{32}@127\.0\.0\.1:\d+\/\d+$/.test(keys[0]?.dsn?.public ?? "")) fail(`keys: ${JSON.stringify(keys)}`, child);
-}
-
-async function runOnce(label) {
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  // The command of `npm start`, run directly so that SIGTERM reaches the demo and not npm.
-  const child = spawn(process.execPath, ["scripts/start-demo.mjs"], {
-    env: { ...process.env, PORT: String(port), FAULTLINE_DATA_DIR: dataDir, FAULTLINE_DEMO_TOKEN: token, DATABASE_URL: "" },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  let output = "";
-  child.stdout.on("data", (chunk) => (output += chunk));
-  await waitForHealth(base, child);
-  await check(base, child);
-  if (!output.includes(token)) fail(`${label}: the token was not printed`, child);
-  const exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
-  child.kill("SIGTERM");
-  const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r("timeout"), 15_000))]);
-  if (code !== 0) fail(`${label}: exit after SIGTERM was ${code}`, child);
-  process.stdout.write(`smoke-demo: ${label} ok\n`);
-}
-
-await runOnce("first start");
-await runOnce("restart on the same data (idempotent seed)");
-rmSync(dataDir, { recursive: true, force: true });

@@ -11,6 +11,8 @@ import type { Database } from "./db/schema.js";
 import { EventBus, type DomainEventHandler, type DomainEventName } from "./events/event-bus.js";
 import { ApiError } from "./http/errors.js";
 import { createPipeline, type FaultlineHandler } from "./http/pipeline.js";
+import { type CallFunction, createInProcess } from "./http/in-process.js";
+import { RouteTable } from "./http/openapi.js";
 import { createDefaultLogger } from "./logging/logger.js";
 import { Worker } from "./worker/worker.js";
 import { DestinationRegistry } from "./delivery/destinations.js";
@@ -45,6 +47,12 @@ export interface Faultline<TApi = object> {
   container: DependencyContainer;
   /** Every service token registered in the container. */
   services(): InjectionToken<unknown>[];
+  /**
+   * Calls any endpoint by operation id, in-process, through the same pipeline as HTTP (validation,
+   * scopes, hooks), as an explicit principal: `call("issues.update", { params, body }, { principal })`.
+   * Resolves to `{ status, headers, body }`; an error status rejects with an `ApiError`.
+   */
+  call: CallFunction;
 }
 
 /**
@@ -145,7 +153,23 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   const tasks = [deliveryTask(options.delivery.pollIntervalMs), deliveryRetentionTask, ...composition.plugins.flatMap((plugin) => plugin.tasks ?? [])];
   const worker = new Worker(tasks, { container, clock, logger, ready: () => ensureReady() });
   const api = buildApi(composition.plugins, container, ensureReady) as ApiOf<P>;
-  const handler = createPipeline({ composition, container, options, logger, clock, ready: ensureReady });
+  // Every route as data: for OpenAPI, and as `api.<area>.<operation>` where plugins have no such name.
+  const routes = [...composition.router.entries()].map(({ value, owner }) => ({
+    endpoint: value.endpoint,
+    plugin: owner,
+    protocolErrors: composition.plugins.some((plugin) => plugin.errorRenderer?.matches(value.endpoint.path.replace(/\{[^}]+\}/g, "x"))),
+  }));
+  registerValue(container, RouteTable, routes);
+  const inProcess = createInProcess({
+    endpoints: () => routes.map((route) => route.endpoint),
+    handler: () => handler,
+    hostAuthenticate: options.authenticate,
+    origin: options.publicUrl ? new URL(options.publicUrl).origin : "http://localhost",
+    basePath: options.basePath,
+  });
+  inProcess.extend(api as Record<string, Record<string, unknown>>);
+  const pipelineOptions = { ...options, authenticate: inProcess.authenticate };
+  const handler = createPipeline({ composition, container, options: pipelineOptions, logger, clock, ready: ensureReady });
   return {
     handler,
     api,
@@ -155,6 +179,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     worker,
     container,
     services: () => registeredTokens(container),
+    call: inProcess.call,
   };
 }
 

@@ -5,6 +5,8 @@ import { type HasHandler, sendWebResponse, toWebRequest } from "../node/index.js
 interface ExpressRequest extends IncomingMessage {
   baseUrl: string;
   originalUrl: string;
+  protocol?: string;
+  host?: string;
   body?: unknown;
   rawBody?: unknown;
 }
@@ -13,7 +15,12 @@ type Next = (error?: unknown) => void;
 
 const BODY_CONSUMED =
   "Faultline could not read the request body: a body parser (express.json(), express.urlencoded(), …) consumed it first. " +
-  "Mount Faultline before the body parser, or keep the raw bytes: express.json({ verify: (req, _res, buf) => { req.rawBody = buf } }).";
+  "Mount Faultline before the body parser, or keep the raw bytes: express.json({ verify: keepRawBody }) with keepRawBody from faultline/express.";
+
+/** For `express.json({ verify: keepRawBody })`: keeps the bytes the parser read, so Faultline can use them. */
+export function keepRawBody(req: IncomingMessage, _res: ServerResponse, buffer: Buffer): void {
+  (req as ExpressRequest).rawBody = buffer;
+}
 
 /** Bytes a body parser left behind: `req.rawBody` (the verify hook) or a Buffer from express.raw(). */
 function bytesAlreadyRead(req: ExpressRequest): Uint8Array | undefined {
@@ -22,12 +29,18 @@ function bytesAlreadyRead(req: ExpressRequest): Uint8Array | undefined {
   return undefined;
 }
 
+function hasDeclaredBody(req: IncomingMessage): boolean {
+  return Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
+}
+
 /**
  * Express middleware: `app.use("/faultline", faultlineExpress(faultline))`. Works at the root and
- * under nested routers (the mount path comes from `req.baseUrl`). The body is never re-serialised:
- * the adapter uses the raw bytes a parser kept, or the unread stream.
+ * under nested routers (the mount path is `req.baseUrl`; Link headers and DSNs carry it). The body
+ * is never re-serialised: the adapter streams the unread request, or uses the bytes a parser kept
+ * (`express.raw()`, or `express.json({ verify: keepRawBody })`), else answers 500 saying what to change.
+ * The origin follows Express's own `trust proxy` setting.
  */
-export function faultlineExpress(faultline: HasHandler, options: { trustProxy?: boolean } = {}) {
+export function faultlineExpress(faultline: HasHandler) {
   return async (req: ExpressRequest, res: ServerResponse, next: Next): Promise<void> => {
     try {
       const body = bytesAlreadyRead(req);
@@ -37,14 +50,11 @@ export function faultlineExpress(faultline: HasHandler, options: { trustProxy?: 
         res.end(JSON.stringify({ detail: BODY_CONSUMED }));
         return;
       }
-      const request = toWebRequest(req, { url: req.originalUrl, body, trustProxy: options.trustProxy });
+      const origin = req.protocol && req.host ? `${req.protocol}://${req.host}` : undefined;
+      const request = toWebRequest(req, { url: req.originalUrl, origin, body, bodyDecoded: body !== undefined });
       await sendWebResponse(res, await faultline.handler(request, { basePath: req.baseUrl }));
     } catch (error) {
       next(error);
     }
   };
-}
-
-function hasDeclaredBody(req: IncomingMessage): boolean {
-  return Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
 }

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { FaultlineHandler } from "../../src/http/pipeline.js";
 
 /** Anything with a Faultline handler (an instance from `createFaultline`). */
@@ -13,68 +12,112 @@ export interface NodeRequestOptions {
   basePath?: string;
   /** The original path and query (defaults to `req.url`). */
   url?: string;
-  /** Body bytes a framework already read; otherwise the request stream is passed through. */
+  /** `protocol://host` of the request, when a framework already worked it out (Express's `trust proxy`). */
+  origin?: string;
+  /** Body bytes a framework already read; otherwise the request stream is passed through unread. */
   body?: Uint8Array;
+  /** `body` was decompressed by the framework (Express's body parsers): drop the wire's encoding headers. */
+  bodyDecoded?: boolean;
   /** Trust `X-Forwarded-Proto` / `X-Forwarded-Host` (behind your own proxy only). */
   trustProxy?: boolean;
 }
 
-const NO_BODY = new Set(["GET", "HEAD"]);
+const DIRECT = new Set<PropertyKey>(["url", "method", "headers"]);
 
 function originOf(req: IncomingMessage, trustProxy: boolean): string {
-  const forwardedProto = trustProxy ? String(req.headers["x-forwarded-proto"] ?? "").split(",")[0]?.trim() : "";
-  const forwardedHost = trustProxy ? String(req.headers["x-forwarded-host"] ?? "").split(",")[0]?.trim() : "";
-  const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
-  const protocol = forwardedProto || (encrypted ? "https" : "http");
-  return `${protocol}://${forwardedHost || req.headers.host || "localhost"}`;
+  const first = (name: string) => (trustProxy ? String(req.headers[name] ?? "").split(",")[0]?.trim() : "");
+  const encrypted = (req.socket as { encrypted?: boolean } | null)?.encrypted === true;
+  return `${first("x-forwarded-proto") || (encrypted ? "https" : "http")}://${first("x-forwarded-host") || req.headers.host || "localhost"}`;
+}
+
+function headersOf(req: IncomingMessage, decoded: boolean): Headers {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  // Bytes a body parser kept are already decompressed: their encoding and length are not the wire's.
+  if (decoded) for (const name of ["content-encoding", "content-length", "transfer-encoding"]) headers.delete(name);
+  return headers;
 }
 
 /**
- * A web `Request` over a Node request. GET and HEAD carry no body; otherwise the already-read
- * bytes are used when given, else the socket stream is passed through unread (no copy).
+ * A web `Request` over a Node request, built lazily: `url`, `method` and `headers` are plain
+ * values, and a real `Request` (with the body: bytes already read, else the unread socket stream,
+ * never a copy) is made only when something else is touched — so a GET never builds one.
  */
 export function toWebRequest(req: IncomingMessage, options: NodeRequestOptions = {}): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
-  }
   const method = req.method ?? "GET";
-  const init: RequestInit & { duplex?: "half" } = { method, headers };
-  if (!NO_BODY.has(method)) {
-    if (options.body) init.body = options.body as unknown as BodyInit;
-    else {
-      init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
+  const url = new URL(options.url ?? req.url ?? "/", options.origin ?? originOf(req, options.trustProxy ?? false)).href;
+  const declared = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
+  const hasBody = method !== "GET" && method !== "HEAD" && (options.body !== undefined || declared);
+  let headers: Headers | undefined;
+  let real: Request | undefined;
+  const materialize = (): Request => {
+    if (real) return real;
+    const init: RequestInit & { duplex?: "half" } = { method, headers: (headers ??= headersOf(req, options.bodyDecoded === true)) };
+    if (hasBody) {
+      init.body = options.body ? (options.body as unknown as BodyInit) : (Readable.toWeb(req) as ReadableStream<Uint8Array>);
       init.duplex = "half";
     }
-  }
-  return new Request(new URL(options.url ?? req.url ?? "/", originOf(req, options.trustProxy ?? false)), init);
+    return (real = new Request(url, init));
+  };
+  const direct = { url, method, get headers() { return real ? real.headers : (headers ??= headersOf(req, options.bodyDecoded === true)); } };
+  return new Proxy(Object.create(Request.prototype) as Request, {
+    get(_target, property) {
+      if (DIRECT.has(property)) return direct[property as keyof typeof direct];
+      if (property === "body" && !hasBody && !real) return null;
+      const target = materialize();
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }
 
-/** Writes a web `Response` to a Node response, streaming the body and keeping repeated headers. */
+/** Resolves when the response can take more data again (or is gone). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
+/**
+ * Writes a web `Response` to a Node response: status, headers (each `Set-Cookie` and `Link` added
+ * to any the host already set), and the body streamed with backpressure. A body of one chunk is
+ * sent with a Content-Length.
+ */
 export async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
   res.statusCode = response.status;
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) res.setHeader("Set-Cookie", cookies);
+  for (const cookie of response.headers.getSetCookie()) res.appendHeader("Set-Cookie", cookie);
   response.headers.forEach((value, name) => {
-    if (name !== "set-cookie") res.setHeader(name, value);
+    if (name === "link") res.appendHeader("Link", value);
+    else if (name !== "set-cookie") res.setHeader(name, value);
   });
-  if (!response.body) {
+  if (!response.body) return void res.end();
+  const reader = response.body.getReader();
+  try {
+    let pending = await reader.read();
+    while (!pending.done) {
+      const next = await reader.read();
+      if (next.done && !res.headersSent) return void res.end(pending.value);
+      if (res.destroyed) return;
+      if (!res.write(pending.value)) await drained(res);
+      pending = next;
+    }
     res.end();
-    return;
+  } finally {
+    if (res.destroyed) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
   }
-  const body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
-  await new Promise<void>((resolve, reject) => {
-    body.on("error", reject);
-    res.on("finish", resolve);
-    res.on("close", resolve);
-    body.pipe(res);
-  });
 }
 
 /**
  * A plain `node:http` request listener: `http.createServer(createNodeHandler(faultline))`.
- * Mounted under a prefix, pass `{ basePath: "/faultline" }`.
+ * Mounted under a prefix, pass `{ basePath: "/faultline" }` (the request path keeps the prefix).
  */
 export function createNodeHandler(faultline: HasHandler, options: { basePath?: string; trustProxy?: boolean } = {}) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

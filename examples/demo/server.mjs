@@ -1,39 +1,97 @@
 // The demo host: a small "existing product" (its own / and /health) with Faultline mounted at the
 // root, on embedded PGlite persisted in .faultline/ (or PostgreSQL with DATABASE_URL).
+// Started by `npm start` (scripts/start-demo.mjs); see docs/getting-started.md.
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import express from "express";
 import { createFaultline, SCOPES } from "faultline";
 import { faultlineExpress } from "faultline/express";
 
-const port = Number(process.env.PORT ?? 3000);
-const host = process.env.HOST ?? "127.0.0.1";
-const baseUrl = `http://${host}:${port}`;
+/** An environment variable, with "" meaning unset. */
+const env = (name) => process.env[name] || undefined;
 
+function exitWith(message) {
+  process.stderr.write(`faultline demo: ${message}\n`);
+  process.exit(1);
+}
+
+// --- configuration, validated before anything is opened -------------------------------------
+
+const port = Number(env("PORT") ?? 3000);
+if (!Number.isInteger(port) || port < 0 || port > 65_535) exitWith(`PORT must be a port number, got "${process.env.PORT}"`);
+const host = env("HOST") ?? "127.0.0.1";
+const baseUrl = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+
+const dsnKey = env("FAULTLINE_DEMO_DSN_KEY");
+if (dsnKey !== undefined && !/^[0-9a-f]{32}$/.test(dsnKey)) exitWith("FAULTLINE_DEMO_DSN_KEY must be 32 lowercase hex characters");
+
+/** FAULTLINE_RETRY_DELAYS: comma-separated seconds between webhook delivery attempts. */
 function retryDelays() {
-  const raw = process.env.FAULTLINE_RETRY_DELAYS;
-  if (!raw) return undefined;
-  const delays = raw.split(",").map((part) => Number(part.trim()));
-  if (delays.some((n) => !Number.isFinite(n) || n < 0)) {
-    process.stderr.write(`FAULTLINE_RETRY_DELAYS must be comma-separated seconds, got "${raw}"\n`);
-    process.exit(1);
+  const raw = env("FAULTLINE_RETRY_DELAYS");
+  if (raw === undefined) return undefined;
+  const parts = raw.split(",").map((part) => part.trim());
+  const delays = parts.map(Number);
+  if (parts.some((part) => part === "") || delays.some((n) => !Number.isFinite(n) || n < 0 || n > 7 * 86_400) || delays.length > 50) {
+    exitWith(`FAULTLINE_RETRY_DELAYS must be up to 50 comma-separated numbers of seconds (0 to 604800), got "${raw}"`);
   }
   return delays;
 }
 
 function database() {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
-  const dataDir = resolve(process.env.FAULTLINE_DATA_DIR ?? ".faultline");
+  const url = env("DATABASE_URL");
+  if (url) return url;
+  const dataDir = resolve(env("FAULTLINE_DATA_DIR") ?? ".faultline");
   mkdirSync(dataDir, { recursive: true });
   return { dataDir };
 }
 
-const faultline = createFaultline({
-  database: database(),
-  publicUrl: baseUrl,
-  // Development setting: the demo may deliver webhooks to loopback and private addresses.
-  delivery: { allowPrivateNetworks: true, ...(retryDelays() && { retryDelays: retryDelays() }) },
-});
+const delays = retryDelays();
+let faultline;
+try {
+  faultline = createFaultline({
+    database: database(),
+    publicUrl: baseUrl,
+    // Development setting: the demo may deliver webhooks to loopback and private addresses.
+    delivery: { allowPrivateNetworks: true, ...(delays && { retryDelays: delays }) },
+  });
+} catch (error) {
+  exitWith(error instanceof Error ? error.message : String(error));
+}
+
+// --- shutdown: registered first, so a Ctrl-C during start-up still closes the database ------
+
+let server;
+let stopping = false;
+let firstSignalAt = 0;
+async function shutdown(signal) {
+  if (stopping) {
+    // A second signal forces the exit. One arriving within a second is the same stop delivered
+    // twice (a terminal or supervisor signals the process group, and npm forwards it as well).
+    if (Date.now() - firstSignalAt < 1000) return;
+    process.stderr.write(`\n${signal} again: exiting without waiting\n`);
+    process.exit(1);
+  }
+  stopping = true;
+  firstSignalAt = Date.now();
+  process.stderr.write(`\n${signal}: shutting down…\n`);
+  try {
+    if (server?.listening) {
+      const closed = new Promise((done) => server.close(done));
+      server.closeAllConnections(); // idle keep-alive sockets would otherwise hold close() open
+      await closed;
+    }
+    await faultline.close();
+  } catch (error) {
+    process.stderr.write(`faultline demo: error while shutting down: ${error?.stack ?? error}\n`);
+    process.exit(1);
+  }
+  process.stderr.write("faultline demo: stopped\n");
+  process.exit(0);
+}
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+
+// --- seed: safe to run on every start ---------------------------------------------------------
 
 /** Runs a create that may already have happened on an earlier start (409 = already there). */
 async function ensure(create) {
@@ -48,40 +106,73 @@ async function ensure(create) {
 async function seed() {
   const { api } = faultline;
   if (!(await api.organizations.get("demo"))) {
-    await api.organizations.create({ slug: "demo", name: "Demo", plan: "business", samlConfigured: true, scimEnabled: true });
+    await ensure(() => api.organizations.create({ slug: "demo", name: "Demo", plan: "business", samlConfigured: true, scimEnabled: true }));
   }
   if (!(await api.projects.get("demo", "web"))) {
-    await api.projects.create({ organization: "demo", slug: "web", name: "Web", platform: "node", features: ["servicehooks"], publicKey: process.env.FAULTLINE_DEMO_DSN_KEY });
+    await ensure(() => api.projects.create({ organization: "demo", slug: "web", name: "Web", platform: "node", features: ["servicehooks"], publicKey: dsnKey }));
   }
-  const admin = (await api.users.get("admin")) ?? (await api.users.create({ username: "admin", email: "admin@demo.test", name: "Ada Admin" }));
-  await api.members.add({ organization: "demo", user: admin.id, role: "owner" });
+  if (!(await api.users.get("admin"))) {
+    await ensure(() => api.users.create({ username: "admin", email: "admin@demo.test", name: "Ada Admin" }));
+  }
+  await api.members.add({ organization: "demo", user: "admin", role: "owner" }); // an upsert
   await ensure(() => api.teams.create({ organization: "demo", slug: "backend", name: "Backend" }));
-  await api.teams.addMember({ organization: "demo", team: "backend", user: "admin" });
+  await api.teams.addMember({ organization: "demo", team: "backend", user: "admin" }); // no-op when already in
   await ensure(() =>
     api.apps.create({ organization: "demo", name: "Demo App", slug: "demo-app", isInternal: true, scopes: ["event:read", "event:write"], events: ["issue", "error", "comment"] }),
   );
-  const token = (await ensure(() => api.tokens.create({ user: "admin", scopes: [...SCOPES], name: "demo", token: process.env.FAULTLINE_DEMO_TOKEN })))?.token ?? process.env.FAULTLINE_DEMO_TOKEN;
+  // Creating an internal app installs it; installing again returns the existing installation, so
+  // this also repairs a start that stopped between the two.
+  await api.installations.install({ organization: "demo", app: "demo-app" });
+
+  const demoToken = env("FAULTLINE_DEMO_TOKEN");
+  const token = (await ensure(() => api.tokens.create({ user: "admin", scopes: [...SCOPES], name: "demo", token: demoToken })))?.token ?? demoToken;
+  const scimEnv = env("FAULTLINE_DEMO_SCIM_TOKEN");
   const scimToken =
-    (await ensure(() => api.tokens.create({ organization: "demo", kind: "scim", scopes: ["member:admin", "team:admin"], name: "scim", token: process.env.FAULTLINE_DEMO_SCIM_TOKEN })))?.token ??
-    process.env.FAULTLINE_DEMO_SCIM_TOKEN;
+    (await ensure(() => api.tokens.create({ organization: "demo", kind: "scim", scopes: ["member:admin", "team:admin"], name: "demo scim", token: scimEnv })))?.token ??
+    scimEnv;
+
   const [key] = await api.projects.keys("demo", "web");
-  return { token, scimToken, dsn: key?.dsn.public };
+  if (dsnKey && key && key.public !== dsnKey) {
+    process.stderr.write(`faultline demo: project "web" already has DSN key ${key.public}; FAULTLINE_DEMO_DSN_KEY applies only when it is created\n`);
+  }
+  return { token, scimToken, dsn: key?.dsn?.public };
 }
+
+// --- the host app -----------------------------------------------------------------------------
 
 const app = express();
 app.get("/", (_req, res) => {
-  res.type("html").send(`<!doctype html><html><head><title>Demo product</title></head><body>
+  res.type("html").send(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Demo product</title></head><body>
 <h1>An existing product, with Faultline inside</h1>
-<p>This Express app has its own routes (<a href="/health">/health</a>) and mounts Faultline's Sentry-compatible API at the root.</p>
-<ul><li><code>GET /api/0/organizations/demo/</code></li><li><code>GET /api/0/organizations/demo/issues/</code></li><li><code>POST /api/&lt;project id&gt;/envelope/</code> (Sentry SDKs)</li></ul>
+<p>This is a small Express app with its own routes (this page and <a href="/health">/health</a>).
+Faultline, an embeddable Sentry-compatible error-monitoring API, is mounted at the root of the same app
+and shares its process and port. The API answers JSON and needs the token printed by <code>npm start</code>
+(<code>Authorization: Bearer flu_…</code>).</p>
+<ul>
+<li><a href="/health">/health</a> — the host's own health check</li>
+<li><a href="/api/0/organizations/demo/">/api/0/organizations/demo/</a> — the seeded organization</li>
+<li><a href="/api/0/organizations/demo/svc-app-installations/">/api/0/organizations/demo/svc-app-installations/</a> — installed apps</li>
+<li><a href="/api/0/projects/demo/web/keys/">/api/0/projects/demo/web/keys/</a> — the project's DSN</li>
+<li><a href="/api/0/organizations/demo/issues/">/api/0/organizations/demo/issues/</a> — issues</li>
+</ul>
+<p>See <code>docs/getting-started.md</code> in the repository.</p>
 </body></html>`);
 });
 app.get("/health", (_req, res) => res.json({ ok: true }));
 app.use(faultlineExpress(faultline));
 
-await faultline.ready();
-const seeded = await seed();
-const server = app.listen(port, host, () => {
+function listen() {
+  return new Promise((resolveListen, rejectListen) => {
+    // Express 5 calls this callback with the error when listening fails (EADDRINUSE, …).
+    const listening = app.listen(port, host, (error) => (error ? rejectListen(error) : resolveListen(listening)));
+  });
+}
+
+try {
+  await faultline.ready();
+  const seeded = await seed();
+  server = await listen();
   process.stdout.write(
     [
       "",
@@ -90,22 +181,18 @@ const server = app.listen(port, host, () => {
       `  DSN (project "web"):     ${seeded.dsn}`,
       `  SCIM token (org "demo"): ${seeded.scimToken}`,
       "",
-      "Try:",
+      "List the installed apps:",
       `  curl -H "Authorization: Bearer ${seeded.token}" ${baseUrl}/api/0/organizations/demo/svc-app-installations/`,
+      "",
+      "Ctrl-C stops it; data is kept for the next start.",
       "",
     ].join("\n"),
   );
-});
-
-let stopping = false;
-async function shutdown(signal) {
-  if (stopping) process.exit(1); // a second signal forces the exit
-  stopping = true;
-  process.stderr.write(`\n${signal}: shutting down…\n`);
-  server.closeAllConnections?.();
-  await new Promise((done) => server.close(done));
-  await faultline.close();
-  process.exit(0);
+} catch (error) {
+  // During a shutdown the API answers 503 (closed): shutdown() exits, nothing to report.
+  if (!stopping) {
+    process.stderr.write(`faultline demo: could not start: ${error?.message ?? error}\n`);
+    await faultline.close().catch(() => undefined);
+    process.exit(1);
+  }
 }
-process.on("SIGINT", () => void shutdown("SIGINT"));
-process.on("SIGTERM", () => void shutdown("SIGTERM"));

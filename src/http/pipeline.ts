@@ -146,7 +146,8 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   }
 }
 
-function forbidden(required: readonly Scope[]): ApiError {
+/** The 403 of a missing scope; exported for endpoints that authorize an organization they resolve themselves. */
+export function forbidden(required: readonly Scope[]): ApiError {
   return new ApiError(
     403,
     "You do not have permission to perform this action.",

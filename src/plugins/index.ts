@@ -1,11 +1,15 @@
+import { alertsPlugin } from "./alerts/index.js";
 import { apiTokensPlugin } from "./api-tokens/index.js";
+import { deliveriesPlugin } from "./deliveries/index.js";
+import { externalIssuesPlugin } from "./external-issues/index.js";
 import { ingestPlugin } from "./ingest/index.js";
 import { installationsPlugin } from "./installations/index.js";
 import { issuesPlugin } from "./issues/index.js";
 import { organizationsPlugin } from "./organizations/index.js";
+import { openApiPlugin } from "./openapi/index.js";
 import { scimPlugin } from "./scim/index.js";
 import { serviceHooksPlugin } from "./service-hooks/index.js";
 import { webhooksPlugin } from "./webhooks/index.js";
 
 /** The first-party feature areas every instance has. */
-export const firstPartyPlugins = [organizationsPlugin, apiTokensPlugin, installationsPlugin, issuesPlugin, ingestPlugin, serviceHooksPlugin, webhooksPlugin, scimPlugin] as const;
+export const firstPartyPlugins = [organizationsPlugin, apiTokensPlugin, installationsPlugin, issuesPlugin, ingestPlugin, serviceHooksPlugin, webhooksPlugin, scimPlugin, externalIssuesPlugin, deliveriesPlugin, alertsPlugin, openApiPlugin] as const;

@@ -3,8 +3,9 @@ import { issuesMigration } from "./0002-issues.js";
 import { scimMigration } from "./0003-scim.js";
 import { deliveryMigration } from "./0004-delivery.js";
 import { appsMigration } from "./0005-apps.js";
+import { alertsMigration } from "./0006-alerts.js";
 import type { SchemaMigration } from "./types.js";
 
 /** Every first-party migration, in name order (Kysely applies them by name). Never rename or edit a released one. */
-export const coreMigrations: readonly SchemaMigration[] = [coreMigration, issuesMigration, scimMigration, deliveryMigration, appsMigration];
+export const coreMigrations: readonly SchemaMigration[] = [coreMigration, issuesMigration, scimMigration, deliveryMigration, appsMigration, alertsMigration];
 export type { SchemaMigration } from "./types.js";

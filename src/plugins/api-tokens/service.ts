@@ -1,7 +1,8 @@
+import type { Insertable } from "kysely";
 import { createTokenSecret } from "../../auth/token-secret.js";
 import type { Clock } from "../../clock.js";
 import { isUniqueViolation } from "../../db/errors.js";
-import type { TokenKind } from "../../db/schema.js";
+import type { ApiTokensTable, TokenKind } from "../../db/schema.js";
 import { ApiError, badRequest, notFound } from "../../http/errors.js";
 import { parseOrThrow } from "../../http/validate.js";
 import type { OrganizationService } from "../organizations/index.js";
@@ -9,10 +10,14 @@ import type { TokenRepository } from "./repository.js";
 import { type CreateTokenInput, createTokenInput } from "./schemas.js";
 import { serializeToken } from "./serialize.js";
 
-interface NewToken {
+export interface NewToken {
   kind: TokenKind;
   userId: number | null;
   organizationId: number | null;
+  /** Set for installation tokens (OAuth exchange). */
+  installationId?: number | null;
+  /** SHA-256 of the OAuth refresh token that can replace this token. */
+  refreshTokenHash?: string | null;
   name: string | null;
   scopes: string[];
   expiresAt: Date | null;
@@ -42,31 +47,42 @@ export class TokenService {
   }
 
   async issue(token: NewToken) {
+    const { row: values, plaintext } = this.prepare(token);
+    try {
+      const row = await this.repository.insert(values);
+      return { ...serializeToken(row), token: plaintext };
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ApiError(409, "This token value is already in use");
+      throw error;
+    }
+  }
+
+  /**
+   * The row of a new token and its plaintext, without inserting it: for callers that insert it in
+   * their own transaction (the OAuth exchange consumes a grant and issues a token atomically).
+   */
+  prepare(token: NewToken): { row: Insertable<ApiTokensTable>; plaintext: string } {
     let secret;
     try {
       secret = createTokenSecret(token.kind, token.plaintext);
     } catch (error) {
       throw badRequest((error as Error).message, { token: [(error as Error).message] });
     }
-    try {
-      const row = await this.repository.insert({
-        kind: token.kind,
-        user_id: token.userId,
-        organization_id: token.organizationId,
-        installation_id: null,
-        name: token.name,
-        token_hash: secret.hash,
-        token_prefix: secret.prefix,
-        token_last_characters: secret.lastCharacters,
-        scopes: token.scopes,
-        expires_at: token.expiresAt,
-        date_created: this.clock.now(),
-      });
-      return { ...serializeToken(row), token: secret.plaintext };
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new ApiError(409, "This token value is already in use");
-      throw error;
-    }
+    const row: Insertable<ApiTokensTable> = {
+      kind: token.kind,
+      user_id: token.userId,
+      organization_id: token.organizationId,
+      installation_id: token.installationId ?? null,
+      refresh_token_hash: token.refreshTokenHash ?? null,
+      name: token.name,
+      token_hash: secret.hash,
+      token_prefix: secret.prefix,
+      token_last_characters: secret.lastCharacters,
+      scopes: token.scopes,
+      expires_at: token.expiresAt,
+      date_created: this.clock.now(),
+    };
+    return { row, plaintext: secret.plaintext };
   }
 
   async listForUser(userId: number) {

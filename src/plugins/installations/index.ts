@@ -1,17 +1,20 @@
 import { registerFactory } from "../../container/container.js";
-import { Clock, Db, EventBus } from "../../container/tokens.js";
+import { Clock, Db, EventBus, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
+import { TokenServiceToken } from "../api-tokens/index.js";
 import { OrganizationServiceToken } from "../organizations/index.js";
+import { createApp, deleteApp, getApp, listAppRequests, listApps, rotateAppSecret, updateApp } from "./app-routes.js";
+import { InstallationAuthorizer } from "./oauth.js";
 import { InstallationRepository } from "./repository.js";
-import { listInstallations } from "./routes.js";
-import type { CreateAppInput, InstallAppInput } from "./schemas.js";
+import { authorizeInstallationToken, installApp, listComponents, listInstallations, uninstallApp } from "./routes.js";
+import type { CreateAppInput, InstallAppInput, UpdateAppInput } from "./schemas.js";
 import { InstallationService } from "./service.js";
-import { InstallationRepositoryToken, InstallationServiceToken } from "./tokens.js";
+import { InstallationAuthorizerToken, InstallationRepositoryToken, InstallationServiceToken } from "./tokens.js";
 
-/** Apps and installations: the seed's installation list, and provisioning for hosts. */
+/** Apps and installations: app management, installing, the OAuth exchange, UI components and the request log. */
 export const installationsPlugin = definePlugin({
   id: "installations",
-  dependencies: ["organizations"],
+  dependencies: ["organizations", "api-tokens"],
   register(container) {
     registerFactory(container, InstallationRepositoryToken, (c) => new InstallationRepository(() => c.resolve(Db)));
     registerFactory(
@@ -24,19 +27,49 @@ export const installationsPlugin = definePlugin({
           c.resolve(OrganizationServiceToken),
           c.resolve(EventBus),
           c.resolve(Clock),
+          c.resolve(Options).delivery.allowPrivateNetworks,
         ),
     );
+    registerFactory(
+      container,
+      InstallationAuthorizerToken,
+      (c) => new InstallationAuthorizer(() => c.resolve(Db), c.resolve(InstallationRepositoryToken), c.resolve(TokenServiceToken), c.resolve(Clock)),
+    );
   },
-  endpoints: [listInstallations],
-  api: (container) => ({
-    apps: {
-      /** Creates an app; `clientSecret` is in this result only. Internal apps are installed in their owner. */
-      create: (input: CreateAppInput) => container.resolve(InstallationServiceToken).createApp(input),
-    },
-    installations: {
-      install: (input: InstallAppInput) => container.resolve(InstallationServiceToken).install(input),
-    },
-  }),
+  endpoints: [
+    listInstallations,
+    installApp,
+    uninstallApp,
+    authorizeInstallationToken,
+    listComponents,
+    createApp,
+    listApps,
+    getApp,
+    updateApp,
+    deleteApp,
+    rotateAppSecret,
+    listAppRequests,
+  ],
+  api: (container) => {
+    const service = () => container.resolve(InstallationServiceToken);
+    return {
+      apps: {
+        /** Creates an app; `clientSecret` is in this result only. Internal apps are installed in their owner. */
+        create: (input: CreateAppInput) => service().createApp(input),
+        update: async (slug: string, input: UpdateAppInput) => service().updateApp(await service().requireApp(slug), input),
+        /** Deletes an app, uninstalling it everywhere (`installation.deleted` for each installation). */
+        delete: async (slug: string) => service().deleteApp(await service().requireApp(slug)),
+        /** A new client secret, in this result only. */
+        rotateSecret: async (slug: string) => service().rotateSecret(await service().requireApp(slug)),
+      },
+      installations: {
+        install: (input: InstallAppInput) => service().install(input),
+        uninstall: (uuid: string) => service().uninstall(uuid),
+      },
+    };
+  },
 });
 
-export { InstallationServiceToken } from "./tokens.js";
+export { authorizeIn, authorizeInstallation } from "./access.js";
+export { accessDeps } from "./app-routes.js";
+export { InstallationRepositoryToken, InstallationServiceToken } from "./tokens.js";

@@ -1,8 +1,13 @@
-import type { Insertable, Kysely } from "kysely";
+import { type Insertable, type Kysely, sql, type Updateable } from "kysely";
 import type { AppsTable, Database } from "../../db/schema.js";
 import { type KeysetBound, keysetCondition } from "../../http/pagination.js";
 
-/** Apps and their installations. Installation queries are scoped by organization. */
+/** The newest requests kept and shown per app, and the newest errors per event type (platform.md §5.4). */
+export const REQUEST_LOG_KEEP = 100;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Apps and their installations. Installation queries are scoped by organization or by UUID. */
 export class InstallationRepository {
   constructor(private readonly db: () => Kysely<Database>) {}
 
@@ -10,8 +15,25 @@ export class InstallationRepository {
     return this.db().insertInto("apps").values(values).returningAll().executeTakeFirstOrThrow();
   }
 
-  findAppBySlug(slug: string) {
-    return this.db().selectFrom("apps").selectAll().where("slug", "=", slug).executeTakeFirst();
+  findAppBySlug(slug: string, db = this.db()) {
+    return db.selectFrom("apps").selectAll().where("slug", "=", slug).executeTakeFirst();
+  }
+
+  /** One organization's own apps, newest first. */
+  listApps(organizationId: number, bound: KeysetBound) {
+    const condition = keysetCondition(bound, "date_created", "id");
+    let query = this.db().selectFrom("apps").selectAll().where("organization_id", "=", organizationId);
+    if (condition) query = query.where(condition);
+    return query.orderBy("date_created", bound.order).orderBy("id", bound.order).limit(bound.limit).execute();
+  }
+
+  updateApp(appId: number, values: Updateable<AppsTable>, db: Kysely<Database> = this.db()) {
+    return db.updateTable("apps").set(values).where("id", "=", appId).returningAll().executeTakeFirstOrThrow();
+  }
+
+  /** Deletes an app; installations, their tokens, links and the request log go with it (ON DELETE CASCADE). */
+  async deleteApp(appId: number, db: Kysely<Database> = this.db()): Promise<void> {
+    await db.deleteFrom("apps").where("id", "=", appId).execute();
   }
 
   /** Installs an app once per organization; a repeat returns the existing installation. */
@@ -32,6 +54,44 @@ export class InstallationRepository {
     return { installation: existing, created: false };
   }
 
+  /** An installation by UUID (anything else is simply not found); `lock` holds its row until the transaction ends. */
+  async findInstallation(uuid: string, db: Kysely<Database> = this.db(), options: { lock?: boolean } = {}) {
+    if (!UUID.test(uuid)) return undefined;
+    const query = db.selectFrom("app_installations").selectAll().where("uuid", "=", uuid.toLowerCase());
+    return (options.lock ? query.forUpdate() : query).executeTakeFirst();
+  }
+
+  /** `lock` holds the app row: installs (whose foreign key check needs it) wait until the transaction ends. */
+  findAppById(appId: number, db: Kysely<Database> = this.db(), options: { lock?: boolean } = {}) {
+    const query = db.selectFrom("apps").selectAll().where("id", "=", appId);
+    return (options.lock ? query.forUpdate() : query).executeTakeFirst();
+  }
+
+  installationsOfApp(appId: number, db: Kysely<Database>) {
+    return db.selectFrom("app_installations").selectAll().where("app_id", "=", appId).orderBy("id").forUpdate().execute();
+  }
+
+  /** Deletes an installation; its tokens and external issue links go with it (ON DELETE CASCADE). */
+  async deleteInstallation(installationId: number, db: Kysely<Database>): Promise<void> {
+    await db.deleteFrom("app_installations").where("id", "=", installationId).execute();
+  }
+
+  /** Uses the one-time grant code: true for exactly one caller, however many race for it. */
+  async consumeCode(installationId: number, code: string, db: Kysely<Database>): Promise<boolean> {
+    const used = await db.updateTable("app_installations").set({ code: null }).where("id", "=", installationId).where("code", "=", code).returning("id").executeTakeFirst();
+    return used !== undefined;
+  }
+
+  /** Installation tokens follow their app's scopes, so narrowing an app narrows every token it holds. */
+  async rescopeTokens(appId: number, scopes: string[], db: Kysely<Database>): Promise<void> {
+    await db
+      .updateTable("api_tokens")
+      .set({ scopes })
+      .where("kind", "=", "installation")
+      .where("installation_id", "in", (eb) => eb.selectFrom("app_installations").select("id").where("app_id", "=", appId))
+      .execute();
+  }
+
   /** One organization's installations with their app, newest first. */
   listInstallations(organizationId: number, bound: KeysetBound) {
     const condition = keysetCondition(bound, "i.date_created", "i.id");
@@ -44,6 +104,61 @@ export class InstallationRepository {
     if (condition) query = query.where(condition);
     return query.orderBy("i.date_created", bound.order).orderBy("i.id", bound.order).limit(bound.limit).execute();
   }
+
+  /** Apps installed in an organization that declare UI components, oldest installation first. */
+  installedSchemas(organizationId: number) {
+    return this.db()
+      .selectFrom("app_installations as i")
+      .innerJoin("apps as a", "a.id", "i.app_id")
+      .select(["a.uuid", "a.slug", "a.name", "a.schema"])
+      .where("i.organization_id", "=", organizationId)
+      .where("a.schema", "is not", null)
+      .orderBy("i.date_created")
+      .orderBy("i.id")
+      .execute();
+  }
+
+  /**
+   * An app's request log as it is kept: the newest 100 requests, plus the newest 100 errors of
+   * each event type; newest first.
+   */
+  requestLog(appId: number, filter: { eventType?: string; errorsOnly: boolean }) {
+    let ranked = this.db()
+      .selectFrom("app_request_log")
+      .select([
+        "id",
+        sql<number>`row_number() OVER (ORDER BY date_created DESC, id DESC)`.as("overall"),
+        sql<number>`row_number() OVER (PARTITION BY event_type, is_error ORDER BY date_created DESC, id DESC)`.as("per_type"),
+      ])
+      .where("app_id", "=", appId);
+    if (filter.eventType !== undefined) ranked = ranked.where("event_type", "=", filter.eventType);
+    if (filter.errorsOnly) ranked = ranked.where("is_error", "=", true);
+    return this.db()
+      .selectFrom(ranked.as("ranked"))
+      .innerJoin("app_request_log as l", "l.id", "ranked.id")
+      .leftJoin("organizations as o", "o.id", "l.organization_id")
+      .select([
+        "l.id",
+        "l.date_created",
+        "l.response_code",
+        "l.webhook_url",
+        "l.event_type",
+        "l.delivery_id",
+        "l.attempt",
+        "l.request_body",
+        "l.response_body",
+        "o.slug as organization_slug",
+        "o.name as organization_name",
+      ])
+      .where((eb) =>
+        eb.or([eb("ranked.overall", "<=", REQUEST_LOG_KEEP), eb.and([eb("l.is_error", "=", true), eb("ranked.per_type", "<=", REQUEST_LOG_KEEP)])]),
+      )
+      .orderBy("l.date_created", "desc")
+      .orderBy("l.id", "desc")
+      .execute();
+  }
 }
 
 export type InstallationListRow = Awaited<ReturnType<InstallationRepository["listInstallations"]>>[number];
+export type RequestLogRow = Awaited<ReturnType<InstallationRepository["requestLog"]>>[number];
+export type InstalledSchemaRow = Awaited<ReturnType<InstallationRepository["installedSchemas"]>>[number];

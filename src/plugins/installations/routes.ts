@@ -1,12 +1,17 @@
 import { z } from "zod";
 import { defineEndpoint } from "../../http/endpoint.js";
 import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
-import { InstallationRepositoryToken } from "./tokens.js";
-import { serializeInstallation } from "./serialize.js";
+import { authorizeInstallation } from "./access.js";
+import { accessDeps, actorOf } from "./app-routes.js";
+import { authorizationBody, componentsQuery, installAppBody } from "./schemas.js";
+import { serializeComponents, serializeInstallation } from "./serialize.js";
+import { InstallationAuthorizerToken, InstallationRepositoryToken, InstallationServiceToken } from "./tokens.js";
+
+const INSTALLATIONS = "/api/0/organizations/{organization_id_or_slug}/svc-app-installations/";
 
 export const listInstallations = defineEndpoint({
   method: "GET",
-  path: "/api/0/organizations/{organization_id_or_slug}/svc-app-installations/",
+  path: INSTALLATIONS,
   operationId: "installations.list",
   summary: "List the apps installed in an organization, newest first",
   scopes: ["org:read"],
@@ -19,4 +24,58 @@ export const listInstallations = defineEndpoint({
     );
     return pageReply(url, page, query.per_page, serializeInstallation);
   },
+});
+
+export const installApp = defineEndpoint({
+  method: "POST",
+  path: INSTALLATIONS,
+  operationId: "installations.install",
+  summary: "Install an app by slug: 201 with the new installation (and its grant code), 200 when already installed",
+  scopes: ["org:integrations"],
+  body: installAppBody,
+  handler: async (ctx) => {
+    const { created, ...installation } = await ctx.container
+      .resolve(InstallationServiceToken)
+      .install({ organization: ctx.organization.id, app: ctx.body.slug }, await actorOf(ctx));
+    return { status: created ? 201 : 200, body: installation };
+  },
+});
+
+export const uninstallApp = defineEndpoint({
+  method: "DELETE",
+  path: "/api/0/svc-app-installations/{uuid}/",
+  operationId: "installations.uninstall",
+  summary: "Uninstall an app; installation.deleted is still delivered to it",
+  handler: async (ctx) => {
+    const { installation } = await authorizeInstallation(accessDeps(ctx), ctx.params.uuid, ["org:integrations"]);
+    await ctx.container.resolve(InstallationServiceToken).uninstall(installation.uuid, await actorOf(ctx));
+    return { status: 204 };
+  },
+});
+
+export const authorizeInstallationToken = defineEndpoint({
+  method: "POST",
+  path: "/api/0/svc-app-installations/{uuid}/authorizations/",
+  operationId: "installations.authorize",
+  summary: "OAuth exchange: a grant code or refresh token and the app's client credentials → an installation token (8 h)",
+  auth: "none",
+  body: authorizationBody,
+  handler: async ({ params, body, container }) => ({
+    status: 201,
+    body: await container.resolve(InstallationAuthorizerToken).exchange(params.uuid, body),
+    // Token responses must not be cached anywhere (RFC 6749 §5.1).
+    headers: { "Cache-Control": "no-store" },
+  }),
+});
+
+export const listComponents = defineEndpoint({
+  method: "GET",
+  path: "/api/0/organizations/{organization_id_or_slug}/svc-app-components/",
+  operationId: "installations.components",
+  summary: "The UI components (schema elements) of the apps installed in an organization",
+  scopes: ["org:read"],
+  query: componentsQuery,
+  handler: async ({ organization, query, container }) => ({
+    body: serializeComponents(await container.resolve(InstallationRepositoryToken).installedSchemas(organization.id), query.filter),
+  }),
 });

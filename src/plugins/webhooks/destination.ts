@@ -17,6 +17,9 @@ export const appWebhookDestination: DestinationHandler = {
     "Svc-Hook-Signature": hexSignature(delivery.secret, delivery.body),
   }),
   onAttempt: async (db, delivery, result, now) => {
+    // installation.deleted may outlive its app (deleted apps uninstall everywhere): no log then.
+    const app = await db.selectFrom("apps").select("id").where("id", "=", Number(delivery.destination_id)).executeTakeFirst();
+    if (!app) return;
     await db
       .insertInto("app_request_log")
       .values({

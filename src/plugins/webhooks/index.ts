@@ -45,6 +45,20 @@ function forward<N extends DomainEventName>(
   };
 }
 
+/** `data.installation`; the grant `code` only appears while it is unused (installation.created). */
+function installationData(event: DomainEvent<"installation.created" | "installation.deleted">, links: LinkContext) {
+  const { app, installation } = event.payload;
+  return {
+    installation: {
+      uuid: installation.uuid,
+      app: { uuid: app.uuid, slug: app.slug },
+      organization: { slug: links.organizationSlug },
+      status: installation.status,
+      ...(event.name === "installation.created" && installation.code ? { code: installation.code } : {}),
+    },
+  };
+}
+
 const issueOnly = (event: { payload: { issue: IssueSnapshot } }, links: LinkContext) => ({ issue: issueData(event.payload.issue, links) });
 
 /** Signed app webhooks for every issue, error, comment and installation event of an organization. */
@@ -65,19 +79,8 @@ export const webhooksPlugin = definePlugin({
     "comment.created": forward("comment", (event) => commentData(event.payload.issue, event.payload.comment)),
     "comment.updated": forward("comment", (event) => commentData(event.payload.issue, event.payload.comment)),
     "comment.deleted": forward("comment", (event) => commentData(event.payload.issue, event.payload.comment)),
-    "installation.created": forward(
-      "installation",
-      (event, links) => ({
-        installation: {
-          uuid: event.payload.installation.uuid,
-          app: { uuid: event.payload.app.uuid, slug: event.payload.app.slug },
-          organization: { slug: links.organizationSlug },
-          status: event.payload.installation.status,
-          code: event.payload.installation.code,
-        },
-      }),
-      (event) => event.payload.installation.uuid,
-    ),
+    "installation.created": forward("installation", installationData, (event) => event.payload.installation.uuid),
+    "installation.deleted": forward("installation", installationData, (event) => event.payload.installation.uuid),
   },
 });
 

@@ -1,0 +1,54 @@
+import type { HasHandler } from "../node/index.js";
+
+export type { HasHandler } from "../node/index.js";
+
+type RouteHandler = (request: Request) => Promise<Response>;
+
+/** The exports of an App Router catch-all `route.ts`. */
+export interface NextRouteHandlers {
+  GET: RouteHandler;
+  POST: RouteHandler;
+  PUT: RouteHandler;
+  PATCH: RouteHandler;
+  DELETE: RouteHandler;
+  OPTIONS: RouteHandler;
+  HEAD: RouteHandler;
+}
+
+export interface NextHandlerOptions {
+  /** Where the catch-all route lives, as seen in `request.url` (default `/api/faultline`). */
+  basePath?: string;
+}
+
+/**
+ * The handlers of `app/api/faultline/[...path]/route.ts`:
+ *
+ *     export const runtime = "nodejs";
+ *     export const { GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD } = toNextJsHandler(() => faultline);
+ *
+ * Routing uses `request.url` (the full path, prefix included), never `params`. Pass the instance,
+ * or a function returning it, so nothing is created when Next only imports the module to build.
+ */
+export function toNextJsHandler(source: HasHandler | (() => HasHandler | Promise<HasHandler>), options: NextHandlerOptions = {}): NextRouteHandlers {
+  const basePath = options.basePath ?? "/api/faultline";
+  const handle: RouteHandler = async (request) => {
+    const faultline = typeof source === "function" ? await source() : source;
+    return faultline.handler(request, { basePath });
+  };
+  return { GET: handle, POST: handle, PUT: handle, PATCH: handle, DELETE: handle, OPTIONS: handle, HEAD: handle };
+}
+
+const INSTANCES = Symbol.for("faultline.next.instances");
+
+/**
+ * One instance per `key` for the whole process, kept on `globalThis`: Next's dev server re-evaluates
+ * modules on every hot reload, and each evaluation would otherwise open another database (and
+ * another worker). `factory` runs once per key; later calls — after any reload — get the same instance.
+ *
+ *     export const faultline = getOrCreateFaultline("main", () => createFaultline({ database: process.env.DATABASE_URL }));
+ */
+export function getOrCreateFaultline<T>(key: string, factory: () => T): T {
+  const store = ((globalThis as Record<symbol, unknown>)[INSTANCES] ??= new Map<string, unknown>()) as Map<string, unknown>;
+  if (!store.has(key)) store.set(key, factory());
+  return store.get(key) as T;
+}

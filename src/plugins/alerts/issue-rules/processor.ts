@@ -1,0 +1,127 @@
+import type { IssueAlertRule } from "../../../db/schema.js";
+import type { TransactionScope } from "../../../db/transaction.js";
+import { type DomainEvent, SYSTEM_ACTOR } from "../../../events/event-bus.js";
+import type { ServiceHookDispatcher } from "../../service-hooks/dispatcher.js";
+import type { AppWebhookDispatcher } from "../../webhooks/dispatcher.js";
+import { errorData } from "../../webhooks/payloads.js";
+import type { AlertLinks } from "../links.js";
+import { type EventFacts, ruleMatches, windowStart } from "./evaluate.js";
+import type { IssueRuleRepository } from "./repository.js";
+import type { Condition, Filter, Interval } from "./schemas.js";
+
+const MINUTE = 60_000;
+/** Bound of the in-process memo of recent firings (it only saves queries; the table decides). */
+const MEMO_LIMIT = 10_000;
+
+interface LoadedRule {
+  row: IssueAlertRule;
+  actionMatch: "all" | "any";
+  conditions: Condition[];
+  filters: Filter[];
+  environment: string | null;
+}
+
+/**
+ * Evaluates a project's issue alert rules for each stored event, inside the ingest transaction:
+ * claims the firing (frequency throttle) and writes the `event.alert` and `event_alert.triggered`
+ * deliveries to the outbox. Rules, counts and firings are memoised per transaction, so a batch
+ * of events costs a few queries, not a few per event.
+ */
+export class IssueAlertProcessor {
+  readonly #rules = new WeakMap<TransactionScope, Map<number, Promise<LoadedRule[]>>>();
+  readonly #counts = new WeakMap<TransactionScope, Map<string, Promise<number>>>();
+  /** Firings claimed in this transaction ("rule:issue" → ms), not yet committed. */
+  readonly #claimed = new WeakMap<TransactionScope, Map<string, number>>();
+  /** Committed firings of this process: a rule known to have fired recently is skipped without a query. */
+  readonly #recent = new Map<string, number>();
+
+  constructor(
+    private readonly repository: IssueRuleRepository,
+    private readonly serviceHooks: ServiceHookDispatcher,
+    private readonly appWebhooks: AppWebhookDispatcher,
+    private readonly links: AlertLinks,
+  ) {}
+
+  async onErrorCreated(domainEvent: DomainEvent<"error.created">, scope: TransactionScope): Promise<void> {
+    const { issue, event, firstEvent, transition } = domainEvent.payload;
+    // As Sentry: rules apply to unresolved issues only (a regression or a lifted snooze reopens first).
+    if (issue.status !== "unresolved") return;
+    const rules = await this.#activeRules(scope, issue.project.id);
+    if (rules.length === 0) return;
+    const facts: EventFacts = { level: event.level, environment: event.environment, tags: event.tags, firstEvent, transition, timesSeen: issue.count };
+    const at = event.received;
+    const count = (interval: Interval, environment: string | null) => this.#count(scope, issue.id, windowStart(at, interval), environment);
+    const matched: LoadedRule[] = [];
+    for (const rule of rules) {
+      if (this.#throttled(scope, rule.row, issue.id, at)) continue;
+      if (await ruleMatches(rule, facts, count)) matched.push(rule);
+    }
+    if (matched.length === 0) return;
+    const granted = await this.repository.claim(scope.trx, matched.map((rule) => rule.row.id), issue.id, at);
+    const fired = matched.filter((rule) => granted.has(rule.row.id));
+    if (fired.length === 0) return;
+    this.#remember(scope, fired, issue.id, at);
+    await this.serviceHooks.dispatch(scope, "event.alert", issue, event, fired.map((rule) => rule.row.name));
+    const links = await this.links.forOrganization(scope, domainEvent.organizationId);
+    const data = errorData(issue, event, links);
+    for (const rule of fired) {
+      await this.appWebhooks.dispatch(scope, {
+        organizationId: domainEvent.organizationId,
+        category: "event_alert",
+        eventType: "event_alert.triggered",
+        actor: SYSTEM_ACTOR,
+        data: { event: data, triggered_rule: rule.row.name },
+      });
+    }
+  }
+
+  #activeRules(scope: TransactionScope, projectId: number): Promise<LoadedRule[]> {
+    let perScope = this.#rules.get(scope);
+    if (!perScope) this.#rules.set(scope, (perScope = new Map()));
+    let rules = perScope.get(projectId);
+    if (!rules) {
+      rules = this.repository.active(scope.trx, projectId).then((rows) =>
+        rows.map((row) => ({
+          row,
+          actionMatch: row.action_match,
+          conditions: row.conditions as Condition[],
+          filters: row.filters as Filter[],
+          environment: row.environment,
+        })),
+      );
+      perScope.set(projectId, rules);
+    }
+    return rules;
+  }
+
+  /** Counts are final for the whole batch once its events are inserted, so one read per window serves every event. */
+  #count(scope: TransactionScope, issueId: number, since: Date, environment: string | null): Promise<number> {
+    let perScope = this.#counts.get(scope);
+    if (!perScope) this.#counts.set(scope, (perScope = new Map()));
+    const key = `${issueId}:${since.getTime()}:${environment ?? "\0"}`;
+    let count = perScope.get(key);
+    if (!count) perScope.set(key, (count = this.repository.countSince(scope.trx, issueId, since, environment)));
+    return count;
+  }
+
+  /** Known to have fired less than its frequency ago (in this transaction, or committed by this process). */
+  #throttled(scope: TransactionScope, rule: IssueAlertRule, issueId: number, at: Date): boolean {
+    const key = `${rule.id}:${issueId}`;
+    const last = this.#claimed.get(scope)?.get(key) ?? this.#recent.get(key);
+    return last !== undefined && at.getTime() < last + rule.frequency * MINUTE;
+  }
+
+  #remember(scope: TransactionScope, fired: LoadedRule[], issueId: number, at: Date): void {
+    let claimed = this.#claimed.get(scope);
+    if (!claimed) {
+      const pending = (claimed = new Map());
+      this.#claimed.set(scope, pending);
+      // Only a committed claim may skip queries later: a rolled-back one never happened.
+      scope.afterCommit(() => {
+        if (this.#recent.size + pending.size > MEMO_LIMIT) this.#recent.clear();
+        for (const [key, ms] of pending) this.#recent.set(key, Math.max(ms, this.#recent.get(key) ?? 0));
+      });
+    }
+    for (const rule of fired) claimed.set(`${rule.row.id}:${issueId}`, at.getTime());
+  }
+}

@@ -1,0 +1,94 @@
+import { z } from "zod";
+
+/** Event levels from least to most severe: what `gte` / `lte` compare. */
+export const LEVELS = ["debug", "info", "warning", "error", "fatal"] as const;
+export const INTERVALS = { "1m": 1, "5m": 5, "15m": 15, "1h": 60, "1d": 1440 } as const;
+export type Interval = keyof typeof INTERVALS;
+
+/** The message of a missing or unknown `id` in a list of conditions or filters. */
+const unknownId = (kind: string) => (issue: { code: string; input?: unknown }) => {
+  if (issue.code !== "invalid_union") return undefined;
+  const id = (issue.input as { id?: unknown } | undefined)?.id;
+  return id === undefined ? `${kind} id is required` : `Unknown ${kind} id: ${JSON.stringify(id)}`;
+};
+
+const count = z.number().int().min(0).max(2_147_483_647);
+
+export const conditionSchema = z.discriminatedUnion(
+  "id",
+  [
+    z.object({ id: z.literal("first_seen_event") }),
+    z.object({ id: z.literal("regression_event") }),
+    z.object({ id: z.literal("reappeared_event") }),
+    z.object({ id: z.literal("every_event") }),
+    z.object({
+      id: z.literal("event_frequency"),
+      value: count,
+      interval: z.enum(Object.keys(INTERVALS) as [Interval, ...Interval[]], { error: `must be one of ${Object.keys(INTERVALS).join(", ")}` }),
+    }),
+  ],
+  { error: unknownId("condition") },
+);
+
+const TAG_MATCHES = ["eq", "ne", "co", "nc", "is", "ns"] as const;
+
+export const filterSchema = z.discriminatedUnion(
+  "id",
+  [
+    z.object({
+      id: z.literal("level"),
+      match: z.enum(["eq", "gte", "lte"], { error: "must be one of eq, gte, lte" }),
+      level: z.enum(LEVELS, { error: `must be one of ${LEVELS.join(", ")}` }),
+    }),
+    z
+      .object({
+        id: z.literal("tagged_event"),
+        key: z.string().trim().min(1).max(200),
+        match: z.enum(TAG_MATCHES, { error: `must be one of ${TAG_MATCHES.join(", ")}` }),
+        value: z.string().max(200).optional(),
+      })
+      .refine((filter) => filter.match === "is" || filter.match === "ns" || (filter.value !== undefined && filter.value !== ""), {
+        message: "a value is required for this match",
+        path: ["value"],
+      }),
+    z.object({ id: z.literal("issue_occurrences"), value: count }),
+  ],
+  { error: unknownId("filter") },
+);
+
+export type Condition = z.output<typeof conditionSchema>;
+export type Filter = z.output<typeof filterSchema>;
+
+const fields = {
+  name: z.string().trim().min(1).max(256),
+  actionMatch: z.enum(["all", "any"], { error: "must be all or any" }),
+  conditions: z.array(conditionSchema).min(1, "at least one condition is required").max(20),
+  filters: z.array(filterSchema).max(20),
+  frequency: z.number().int().min(5, "must be at least 5 minutes").max(43_200, "must be at most 43200 minutes (30 days)"),
+  environment: z.string().trim().min(1).max(64).nullable(),
+  status: z.enum(["active", "disabled"], { error: "must be active or disabled" }),
+};
+
+/** A whole rule as stored: what POST makes with defaults, and what a PUT must leave valid. */
+export const issueRuleSchema = z.object({
+  name: fields.name,
+  actionMatch: fields.actionMatch.default("all"),
+  conditions: fields.conditions,
+  filters: fields.filters.default([]),
+  frequency: fields.frequency.default(30),
+  environment: fields.environment.default(null),
+  status: fields.status.default("active"),
+});
+
+export type IssueRuleInput = z.output<typeof issueRuleSchema>;
+
+/** PUT changes only the fields present; the merged rule is validated again as a whole. */
+export const issueRuleUpdateSchema = z.object({
+  name: fields.name.optional(),
+  actionMatch: fields.actionMatch.optional(),
+  conditions: fields.conditions.optional(),
+  filters: fields.filters.optional(),
+  frequency: fields.frequency.optional(),
+  environment: fields.environment.optional(),
+  status: fields.status.optional(),
+});

@@ -1,0 +1,18 @@
+import type { IssueAlertRule, Project } from "../../../db/schema.js";
+import { isoDate } from "../../../http/format.js";
+
+/** A rule as the API shows it (Sentry's field names; `projects` holds the one project's slug). */
+export function serializeIssueRule(rule: IssueAlertRule, project: Pick<Project, "slug">) {
+  return {
+    id: String(rule.id),
+    name: rule.name,
+    actionMatch: rule.action_match,
+    conditions: rule.conditions,
+    filters: rule.filters,
+    frequency: rule.frequency,
+    environment: rule.environment,
+    status: rule.status,
+    projects: [project.slug],
+    dateCreated: isoDate(rule.date_created),
+  };
+}

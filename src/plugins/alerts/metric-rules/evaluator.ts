@@ -1,0 +1,105 @@
+import type { Kysely } from "kysely";
+import type { Database, MetricAlertIncident, MetricAlertRule } from "../../../db/schema.js";
+import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
+import { SYSTEM_ACTOR } from "../../../events/event-bus.js";
+import type { AppWebhookDispatcher } from "../../webhooks/dispatcher.js";
+import type { AlertLinks } from "../links.js";
+import { type IncidentStep, incidentSteps } from "./evaluate.js";
+import { metricAlertData } from "./payload.js";
+import { parseEventQuery } from "./query.js";
+import type { MetricRuleRepository } from "./repository.js";
+
+const MINUTE = 60_000;
+/** Rules evaluated per transaction (one slice of the worker task). */
+const BATCH = 25;
+
+/**
+ * Evaluates due metric alert rules: each is locked (SKIP LOCKED) and moved to the next minute in
+ * the transaction that records its incident transitions and enqueues their deliveries, so with
+ * any number of workers a rule is evaluated once per minute and each transition sent once.
+ */
+export class MetricAlertEvaluator {
+  constructor(
+    private readonly db: () => Kysely<Database>,
+    private readonly repository: MetricRuleRepository,
+    private readonly appWebhooks: AppWebhookDispatcher,
+    private readonly links: AlertLinks,
+  ) {}
+
+  /** One slice; true when more rules may be due. */
+  evaluateDue(now: Date): Promise<boolean> {
+    return runInTransaction(this.db(), async (scope) => {
+      const rules = await this.repository.claimDue(scope.trx, now, BATCH);
+      for (const rule of rules) await this.#evaluate(scope, rule, now);
+      return rules.length === BATCH;
+    });
+  }
+
+  async #evaluate(scope: TransactionScope, rule: MetricAlertRule, now: Date): Promise<void> {
+    const since = new Date(now.getTime() - rule.time_window * MINUTE);
+    const value = await this.repository.aggregate(scope.trx, rule, parseEventQuery(rule.query), since, now);
+    let incident = await this.repository.openIncident(scope.trx, rule.id);
+    const steps = incidentSteps(incident && incident.status !== "resolved" ? incident.status : null, value, {
+      thresholdType: rule.threshold_type,
+      triggers: rule.triggers,
+      resolveThreshold: rule.resolve_threshold,
+    });
+    for (const step of steps) {
+      incident = await this.#apply(scope, rule, incident, step, steps, value, since, now);
+      await this.#deliver(scope, rule, incident, step, value);
+    }
+    // Once per calendar minute, whatever the worker's polling interval.
+    await this.repository.scheduleNext(scope.trx, rule.id, new Date(Math.floor(now.getTime() / MINUTE) * MINUTE + MINUTE));
+  }
+
+  async #apply(
+    scope: TransactionScope,
+    rule: MetricAlertRule,
+    incident: MetricAlertIncident | undefined,
+    step: IncidentStep,
+    steps: IncidentStep[],
+    value: number,
+    since: Date,
+    now: Date,
+  ): Promise<MetricAlertIncident> {
+    const { trx } = scope;
+    if (step === "open") {
+      const level = steps.find((s): s is "warning" | "critical" => s === "warning" || s === "critical") ?? "critical";
+      const created = await this.repository.insertIncident(trx, {
+        organization_id: rule.organization_id,
+        rule_id: rule.id,
+        identifier: await this.repository.nextIdentifier(trx, rule.organization_id),
+        status: level,
+        date_started: since,
+        date_detected: now,
+        date_closed: null,
+      });
+      await this.repository.recordActivity(trx, created.id, "open", value, now);
+      return created;
+    }
+    if (!incident) throw new Error(`metric alert ${rule.id}: "${step}" without an open incident`);
+    const updated = await this.repository.updateIncident(trx, incident.id, { status: step, date_closed: step === "resolved" ? now : null });
+    await this.repository.recordActivity(trx, incident.id, step, value, now);
+    return updated;
+  }
+
+  async #deliver(scope: TransactionScope, rule: MetricAlertRule, incident: MetricAlertIncident, step: IncidentStep, value: number): Promise<void> {
+    const links = await this.links.forOrganization(scope, rule.organization_id);
+    const slugs = await this.repository.projectSlugs(rule.organization_id, rule.project_ids, scope.trx);
+    await this.appWebhooks.dispatch(scope, {
+      organizationId: rule.organization_id,
+      category: "metric_alert",
+      eventType: `metric_alert.${step}`,
+      actor: SYSTEM_ACTOR,
+      data: metricAlertData({
+        rule,
+        incident,
+        step,
+        value,
+        projects: rule.project_ids.flatMap((id) => slugs.get(id) ?? []),
+        root: this.links.root(),
+        organizationSlug: links.organizationSlug,
+      }),
+    });
+  }
+}

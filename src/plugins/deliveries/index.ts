@@ -1,0 +1,16 @@
+import { registerFactory } from "../../container/container.js";
+import { Db } from "../../container/tokens.js";
+import { definePlugin } from "../../plugin/plugin.js";
+import { DeliveryRepository } from "./repository.js";
+import { listDeliveries, redeliver } from "./routes.js";
+import { DeliveryRepositoryToken } from "./tokens.js";
+
+/** Inspection and manual redelivery of an organization's outgoing webhooks (platform.md §5.3). */
+export const deliveriesPlugin = definePlugin({
+  id: "deliveries",
+  dependencies: ["organizations"],
+  register(container) {
+    registerFactory(container, DeliveryRepositoryToken, (c) => new DeliveryRepository(() => c.resolve(Db)));
+  },
+  endpoints: [listDeliveries, redeliver],
+});

@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { Clock } from "../../container/tokens.js";
+import { defineEndpoint } from "../../http/endpoint.js";
+import { ApiError, notFound } from "../../http/errors.js";
+import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
+import { serializeDelivery } from "./serialize.js";
+import { DeliveryRepositoryToken } from "./tokens.js";
+
+const DELIVERIES = "/api/0/organizations/{organization_id_or_slug}/deliveries/";
+
+export const listDeliveries = defineEndpoint({
+  method: "GET",
+  path: DELIVERIES,
+  operationId: "deliveries.list",
+  summary: "List the organization's webhook and service hook deliveries, newest first",
+  scopes: ["org:read"],
+  query: z.object({
+    status: z.enum(["pending", "delivered", "failed", "cancelled"]).optional(),
+    per_page: pageSizeSchema,
+    cursor: cursorSchema,
+  }),
+  handler: async ({ organization, query, container, url }) => {
+    const repository = container.resolve(DeliveryRepositoryToken);
+    const page = await keysetPage((bound) => repository.list(organization.id, query.status, bound), {
+      cursor: query.cursor,
+      limit: query.per_page,
+      keyOf: (delivery) => delivery.date_created.getTime(),
+      idOf: (delivery) => Number(delivery.seq),
+    });
+    return pageReply(url, page, query.per_page, serializeDelivery);
+  },
+});
+
+export const redeliver = defineEndpoint({
+  method: "POST",
+  path: `${DELIVERIES}{delivery_id}/redeliver/`,
+  operationId: "deliveries.redeliver",
+  summary: "Send a finished delivery again (same id and body, the destination's current URL and secret)",
+  scopes: ["org:write"],
+  handler: async ({ organization, params, container }) => {
+    const repository = container.resolve(DeliveryRepositoryToken);
+    const delivery = await repository.find(organization.id, params.delivery_id);
+    if (!delivery) throw notFound();
+    if (delivery.status === "pending") throw new ApiError(409, "This delivery is still pending: it will be sent without being asked");
+    const target = await repository.currentTarget(delivery);
+    if (!target) throw new ApiError(409, "The destination of this delivery no longer exists");
+    // The worker polls for due rows (every second by default); no wake-up is needed for correctness.
+    const updated = await repository.redeliver(organization.id, delivery.id, target, container.resolve(Clock).now());
+    if (!updated) throw new ApiError(409, "This delivery is still pending: it will be sent without being asked");
+    return { status: 202, body: serializeDelivery(updated) };
+  },
+});
