@@ -100,7 +100,11 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     }
   }
 
-  const connect = () => (connection ??= openDatabase(options.database, options.schema));
+  const connect = () =>
+    (connection ??= openDatabase(options.database, options.schema).catch((error: unknown) => {
+      connection = undefined; // a later call may retry (the database may come up)
+      throw error;
+    }));
 
   async function migrate(): Promise<MigrationReport> {
     const { root } = await connect();

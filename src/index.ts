@@ -33,7 +33,16 @@ export type { Logger } from "./logging/logger.js";
 export type { Clock } from "./clock.js";
 export type { Principal, PrincipalInput } from "./auth/principal.js";
 export { SCOPES, type Scope } from "./auth/scopes.js";
-export { definePlugin, type FaultlinePlugin, type PluginHooks, type ErrorRenderer, type HookContext } from "./plugin/plugin.js";
+export {
+  definePlugin,
+  type FaultlinePlugin,
+  type PluginHooks,
+  type ErrorRenderer,
+  type HookContext,
+  type PluginEventHandler,
+  type PluginInitContext,
+} from "./plugin/plugin.js";
+export type { TaskDefinition, TaskContext } from "./worker/task.js";
 export { defineEndpoint, json, type EndpointDefinition, type EndpointContext, type Reply } from "./http/endpoint.js";
 export { ApiError } from "./http/errors.js";
 export { keysetPage, linkHeader, type Page, type KeysetBound } from "./http/pagination.js";

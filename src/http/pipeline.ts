@@ -107,6 +107,8 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     if (endpoint.auth === "none") return null;
     const principal = await authenticateRequest(request, { db, clock: deps.clock, hook: deps.options.authenticate });
     if (!principal) throw unauthenticated();
+    // A SCIM token exists for the identity provider: it opens SCIM endpoints and nothing else.
+    if (principal.kind === "scim" && !endpoint.path.includes("/scim/v2/")) throw unauthenticated("Invalid token");
     if (endpoint.auth === "user" && principal.userId === null) {
       throw new ApiError(403, "This endpoint requires a user token");
     }

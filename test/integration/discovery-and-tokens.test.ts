@@ -91,6 +91,19 @@ describe("discovery endpoints and API tokens", () => {
     expect(orgToken.status).toBe(403);
   });
 
+  it("refuses expiry dates in the past, and SCIM tokens outside SCIM endpoints", async () => {
+    const past = await fetch(`${server.url}/faultline/api/0/api-tokens/`, {
+      method: "POST",
+      headers: { ...bearer(acme.allScopesToken), "Content-Type": "application/json" },
+      body: JSON.stringify({ scopes: ["event:read"], expiresAt: "2001-01-01T00:00:00Z" }),
+    });
+    expect(past.status).toBe(400);
+    expect((await past.json()).errors.expiresAt).toEqual(["must be in the future"]);
+    const scim = await instance.faultline.api.tokens.create({ organization: "acme", kind: "scim", scopes: ["member:admin", "team:admin", "org:read"] });
+    const response = await get("/api/0/organizations/acme/", scim.token);
+    expect(response.status).toBe(401);
+  });
+
   it("rejects an expired token with 401 Token expired", async () => {
     let now = new Date("2030-01-01T00:00:00Z");
     const clocked = await createTestInstance({ clock: { now: () => now }, announce: false });

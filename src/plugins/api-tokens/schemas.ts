@@ -5,7 +5,10 @@ export const scopeList = z
   .array(scopeSchema)
   .min(1, "at least one scope is required");
 
-const futureDate = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+const futureDate = z.iso
+  .datetime({ offset: true })
+  .transform((value) => new Date(value))
+  .refine((date) => date.getTime() > Date.now(), "must be in the future");
 
 /** `POST /api/0/api-tokens/` body. */
 export const createTokenBody = z.object({

@@ -53,7 +53,9 @@ export const listProjectKeys = defineEndpoint({
   handler: async ({ organization, params, container, url, basePath }) => {
     const project = await container.resolve(OrganizationServiceToken).requireProject(organization.id, params.project_id_or_slug);
     const keys = await container.resolve(OrganizationRepositoryToken).listProjectKeys(organization.id, project.id);
-    const baseUrl = container.resolve(PublicBaseUrl) ?? new URL(`${url.origin}${basePath}`);
+    // The public origin when configured, always with this request's mount prefix.
+    const origin = container.resolve(PublicBaseUrl)?.origin ?? url.origin;
+    const baseUrl = new URL(`${origin}${basePath}`);
     return { body: keys.map((key) => serializeProjectKey(key, baseUrl)) };
   },
 });
