@@ -2,6 +2,7 @@
 // a free port and a fresh embedded-PGlite data directory, checks its pages and seeded data over
 // HTTP, stops it with SIGTERM, then starts it again on the same data to check that the seed is
 // idempotent. Exits 1 with a message on the first failure, after killing what it started.
+// The demo has 90 s to answer /health, counted after the build when `npm start` rebuilds dist/.
 //
 // `npm start` runs npm → sh -c → node. The stop signal goes to the whole process group, as a
 // terminal's Ctrl-C or a supervisor does: npm forwards a signal only to its shell, which (dash)
@@ -26,29 +27,38 @@ const dataDir = mkdtempSync(join(tmpdir(), "faultline-smoke-"));
 /** The running `npm start`, so that every way out can kill it. */
 let current = null;
 
+const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 class SmokeFailure extends Error {}
 const fail = (message) => {
   throw new SmokeFailure(message);
 };
 const log = (message) => process.stdout.write(`smoke-demo: ${message}\n`);
 
-function killCurrent() {
+function signalGroup(run, signal) {
   try {
-    if (current) process.kill(-current.child.pid, "SIGKILL");
+    process.kill(-run.child.pid, signal);
   } catch {
     // the group is already gone
   }
 }
 
-function cleanUp() {
-  killCurrent();
+/** Stops what is still running: SIGTERM (a build in progress stops with it), SIGKILL after 5 s. */
+async function cleanUp() {
+  const run = current;
+  current = null;
+  if (run) {
+    signalGroup(run, "SIGTERM");
+    await Promise.race([run.closed, delay(5000)]);
+    signalGroup(run, "SIGKILL");
+  }
   rmSync(dataDir, { recursive: true, force: true });
 }
 
 for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
+  process.on(signal, async () => {
     process.stderr.write(`smoke-demo: ${signal}, stopping the demo\n`);
-    cleanUp();
+    await cleanUp();
     process.exit(1);
   });
 }
@@ -62,8 +72,6 @@ function freePort() {
     });
   });
 }
-
-const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function start(port) {
   const { DATABASE_URL: _ignored, ...inherited } = process.env; // always embedded PGlite here
@@ -209,11 +217,11 @@ async function startAndCheck(label, previous) {
 try {
   const first = await startAndCheck("first start on a fresh data directory");
   await startAndCheck("restart on the same data (idempotent seed)", first);
-  cleanUp();
+  await cleanUp();
   log("passed");
 } catch (error) {
   const output = current?.output.trim();
-  cleanUp();
+  await cleanUp();
   if (output) process.stderr.write(`--- npm start output ---\n${output.split("\n").slice(-40).join("\n")}\n------------------------\n`);
   process.stderr.write(`smoke-demo: FAILED: ${error instanceof SmokeFailure ? error.message : (error?.stack ?? error)}\n`);
   process.exit(1);

@@ -1,6 +1,6 @@
 // `npm start`: build the library when dist/ is missing or older than the sources, then run the demo
 // (examples/demo/server.mjs, which imports the package by its own name through dist/).
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,11 +23,32 @@ const sources = Math.max(newestMtime(join(root, "src")), newestMtime(join(root, 
 if (!existsSync(built) || statSync(built).mtimeMs < sources) {
   process.stderr.write("faultline: building the library (dist/ is missing or older than src/ or adapters/)…\n");
   const startedAt = Date.now();
-  // --no: never download (tsup is a devDependency). Its progress is shown only when it fails.
-  const build = spawnSync("npx", ["--no", "tsup"], { cwd: root, stdio: ["ignore", "pipe", "inherit"], shell: process.platform === "win32" });
-  if (build.status !== 0) {
-    process.stderr.write(build.stdout ?? "");
-    process.stderr.write(`faultline: the build failed (${build.error?.message ?? `npx tsup exited with ${build.status ?? build.signal}`})\n`);
+  // --no: never download (tsup is a devDependency). Its progress is shown only when it fails. In its
+  // own process group on POSIX, so that a stop signal can end npx and tsup together.
+  const posix = process.platform !== "win32";
+  const build = spawn("npx", ["--no", "tsup"], { cwd: root, stdio: ["ignore", "pipe", "inherit"], detached: posix, shell: !posix });
+  let progress = "";
+  build.stdout.on("data", (chunk) => (progress += chunk));
+  let stoppedBy;
+  const stopBuild = (signal) => {
+    stoppedBy = signal;
+    try {
+      if (posix) process.kill(-build.pid, signal);
+      else build.kill(signal);
+    } catch {
+      // already gone
+    }
+  };
+  process.on("SIGINT", stopBuild).on("SIGTERM", stopBuild);
+  const result = await new Promise((resolve) => {
+    build.on("error", (error) => resolve(error.message));
+    build.on("close", (code, signal) => resolve(code ?? signal));
+  });
+  process.off("SIGINT", stopBuild).off("SIGTERM", stopBuild);
+  if (stoppedBy) process.exit(stoppedBy === "SIGINT" ? 130 : 143); // dist/ is rebuilt on the next start
+  if (result !== 0) {
+    process.stderr.write(progress);
+    process.stderr.write(`faultline: the build failed (npx tsup: ${result}); \`npm run build\` shows the same\n`);
     process.exit(1);
   }
   process.stderr.write(`faultline: built in ${((Date.now() - startedAt) / 1000).toFixed(1)} s\n`);

@@ -20,20 +20,37 @@ export interface NextHandlerOptions {
   basePath?: string;
 }
 
+const first = (value: string | null) => value?.split(",")[0]?.trim() || undefined;
+
+/**
+ * `request.url` under `next start` names the server's own hostname (`localhost`), not the one the
+ * client used; Next records that in `X-Forwarded-Host` / `-Proto` (from `Host` unless a proxy set
+ * them). DSNs and Link headers are built from the URL, so rebuild it from those.
+ */
+function withClientOrigin(request: Request): Request {
+  const host = first(request.headers.get("x-forwarded-host"));
+  const url = new URL(request.url);
+  const origin = host ? `${first(request.headers.get("x-forwarded-proto")) ?? url.protocol.slice(0, -1)}://${host}` : url.origin;
+  if (origin === url.origin) return request;
+  const init: RequestInit & { duplex?: "half" } = { method: request.method, headers: request.headers, body: request.body, duplex: "half", signal: request.signal };
+  return new Request(`${origin}${url.pathname}${url.search}`, init);
+}
+
 /**
  * The handlers of `app/api/faultline/[...path]/route.ts`:
  *
  *     export const runtime = "nodejs";
  *     export const { GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD } = toNextJsHandler(() => faultline);
  *
- * Routing uses `request.url` (the full path, prefix included), never `params`. Pass the instance,
+ * Routing uses `request.url` (the full path, prefix included), never `params`; its origin is the
+ * one the client used (see `X-Forwarded-Host`), or set `publicUrl` on the instance. Pass the instance,
  * or a function returning it, so nothing is created when Next only imports the module to build.
  */
 export function toNextJsHandler(source: HasHandler | (() => HasHandler | Promise<HasHandler>), options: NextHandlerOptions = {}): NextRouteHandlers {
   const basePath = options.basePath ?? "/api/faultline";
   const handle: RouteHandler = async (request) => {
     const faultline = typeof source === "function" ? await source() : source;
-    return faultline.handler(request, { basePath });
+    return faultline.handler(withClientOrigin(request), { basePath });
   };
   return { GET: handle, POST: handle, PUT: handle, PATCH: handle, DELETE: handle, OPTIONS: handle, HEAD: handle };
 }

@@ -1,8 +1,11 @@
+import { relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // This repository only: `faultline` is this repository's build (FAULTLINE_DIST, else ../../dist).
 // In your app, `npm install faultline` and leave `turbopack` out.
-const dist = process.env.FAULTLINE_DIST ?? fileURLToPath(new URL("../../dist", import.meta.url));
+const here = fileURLToPath(new URL(".", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const dist = relative(here, process.env.FAULTLINE_DIST ?? `${root}/dist`);
 
 /** @type {import("next").NextConfig} */
 const nextConfig = {
@@ -11,7 +14,7 @@ const nextConfig = {
   // Sentry's API paths end in "/": without this, Next answers them with a 308 that SDKs don't follow.
   skipTrailingSlashRedirect: true,
   turbopack: {
-    root: fileURLToPath(new URL("../..", import.meta.url)),
+    root,
     resolveAlias: { faultline: `${dist}/index.js`, "faultline/next": `${dist}/next.js` },
   },
 };

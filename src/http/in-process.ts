@@ -41,8 +41,9 @@ type PathParamsOf<Path extends string> = Path extends `${string}{${infer Name}}$
   ? { [K in Name | keyof PathParamsOf<Rest>]: string | number }
   : Record<never, never>;
 /** `{ key: T }`, optional when `T` accepts an empty object or nothing. */
-type Field<K extends string, T> = [T] extends [never] ? unknown : {} extends T ? { [P in K]?: T } : undefined extends T ? { [P in K]?: T } : { [P in K]: T };
-type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type Empty = Record<never, never>;
+type Field<K extends string, T> = [T] extends [never] ? unknown : Empty extends T ? { [P in K]?: T } : undefined extends T ? { [P in K]?: T } : { [P in K]: T };
+type Simplify<T> = { [K in keyof T]: T[K] };
 
 export type EndpointInput<E> =
   E extends EndpointDefinition<infer Path, infer P, infer Q, infer B, infer _R>
@@ -56,7 +57,7 @@ export type EndpointInput<E> =
 /** The reply body an endpoint's handler returns (its JSON, as the HTTP client would parse it). */
 export type EndpointOutput<E> = E extends EndpointDefinition<string, infer _P, infer _Q, infer _B, infer R> ? R : unknown;
 
-export type EndpointFunction<E> = {} extends EndpointInput<E>
+export type EndpointFunction<E> = Empty extends EndpointInput<E>
   ? (input?: EndpointInput<E>, options?: CallOptions) => Promise<EndpointOutput<E>>
   : (input: EndpointInput<E>, options?: CallOptions) => Promise<EndpointOutput<E>>;
 

@@ -70,7 +70,8 @@ function operation(route: RouteInfo): Json {
       : { $ref: `#/components/responses/E${status}` };
   }
   const body = endpoint.body
-    ? { required: true, content: { "application/json": { schema: jsonSchema(endpoint.body) } } }
+    ? // An empty body is read as {}: it is required only when {} is not a valid one.
+      { required: !endpoint.body.safeParse({}).success, content: { "application/json": { schema: jsonSchema(endpoint.body) } } }
     : endpoint.rawBody
       ? { required: true, content: { "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } }
       : undefined;

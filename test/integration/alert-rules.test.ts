@@ -99,6 +99,12 @@ describe("issue alert rules", () => {
       expect((await call("GET", `${base}${id}/`)).json).toEqual(created.json);
       const list = await call("GET", base);
       expect((list.json as unknown as Array<{ id: string }>).map((rule) => rule.id)).toEqual([id]);
+      // Another organization's project of the same slug does not see it.
+      await instance.faultline.api.projects.create({ organization: "globex", slug: "crud" });
+      expect((await call("GET", `/api/0/projects/globex/crud/rules/${id}/`)).status).toBe(404);
+      expect((await call("PUT", `/api/0/projects/globex/crud/rules/${id}/`, { name: "stolen" })).status).toBe(404);
+      expect((await call("DELETE", `/api/0/projects/globex/crud/rules/${id}/`)).status).toBe(404);
+      expect((await call("GET", "/api/0/projects/globex/crud/rules/")).json).toEqual([]);
       const updated = await call("PUT", `${base}${id}/`, { frequency: 60, environment: "production" });
       expect(updated.json).toMatchObject({ name: "New issues", conditions: [{ id: "first_seen_event" }], frequency: 60, environment: "production" });
       expect((await call("DELETE", `${base}${id}/`)).status).toBe(204);

@@ -102,6 +102,12 @@ describe("metric alerts", () => {
       expect(conflicting.status).toBe(400);
       expect(conflicting.json?.errors?.triggers?.[0]).toMatch(/warning threshold must be below/);
       expect((await call("GET", `${base}${id}/incidents/`)).json).toEqual([]);
+      // Addressed through another organization (the caller belongs to both): unknown there.
+      const { api } = instance.faultline;
+      await api.members.add({ organization: "globex", user: (await api.users.get("owner"))?.id as string, role: "owner" });
+      expect((await call("GET", `/api/0/organizations/globex/alert-rules/${id}/`)).status).toBe(404);
+      expect((await call("PUT", `/api/0/organizations/globex/alert-rules/${id}/`, { name: "stolen" })).status).toBe(404);
+      expect((await call("GET", `/api/0/organizations/globex/alert-rules/${id}/incidents/`)).status).toBe(404);
       expect((await call("DELETE", `${base}${id}/`)).status).toBe(204);
       expect((await call("GET", `${base}${id}/`)).status).toBe(404);
       expect((await call("GET", `${base}${id}/incidents/`)).status).toBe(404);

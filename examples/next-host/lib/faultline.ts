@@ -1,7 +1,22 @@
-import { createFaultline } from "faultline";
+import { createFaultline, SCOPES } from "faultline";
 import { getOrCreateFaultline } from "faultline/next";
 
-/** One instance per server process, kept across hot reloads (`next dev` re-evaluates this module). */
-export const faultline = getOrCreateFaultline("next-host", () =>
-  createFaultline({ database: process.env.DATABASE_URL, basePath: "/api/faultline" }),
+/** One instance per server process, kept on globalThis across hot reloads (`next dev` re-evaluates modules). */
+export const faultline = getOrCreateFaultline("main", () =>
+  createFaultline({ database: process.env.DATABASE_URL || undefined }), // unset → embedded PGlite in memory
 );
+
+/**
+ * Development seed, run once at start-up by instrumentation.ts: organization "demo", project "web",
+ * and an owner's token (FAULTLINE_TOKEN fixes its value). Your app provisions from its own code instead.
+ */
+export async function seedDemo(): Promise<string | undefined> {
+  const { api } = faultline;
+  if (await api.organizations.get("demo")) return process.env.FAULTLINE_TOKEN;
+  await api.organizations.create({ slug: "demo", name: "Demo" });
+  const owner = await api.users.create({ username: "owner", email: "owner@demo.test" });
+  await api.members.add({ organization: "demo", user: owner.id, role: "owner" });
+  await api.projects.create({ organization: "demo", slug: "web", platform: "node" });
+  const { token } = await api.tokens.create({ user: owner.id, scopes: [...SCOPES], token: process.env.FAULTLINE_TOKEN });
+  return token;
+}

@@ -1,5 +1,5 @@
 import { registerFactory } from "../../container/container.js";
-import { Clock, Db } from "../../container/tokens.js";
+import { Clock, Db, Logger } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { OrganizationServiceToken } from "../organizations/index.js";
 import { ServiceHookDispatcherToken } from "../service-hooks/index.js";
@@ -47,7 +47,7 @@ export const alertsPlugin = definePlugin({
     registerFactory(
       container,
       MetricAlertEvaluatorToken,
-      (c) => new MetricAlertEvaluator(db, c.resolve(MetricRuleRepositoryToken), c.resolve(AppWebhookDispatcherToken), c.resolve(AlertLinksToken)),
+      (c) => new MetricAlertEvaluator(db, c.resolve(MetricRuleRepositoryToken), c.resolve(AppWebhookDispatcherToken), c.resolve(AlertLinksToken), c.resolve(Logger)),
     );
   },
   endpoints: [...issueRuleEndpoints, ...metricRuleEndpoints],

@@ -14,7 +14,7 @@ interface RuleColumns {
 }
 
 /** Rule fields as columns (conditions and filters as JSON text, as Kysely writes json). */
-export function ruleColumns(input: Partial<IssueRuleInput>): Partial<RuleColumns> {
+function ruleColumns(input: Partial<IssueRuleInput>): Partial<RuleColumns> {
   return {
     ...(input.name !== undefined && { name: input.name }),
     ...(input.actionMatch !== undefined && { action_match: input.actionMatch }),

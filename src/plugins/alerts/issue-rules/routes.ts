@@ -46,6 +46,7 @@ export const getIssueRule = defineEndpoint({
   method: "GET",
   path: RULE,
   operationId: "issueAlertRules.get",
+  summary: "Retrieve an issue alert rule",
   scopes: ["alerts:read"],
   handler: async ({ organization, params, container }) => {
     const service = container.resolve(IssueRuleServiceToken);
@@ -72,6 +73,7 @@ export const deleteIssueRule = defineEndpoint({
   method: "DELETE",
   path: RULE,
   operationId: "issueAlertRules.delete",
+  summary: "Delete an issue alert rule",
   scopes: ["alerts:write"],
   handler: async ({ organization, params, container }) => {
     const service = container.resolve(IssueRuleServiceToken);

@@ -82,7 +82,7 @@ export const issueRuleSchema = z.object({
 
 export type IssueRuleInput = z.output<typeof issueRuleSchema>;
 
-/** PUT changes only the fields present; the merged rule is validated again as a whole. */
+/** PUT changes only the fields present; no rule field depends on another, so each is checked alone. */
 export const issueRuleUpdateSchema = z.object({
   name: fields.name.optional(),
   actionMatch: fields.actionMatch.optional(),

@@ -2,11 +2,12 @@ import type { Kysely } from "kysely";
 import type { Database, MetricAlertIncident, MetricAlertRule } from "../../../db/schema.js";
 import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
 import { SYSTEM_ACTOR } from "../../../events/event-bus.js";
+import type { Logger } from "../../../logging/logger.js";
 import type { AppWebhookDispatcher } from "../../webhooks/dispatcher.js";
 import type { AlertLinks } from "../links.js";
 import { type IncidentStep, incidentSteps } from "./evaluate.js";
 import { metricAlertData } from "./payload.js";
-import { parseEventQuery } from "./query.js";
+import { type EventTerm, EventQueryError, parseEventQuery } from "./query.js";
 import type { MetricRuleRepository } from "./repository.js";
 
 const MINUTE = 60_000;
@@ -24,6 +25,7 @@ export class MetricAlertEvaluator {
     private readonly repository: MetricRuleRepository,
     private readonly appWebhooks: AppWebhookDispatcher,
     private readonly links: AlertLinks,
+    private readonly logger: Logger,
   ) {}
 
   /** One slice; true when more rules may be due. */
@@ -36,8 +38,12 @@ export class MetricAlertEvaluator {
   }
 
   async #evaluate(scope: TransactionScope, rule: MetricAlertRule, now: Date): Promise<void> {
+    // Once per calendar minute, whatever the worker's polling interval.
+    await this.repository.scheduleNext(scope.trx, rule.id, new Date(Math.floor(now.getTime() / MINUTE) * MINUTE + MINUTE));
+    const terms = this.#terms(rule);
+    if (!terms) return;
     const since = new Date(now.getTime() - rule.time_window * MINUTE);
-    const value = await this.repository.aggregate(scope.trx, rule, parseEventQuery(rule.query), since, now);
+    const value = await this.repository.aggregate(scope.trx, rule, terms, since, now);
     let incident = await this.repository.openIncident(scope.trx, rule.id);
     const steps = incidentSteps(incident && incident.status !== "resolved" ? incident.status : null, value, {
       thresholdType: rule.threshold_type,
@@ -48,8 +54,17 @@ export class MetricAlertEvaluator {
       incident = await this.#apply(scope, rule, incident, step, steps, value, since, now);
       await this.#deliver(scope, rule, incident, step, value);
     }
-    // Once per calendar minute, whatever the worker's polling interval.
-    await this.repository.scheduleNext(scope.trx, rule.id, new Date(Math.floor(now.getTime() / MINUTE) * MINUTE + MINUTE));
+  }
+
+  /** The stored query, parsed. It was valid when saved; should the syntax ever narrow, the rule is skipped, not the batch. */
+  #terms(rule: MetricAlertRule): EventTerm[] | null {
+    try {
+      return parseEventQuery(rule.query);
+    } catch (error) {
+      if (!(error instanceof EventQueryError)) throw error;
+      this.logger.warn({ ruleId: rule.id, query: rule.query, reason: error.message }, "faultline: metric alert rule skipped, its query no longer parses");
+      return null;
+    }
   }
 
   async #apply(

@@ -47,6 +47,7 @@ export const getMetricRule = defineEndpoint({
   method: "GET",
   path: RULE,
   operationId: "metricAlertRules.get",
+  summary: "Retrieve a metric alert rule",
   scopes: ["alerts:read"],
   handler: async ({ organization, params, container }) => {
     const rule = await container.resolve(MetricRuleServiceToken).require(organization.id, params.alert_rule_id);

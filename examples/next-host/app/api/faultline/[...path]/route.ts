@@ -1,6 +1,6 @@
 import { toNextJsHandler } from "faultline/next";
 import { faultline } from "#lib/faultline";
 
-export const runtime = "nodejs";
+export const runtime = "nodejs"; // PGlite, pg and node:zlib need Node, not the edge runtime
 export const dynamic = "force-dynamic";
-export const { GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD } = toNextJsHandler(() => faultline);
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD } = toNextJsHandler(faultline, { basePath: "/api/faultline" });

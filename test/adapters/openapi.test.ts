@@ -1,0 +1,58 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openApiDocument, RouteTable } from "../../src/http/openapi.js";
+import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
+import { openApiProblems } from "./openapi-validator.js";
+
+type Operation = { operationId: string; security: Array<Record<string, string[]>>; "x-scopes": string[]; responses: Record<string, unknown> };
+type Document = { paths: Record<string, Record<string, Operation>>; servers: unknown };
+
+const committed = JSON.parse(readFileSync(new URL("../../docs/openapi.json", import.meta.url), "utf8")) as Document;
+
+let instance: TestInstance;
+beforeAll(async () => {
+  instance = await createTestInstance({ announce: false, worker: false });
+});
+afterAll(() => instance?.close());
+
+describe("OpenAPI", () => {
+  it("docs/openapi.json is what the instance serves (run `npm run openapi` after changing an endpoint)", async () => {
+    const response = await instance.faultline.handler(new Request("http://localhost:3000/api/0/openapi.json"));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(committed);
+  });
+
+  it("validates as OpenAPI 3.1", () => {
+    expect(openApiProblems(committed)).toEqual([]);
+    expect(openApiProblems({ ...committed, openapi: "3.0.3" })).not.toEqual([]);
+    expect(openApiProblems({ ...committed, paths: { "/a/{id}/": { get: { operationId: "x", responses: { "200": { description: "ok" } } } } } })).toEqual([
+      "get /a/{id}/: path parameters do not match the template",
+    ]);
+  });
+
+  it("documents every route with its scopes (security and x-scopes) and its error responses", () => {
+    const routes = instance.faultline.container.resolve(RouteTable);
+    const operations = Object.values(committed.paths).flatMap((item) => Object.values(item));
+    expect(operations.map((op) => op.operationId).sort()).toEqual(routes.map((route) => route.endpoint.operationId).sort());
+    for (const { endpoint } of routes) {
+      const op = operations.find((candidate) => candidate.operationId === endpoint.operationId) as Operation;
+      expect(op["x-scopes"], endpoint.operationId).toEqual(endpoint.scopes ?? []);
+      if (endpoint.auth === "none") expect(op.security).toEqual([]);
+      else {
+        expect(op.security.length).toBeGreaterThan(0);
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["401", "403"]));
+      }
+      for (const scope of endpoint.scopes ?? []) expect(op.security).toContainEqual({ bearerAuth: [scope] });
+      if (endpoint.body) expect(op.responses, endpoint.operationId).toHaveProperty("400");
+    }
+  });
+
+  it("is generated from the endpoint definitions (zod schemas, input side)", () => {
+    const routes = instance.faultline.container.resolve(RouteTable);
+    const document = openApiDocument(routes, { version: "0" }) as unknown as Document;
+    const update = document.paths["/api/0/organizations/{organization_id_or_slug}/issues/{issue_id}/"]?.put as unknown as {
+      requestBody: { content: { "application/json": { schema: { properties: Record<string, unknown> } } } };
+    };
+    expect(update.requestBody.content["application/json"].schema.properties.status).toMatchObject({ type: "string", enum: expect.arrayContaining(["resolved"]) });
+  });
+});
