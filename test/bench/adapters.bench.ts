@@ -103,7 +103,7 @@ it("adapter overhead: each adapter against its bare framework", async () => {
   const pct = (a: number, b: number) => `${Math.round((100 * a) / b)} %`;
   for (const { name, url } of await frameworks()) {
     const ceiling = await load(`${url}/hello`);
-    for (const [operation, path] of [["GET issue", `/api/0/organizations/bench/issues/${issueId}/`], ["GET issue list", "/api/0/organizations/bench/issues/?query="]]) {
+    for (const [operation, path] of [["GET issue", `/api/0/organizations/bench/issues/${issueId}/`], ["GET issue list", "/api/0/organizations/bench/issues/?query="]] as const) {
       const bare = await load(`${url}/direct${path}`);
       const adapter = await load(`${url}/fl${path}`);
       expect([bare.errors, adapter.errors]).toEqual([0, 0]);
