@@ -1,6 +1,7 @@
-import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import fastifyPlugin from "fastify-plugin";
 import { type HasHandler, toWebRequest } from "../node/index.js";
+import { isJson } from "../node/response.js";
 
 export interface FaultlineFastifyOptions {
   faultline: HasHandler;
@@ -25,10 +26,15 @@ const plugin: FastifyPluginAsync<FaultlineFastifyOptions> = async (app, { faultl
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit }, (_request, body, done) => done(null, body));
   const basePath = app.prefix;
-  // Fastify sends the returned web Response itself: status, every header, the streamed body.
-  const handle = async (request: FastifyRequest): Promise<Response> => {
+  // Fastify sends a web Response itself (status, every header, the streamed body); JSON goes as
+  // one Buffer with a Content-Length instead of a chunked stream.
+  const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<Response | Buffer> => {
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
-    return faultline.handler(toWebRequest(request.raw, { url: request.raw.url, body }), { basePath });
+    const response = await faultline.handler(toWebRequest(request.raw, { url: request.raw.url, body }), { basePath });
+    if (!response.body || !isJson(response)) return response;
+    reply.code(response.status);
+    for (const [name, value] of response.headers) reply.header(name, value);
+    return Buffer.from(await response.arrayBuffer());
   };
   app.all("/", handle);
   app.all("/*", handle);

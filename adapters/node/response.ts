@@ -1,5 +1,8 @@
 import type { ServerResponse } from "node:http";
 
+/** Faultline's JSON replies: a whole body in memory already, cheaper to send in one piece. */
+export const isJson = (response: Response) => /[/+]json\b/.test(response.headers.get("content-type") ?? "");
+
 /** Resolves when the response can take more data again (or is gone). */
 function drained(res: ServerResponse): Promise<void> {
   return new Promise((resolve) => {
@@ -15,8 +18,8 @@ function drained(res: ServerResponse): Promise<void> {
 
 /**
  * Writes a web `Response` to a Node response: status, headers (each `Set-Cookie` and `Link` added
- * to any the host already set), and the body streamed with backpressure. A body of one chunk is
- * sent with a Content-Length.
+ * to any the host already set), and the body streamed with backpressure. JSON (built in memory
+ * from a string anyway) and bodies of one chunk are sent whole, with a Content-Length.
  */
 export async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
   res.statusCode = response.status;
@@ -26,6 +29,7 @@ export async function sendWebResponse(res: ServerResponse, response: Response): 
     else if (name !== "set-cookie") res.setHeader(name, value);
   });
   if (!response.body) return void res.end();
+  if (isJson(response)) return void res.end(Buffer.from(await response.arrayBuffer()));
   const reader = response.body.getReader();
   try {
     let pending = await reader.read();

@@ -104,9 +104,11 @@ it("adapter overhead: each adapter against its bare framework", async () => {
   for (const { name, url } of await frameworks()) {
     const ceiling = await load(`${url}/hello`);
     for (const [operation, path] of [["GET issue", `/api/0/organizations/bench/issues/${issueId}/`], ["GET issue list", "/api/0/organizations/bench/issues/?query="]] as const) {
-      const bare = await load(`${url}/direct${path}`);
-      const adapter = await load(`${url}/fl${path}`);
-      expect([bare.errors, adapter.errors]).toEqual([0, 0]);
+      // Alternated (bare, adapter, adapter, bare), best of two each: background load drifts.
+      const runs = [await load(`${url}/direct${path}`), await load(`${url}/fl${path}`), await load(`${url}/fl${path}`), await load(`${url}/direct${path}`)];
+      const best = (a: Load, b: Load) => (a.rps >= b.rps ? a : b);
+      const [bare, adapter] = [best(runs[0] as Load, runs[3] as Load), best(runs[1] as Load, runs[2] as Load)];
+      expect(runs.map((run) => run.errors)).toEqual([0, 0, 0, 0]);
       rows.push({
         framework: name,
         operation,

@@ -39,7 +39,7 @@ export async function startReceiver(script: Reply[] = []) {
     url: running.url,
     received,
     /** Resolves once `predicate` holds for what was received (or rejects after `timeoutMs`). */
-    async until(predicate: (requests: ReceivedRequest[]) => boolean, timeoutMs = 10_000): Promise<ReceivedRequest[]> {
+    async until(predicate: (requests: ReceivedRequest[]) => boolean, timeoutMs = 25_000): Promise<ReceivedRequest[]> {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(received)) {
         if (Date.now() > deadline) throw new Error(`receiver: condition not met after ${timeoutMs} ms (${received.length} requests)`);

@@ -44,7 +44,7 @@ async function setup(script: Reply[] = [], options: Parameters<typeof createTest
 const deliveriesOf = (db: Awaited<ReturnType<typeof setup>>["db"], eventType: string) =>
   db.selectFrom("deliveries").selectAll().where("event_type", "=", eventType).execute();
 
-describe("app webhooks", () => {
+describe("app webhooks", { timeout: 60_000 }, () => {
   it("deliver issue, error and installation events with the documented envelope, headers and signatures", async () => {
     const { receiver, app, token, capture, instance } = await setup();
     const { eventId } = await capture(errorEvent({ fingerprint: ["app-hooks"] }));
@@ -84,7 +84,7 @@ describe("app webhooks", () => {
   });
 });
 
-describe("delivery policy", () => {
+describe("delivery policy", { timeout: 60_000 }, () => {
   it("retries 503 twice then succeeds: three attempts, one delivery id", async () => {
     const { receiver, capture, db } = await setup([503, 503], {}, ["error"]);
     await capture(errorEvent({ fingerprint: ["retry"] }));
