@@ -90,7 +90,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   registerFactory(
     container,
     DeliveryEngineToken,
-    (c) => new DeliveryEngine(() => c.resolve(tokens.Db), clock, logger, bus, c.resolve(DestinationRegistryToken), options.delivery),
+    (c) => new DeliveryEngine(() => c.resolve(tokens.Db), clock, logger, bus, c.resolve(DestinationRegistryToken), options.delivery, () => worker.wake(DELIVERY_TASK_ID)),
   );
   for (const plugin of composition.plugins) {
     plugin.register?.(container);

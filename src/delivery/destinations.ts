@@ -2,6 +2,12 @@ import type { Kysely } from "kysely";
 import type { Database, Delivery } from "../db/schema.js";
 import type { SendResult } from "./sender.js";
 
+/** One send of a delivery and what came back. */
+export interface Attempt {
+  delivery: Delivery;
+  result: SendResult;
+}
+
 /**
  * What a kind of destination (service hooks, app webhooks) adds to delivery: its own headers,
  * what to record per attempt (the app request log), and how it is disabled.
@@ -9,7 +15,8 @@ import type { SendResult } from "./sender.js";
 export interface DestinationHandler {
   type: Delivery["destination_type"];
   headers(delivery: Delivery, timestamp: number): Record<string, string>;
-  onAttempt?(db: Kysely<Database>, delivery: Delivery, result: SendResult, now: Date): Promise<void>;
+  /** Records a group of attempts (written in the transaction that records their outcomes). */
+  onAttempts?(db: Kysely<Database>, attempts: readonly Attempt[], now: Date): Promise<void>;
   /** Turns the destination off; true when it was on (so the host is told once). */
   disable(db: Kysely<Database>, delivery: Delivery): Promise<boolean>;
 }

@@ -1,13 +1,14 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Clock } from "../clock.js";
-import type { Database, Delivery } from "../db/schema.js";
+import { GroupCommitBatcher } from "../db/group-commit.js";
+import type { Database, Delivery, DeliveryStatus } from "../db/schema.js";
 import { runInTransaction, type TransactionScope } from "../db/transaction.js";
 import { type EventBus, SYSTEM_ACTOR } from "../events/event-bus.js";
 import type { Logger } from "../logging/logger.js";
 import type { ResolvedOptions } from "../options.js";
-import type { DestinationRegistry } from "./destinations.js";
+import type { Attempt, DestinationRegistry } from "./destinations.js";
 import { isRetryable, nextAttemptDelayMs, parseRetryAfter } from "./schedule.js";
-import { postWebhook, type SendResult } from "./sender.js";
+import { postWebhook } from "./sender.js";
 import { standardWebhookSignature } from "./signing.js";
 
 const DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
@@ -28,7 +29,14 @@ declare module "../events/event-bus.js" {
  */
 export class DeliveryEngine {
   readonly #inFlight = new Set<Promise<void>>();
+  // Outcomes of sends that finish together are recorded together (group commit).
+  readonly #outcomes = new GroupCommitBatcher<Attempt>((attempts) => runInTransaction(this.db(), (scope) => this.#record(scope, attempts)), {
+    maxBatch: 256,
+    maxDelayMs: 2,
+    maxConcurrent: 2,
+  });
 
+  /** `onCapacity` is called when sends finish, so the worker claims more at once instead of at its next poll. */
   constructor(
     private readonly db: () => Kysely<Database>,
     private readonly clock: Clock,
@@ -36,6 +44,7 @@ export class DeliveryEngine {
     private readonly events: EventBus,
     private readonly destinations: DestinationRegistry,
     private readonly options: ResolvedOptions["delivery"],
+    private readonly onCapacity: () => void = () => {},
   ) {}
 
   /** Claims as many due deliveries as there are free slots and starts sending them; true when it filled every slot. */
@@ -46,7 +55,10 @@ export class DeliveryEngine {
     for (const delivery of claimed) {
       const sending = this.#deliver(delivery)
         .catch((error: unknown) => this.logger.error({ err: error, deliveryId: delivery.id }, "faultline: recording a delivery failed"))
-        .finally(() => this.#inFlight.delete(sending));
+        .finally(() => {
+          this.#inFlight.delete(sending);
+          this.onCapacity();
+        });
       this.#inFlight.add(sending);
     }
     return claimed.length === free;
@@ -93,39 +105,42 @@ export class DeliveryEngine {
       timeoutMs: this.options.timeoutMs,
       allowPrivateNetworks: this.options.allowPrivateNetworks,
     });
-    await runInTransaction(this.db(), (scope) => this.#record(scope, delivery, result));
+    await this.#outcomes.submit({ delivery, result });
   }
 
-  async #record(scope: TransactionScope, delivery: Delivery, result: SendResult): Promise<void> {
-    const { trx } = scope;
+  /** Records a group of finished attempts in one transaction: a few statements per group, not per send. */
+  async #record(scope: TransactionScope, attempts: Attempt[]): Promise<void> {
     const now = this.clock.now();
-    const handler = this.destinations.get(delivery.destination_type);
+    const outcomes = attempts.map((attempt) => ({ ...attempt, ...this.#outcome(attempt, now) }));
+    await updateDeliveries(scope, outcomes, now);
+    for (const [type, group] of groupBy(outcomes, (o) => o.delivery.destination_type)) {
+      await this.destinations.get(type).onAttempts?.(scope.trx, group, now);
+    }
+    await this.#markHealthy(scope, outcomes.filter((o) => o.status === "delivered").map((o) => o.delivery), now);
+    for (const { delivery, result, status } of outcomes) {
+      if (status === "delivered") continue;
+      if (result.status === 410) await this.#disable(scope, delivery, "gone");
+      else await this.#markFailing(scope, delivery, now);
+    }
+  }
+
+  #outcome({ delivery, result }: Attempt, now: Date): { status: DeliveryStatus; nextAttemptAt: Date } {
     const success = result.status >= 200 && result.status < 300;
     const delay = success || !isRetryable(result.status) ? null : nextAttemptDelayMs(delivery.attempts, this.options.retryDelays, parseRetryAfter(result.retryAfter, now));
     const status = success ? "delivered" : delay === null ? "failed" : "pending";
-    // Guarded by the attempt number: a worker whose lease ran out must not overwrite a newer attempt.
-    await trx
-      .updateTable("deliveries")
-      .set({
-        status,
-        last_response_code: result.status,
-        last_error: result.error,
-        next_attempt_at: delay === null ? now : new Date(now.getTime() + delay),
-        date_finished: status === "pending" ? null : now,
-      })
-      .where("id", "=", delivery.id)
-      .where("attempts", "=", delivery.attempts)
-      .execute();
-    await handler.onAttempt?.(trx, delivery, result, now);
-    if (success) return this.#markHealthy(scope, delivery, now);
-    if (result.status === 410) return this.#disable(scope, delivery, "gone");
-    await this.#markFailing(scope, delivery, now);
+    return { status, nextAttemptAt: delay === null ? now : new Date(now.getTime() + delay) };
   }
 
-  async #markHealthy({ trx }: TransactionScope, delivery: Delivery, now: Date): Promise<void> {
+  /** One upsert for every destination that took a delivery, in key order (no deadlock between workers). */
+  async #markHealthy({ trx }: TransactionScope, delivered: Delivery[], now: Date): Promise<void> {
+    const keys = new Map(delivered.map((d) => [`${d.destination_type}\0${d.destination_id}`, d]));
+    if (keys.size === 0) return;
+    const rows = [...keys.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, d]) => ({ destination_type: d.destination_type, destination_id: d.destination_id, last_success_at: now, first_failure_at: null }));
     await trx
       .insertInto("delivery_destinations")
-      .values({ destination_type: delivery.destination_type, destination_id: delivery.destination_id, last_success_at: now, first_failure_at: null })
+      .values(rows)
       .onConflict((oc) => oc.columns(["destination_type", "destination_id"]).doUpdateSet({ last_success_at: now, first_failure_at: null }))
       .execute();
   }
@@ -162,4 +177,45 @@ export class DeliveryEngine {
       payload: { destinationType: delivery.destination_type, destinationId: delivery.destination_id, reason },
     });
   }
+}
+
+type Outcome = Attempt & { status: DeliveryStatus; nextAttemptAt: Date };
+
+/**
+ * Writes every attempt's outcome in one statement. Guarded by the attempt number: a worker whose
+ * lease ran out must not overwrite a newer attempt.
+ */
+async function updateDeliveries({ trx }: TransactionScope, outcomes: Outcome[], now: Date): Promise<void> {
+  const rows = outcomes.map(({ delivery, result, status, nextAttemptAt }) => ({
+    id: delivery.id,
+    attempts: delivery.attempts,
+    status,
+    code: result.status,
+    error: result.error,
+    next_at: nextAttemptAt.toISOString(),
+    finished: status === "pending" ? null : now.toISOString(),
+  }));
+  await trx
+    .updateTable("deliveries as d")
+    .from(sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)`.as<"v">(sql`v(id uuid, attempts integer, status text, code integer, error text, next_at timestamptz, finished timestamptz)`))
+    .set({
+      status: sql`v.status`,
+      last_response_code: sql`v.code`,
+      last_error: sql`v.error`,
+      next_attempt_at: sql`v.next_at`,
+      date_finished: sql`v.finished`,
+    })
+    .where(sql<boolean>`d.id = v.id AND d.attempts = v.attempts`)
+    .execute();
+}
+
+function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
 }

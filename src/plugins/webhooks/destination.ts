@@ -16,13 +16,13 @@ export const appWebhookDestination: DestinationHandler = {
     "Svc-Hook-Timestamp": String(timestamp),
     "Svc-Hook-Signature": hexSignature(delivery.secret, delivery.body),
   }),
-  onAttempt: async (db, delivery, result, now) => {
+  onAttempts: async (db, attempts, now) => {
     // installation.deleted may outlive its app (deleted apps uninstall everywhere): no log then.
-    const app = await db.selectFrom("apps").select("id").where("id", "=", Number(delivery.destination_id)).executeTakeFirst();
-    if (!app) return;
-    await db
-      .insertInto("app_request_log")
-      .values({
+    const appIds = [...new Set(attempts.map(({ delivery }) => Number(delivery.destination_id)))];
+    const existing = new Set((await db.selectFrom("apps").select("id").where("id", "in", appIds).execute()).map((app) => Number(app.id)));
+    const rows = attempts
+      .filter(({ delivery }) => existing.has(Number(delivery.destination_id)))
+      .map(({ delivery, result }) => ({
         app_id: Number(delivery.destination_id),
         organization_id: delivery.organization_id,
         delivery_id: delivery.id,
@@ -34,8 +34,8 @@ export const appWebhookDestination: DestinationHandler = {
         request_body: delivery.body.slice(0, LOG_BODY_LIMIT),
         response_body: (result.error ?? result.body).slice(0, LOG_BODY_LIMIT),
         date_created: now,
-      })
-      .execute();
+      }));
+    if (rows.length > 0) await db.insertInto("app_request_log").values(rows).execute();
   },
   disable: async (db, delivery) => {
     const result = await db

@@ -4,7 +4,7 @@ import type { Database } from "../../../db/schema.js";
 import { runInTransaction } from "../../../db/transaction.js";
 import type { EventBus } from "../../../events/event-bus.js";
 import { normalizeEvent } from "../grouping/index.js";
-import { type BatcherOptions, GroupCommitBatcher } from "./batcher.js";
+import { type BatcherOptions, GroupCommitBatcher } from "../../../db/group-commit.js";
 import type { CaptureOptions, EventSink, ProjectRef } from "./port.js";
 import { type BatchItem, writeBatch } from "./write-batch.js";
 
