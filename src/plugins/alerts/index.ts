@@ -1,21 +1,19 @@
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Logger } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
-import { OrganizationServiceToken } from "../organizations/index.js";
+import { OrganizationLinksToken, OrganizationServiceToken } from "../organizations/index.js";
 import { ServiceHookDispatcherToken } from "../service-hooks/index.js";
 import { AppWebhookDispatcherToken } from "../webhooks/index.js";
 import { IssueAlertProcessor } from "./issue-rules/processor.js";
 import { IssueRuleRepository } from "./issue-rules/repository.js";
 import { issueRuleEndpoints } from "./issue-rules/routes.js";
 import { IssueRuleService } from "./issue-rules/service.js";
-import { AlertLinks } from "./links.js";
 import { MetricAlertEvaluator } from "./metric-rules/evaluator.js";
 import { MetricRuleRepository } from "./metric-rules/repository.js";
 import { metricRuleEndpoints } from "./metric-rules/routes.js";
 import { MetricRuleService } from "./metric-rules/service.js";
 import { alertPruneTask, metricAlertTask } from "./tasks.js";
 import {
-  AlertLinksToken,
   IssueAlertProcessorToken,
   IssueRuleRepositoryToken,
   IssueRuleServiceToken,
@@ -34,20 +32,19 @@ export const alertsPlugin = definePlugin({
   dependencies: ["organizations", "issues", "service-hooks", "webhooks"],
   register(container) {
     const db = () => container.resolve(Db);
-    registerFactory(container, AlertLinksToken, (c) => new AlertLinks(c));
     registerFactory(container, IssueRuleRepositoryToken, () => new IssueRuleRepository(db));
     registerFactory(container, IssueRuleServiceToken, (c) => new IssueRuleService(c.resolve(IssueRuleRepositoryToken), c.resolve(OrganizationServiceToken), c.resolve(Clock)));
     registerFactory(
       container,
       IssueAlertProcessorToken,
-      (c) => new IssueAlertProcessor(c.resolve(IssueRuleRepositoryToken), c.resolve(ServiceHookDispatcherToken), c.resolve(AppWebhookDispatcherToken), c.resolve(AlertLinksToken)),
+      (c) => new IssueAlertProcessor(c.resolve(IssueRuleRepositoryToken), c.resolve(ServiceHookDispatcherToken), c.resolve(AppWebhookDispatcherToken), c.resolve(OrganizationLinksToken)),
     );
     registerFactory(container, MetricRuleRepositoryToken, () => new MetricRuleRepository(db));
     registerFactory(container, MetricRuleServiceToken, (c) => new MetricRuleService(c.resolve(MetricRuleRepositoryToken), c.resolve(Clock)));
     registerFactory(
       container,
       MetricAlertEvaluatorToken,
-      (c) => new MetricAlertEvaluator(db, c.resolve(MetricRuleRepositoryToken), c.resolve(AppWebhookDispatcherToken), c.resolve(AlertLinksToken), c.resolve(Logger)),
+      (c) => new MetricAlertEvaluator(db, c.resolve(MetricRuleRepositoryToken), c.resolve(AppWebhookDispatcherToken), c.resolve(OrganizationLinksToken), c.resolve(Logger)),
     );
   },
   endpoints: [...issueRuleEndpoints, ...metricRuleEndpoints],

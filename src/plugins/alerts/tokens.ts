@@ -2,12 +2,10 @@ import type { InjectionToken } from "tsyringe";
 import type { IssueAlertProcessor } from "./issue-rules/processor.js";
 import type { IssueRuleRepository } from "./issue-rules/repository.js";
 import type { IssueRuleService } from "./issue-rules/service.js";
-import type { AlertLinks } from "./links.js";
 import type { MetricAlertEvaluator } from "./metric-rules/evaluator.js";
 import type { MetricRuleRepository } from "./metric-rules/repository.js";
 import type { MetricRuleService } from "./metric-rules/service.js";
 
-export const AlertLinksToken: InjectionToken<AlertLinks> = Symbol("faultline.AlertLinks");
 export const IssueRuleRepositoryToken: InjectionToken<IssueRuleRepository> = Symbol("faultline.IssueRuleRepository");
 export const IssueRuleServiceToken: InjectionToken<IssueRuleService> = Symbol("faultline.IssueRuleService");
 export const IssueAlertProcessorToken: InjectionToken<IssueAlertProcessor> = Symbol("faultline.IssueAlertProcessor");

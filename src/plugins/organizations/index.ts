@@ -1,10 +1,11 @@
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
+import { OrganizationLinks } from "./links.js";
 import { OrganizationRepository } from "./repository.js";
 import { getOrganization, getProject, listProjectKeys, listProjects } from "./routes.js";
 import { OrganizationService } from "./service.js";
-import { OrganizationRepositoryToken, OrganizationServiceToken, PublicBaseUrl } from "./tokens.js";
+import { OrganizationLinksToken, OrganizationRepositoryToken, OrganizationServiceToken, PublicBaseUrl } from "./tokens.js";
 
 /** Organizations, projects, users, members and teams: provisioning in-process, discovery over HTTP. */
 export const organizationsPlugin = definePlugin({
@@ -14,6 +15,7 @@ export const organizationsPlugin = definePlugin({
       const { publicUrl, basePath } = c.resolve(Options);
       return publicUrl ? new URL(`${publicUrl.replace(/\/+$/, "")}${basePath}`) : null;
     });
+    registerFactory(container, OrganizationLinksToken, (c) => new OrganizationLinks(c.resolve(PublicBaseUrl), c.resolve(Options).permalinkTemplate ?? null));
     registerFactory(container, OrganizationRepositoryToken, (c) => new OrganizationRepository(() => c.resolve(Db)));
     registerFactory(
       container,
@@ -51,5 +53,6 @@ export const organizationsPlugin = definePlugin({
   },
 });
 
-export { OrganizationServiceToken, OrganizationRepositoryToken } from "./tokens.js";
+export { OrganizationLinksToken, OrganizationServiceToken, OrganizationRepositoryToken } from "./tokens.js";
+export type { LinkContext, OrganizationLinks } from "./links.js";
 export type { OrganizationService } from "./service.js";

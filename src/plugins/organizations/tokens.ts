@@ -1,4 +1,5 @@
 import type { InjectionToken } from "tsyringe";
+import type { OrganizationLinks } from "./links.js";
 import type { OrganizationRepository } from "./repository.js";
 import type { OrganizationService } from "./service.js";
 
@@ -6,3 +7,5 @@ export const OrganizationServiceToken: InjectionToken<OrganizationService> = Sym
 export const OrganizationRepositoryToken: InjectionToken<OrganizationRepository> = Symbol("faultline.OrganizationRepository");
 /** `publicUrl` + `basePath` when the host configured a public URL, else null (use the request's). */
 export const PublicBaseUrl: InjectionToken<URL | null> = Symbol("faultline.PublicBaseUrl");
+/** Link contexts (base URL, permalink template, organization slug) for payloads. */
+export const OrganizationLinksToken: InjectionToken<OrganizationLinks> = Symbol("faultline.OrganizationLinks");

@@ -1,30 +1,31 @@
-import type { Kysely } from "kysely";
-import type { Database, Delivery, ServiceHook } from "../../db/schema.js";
+import type { Delivery, ServiceHook } from "../../db/schema.js";
 import type { TransactionScope } from "../../db/transaction.js";
+import { TransactionMemo } from "../../db/transaction-memo.js";
 import type { DestinationHandler } from "../../delivery/destinations.js";
 import type { Outbox } from "../../delivery/outbox.js";
 import { hexSignature } from "../../delivery/signing.js";
 import { type EventSnapshot, issueLinks, type IssueSnapshot } from "../issues/index.js";
+import type { OrganizationLinks } from "../organizations/index.js";
 import { eventAlertPayload } from "./payload.js";
 import type { ServiceHookRepository } from "./repository.js";
 
 /** Turns events into service hook deliveries (`event.created` now, `event.alert` for alert rules). */
 export class ServiceHookDispatcher {
   /** Hooks per (project, event) for the life of one transaction: a batch of events costs one query. */
-  readonly #cache = new WeakMap<TransactionScope, Map<string, Promise<ServiceHook[]>>>();
+  readonly #hooks = new TransactionMemo<string, Promise<ServiceHook[]>>();
 
   constructor(
     private readonly repository: ServiceHookRepository,
     private readonly outbox: Outbox,
-    private readonly links: { base: URL | null; permalinkTemplate: string | null },
+    private readonly links: OrganizationLinks,
   ) {}
 
   /** One delivery per active hook of the event's project subscribed to `hookEvent`. */
   async dispatch(scope: TransactionScope, hookEvent: "event.created" | "event.alert", issue: IssueSnapshot, event: EventSnapshot, triggeringRules: string[] = []): Promise<void> {
     const hooks = await this.#subscribed(scope, issue.project.id, hookEvent);
     if (hooks.length === 0) return;
-    const organization = await organizationSlug(scope.trx, hooks[0]?.organization_id as number);
-    const { url } = issueLinks(this.links.base, this.links.permalinkTemplate, organization, issue);
+    const links = await this.links.forOrganization(scope, hooks[0]?.organization_id as number);
+    const { url } = issueLinks(links.base, links.permalinkTemplate, links.organizationSlug, issue);
     await this.outbox.enqueue(
       scope,
       hooks.map((hook) => ({
@@ -41,18 +42,8 @@ export class ServiceHookDispatcher {
   }
 
   #subscribed(scope: TransactionScope, projectId: number, hookEvent: string): Promise<ServiceHook[]> {
-    let perScope = this.#cache.get(scope);
-    if (!perScope) this.#cache.set(scope, (perScope = new Map()));
-    const key = `${projectId}:${hookEvent}`;
-    let hooks = perScope.get(key);
-    if (!hooks) perScope.set(key, (hooks = this.repository.subscribed(scope.trx, projectId, hookEvent)));
-    return hooks;
+    return this.#hooks.get(scope, `${projectId}:${hookEvent}`, () => this.repository.subscribed(scope.trx, projectId, hookEvent));
   }
-}
-
-async function organizationSlug(db: Kysely<Database>, organizationId: number): Promise<string> {
-  const row = await db.selectFrom("organizations").select("slug").where("id", "=", organizationId).executeTakeFirstOrThrow();
-  return row.slug;
 }
 
 /** Service hook deliveries: the seed's `X-Svc-Hook-*` headers; disabling sets the hook's status. */

@@ -2,8 +2,7 @@ import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Options } from "../../container/tokens.js";
 import { DestinationRegistryToken, OutboxToken } from "../../delivery/tokens.js";
 import { definePlugin, type PluginInitContext } from "../../plugin/plugin.js";
-import { OrganizationServiceToken } from "../organizations/index.js";
-import { PublicBaseUrl } from "../organizations/tokens.js";
+import { OrganizationLinksToken, OrganizationServiceToken } from "../organizations/index.js";
 import { ServiceHookDispatcher, serviceHookDestination } from "./dispatcher.js";
 import { ServiceHookRepository } from "./repository.js";
 import { createHook, deleteHook, getHook, listHooks, updateHook } from "./routes.js";
@@ -27,10 +26,7 @@ export const serviceHooksPlugin = definePlugin({
       container,
       ServiceHookDispatcherToken,
       (c) =>
-        new ServiceHookDispatcher(c.resolve(ServiceHookRepositoryToken), c.resolve(OutboxToken), {
-          base: c.resolve(PublicBaseUrl),
-          permalinkTemplate: c.resolve(Options).permalinkTemplate ?? null,
-        }),
+new ServiceHookDispatcher(c.resolve(ServiceHookRepositoryToken), c.resolve(OutboxToken), c.resolve(OrganizationLinksToken)),
     );
   },
   init: ({ container }) => container.resolve(DestinationRegistryToken).register(serviceHookDestination),

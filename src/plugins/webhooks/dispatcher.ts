@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.js";
 import type { TransactionScope } from "../../db/transaction.js";
+import { TransactionMemo } from "../../db/transaction-memo.js";
 import type { Outbox } from "../../delivery/outbox.js";
 import type { Actor } from "../../events/event-bus.js";
 
@@ -30,7 +31,7 @@ export interface AppWebhook {
  * category, so a batch of ingested events costs one query, not one per event.
  */
 export class AppWebhookDispatcher {
-  readonly #cache = new WeakMap<TransactionScope, Map<string, Promise<Subscriber[]>>>();
+  readonly #subscribersMemo = new TransactionMemo<string, Promise<Subscriber[]>>();
 
   constructor(private readonly outbox: Outbox) {}
 
@@ -61,12 +62,7 @@ export class AppWebhookDispatcher {
   }
 
   #subscribers(scope: TransactionScope, organizationId: number, category: AppWebhookCategory): Promise<Subscriber[]> {
-    let perScope = this.#cache.get(scope);
-    if (!perScope) this.#cache.set(scope, (perScope = new Map()));
-    const key = `${organizationId}:${category}`;
-    let found = perScope.get(key);
-    if (!found) perScope.set(key, (found = findSubscribers(scope.trx, organizationId, category)));
-    return found;
+    return this.#subscribersMemo.get(scope, `${organizationId}:${category}`, () => findSubscribers(scope.trx, organizationId, category));
   }
 }
 

@@ -1,30 +1,13 @@
-import type { DependencyContainer } from "tsyringe";
 import { registerFactory } from "../../container/container.js";
-import { Options } from "../../container/tokens.js";
-import type { TransactionScope } from "../../db/transaction.js";
 import { DestinationRegistryToken, OutboxToken } from "../../delivery/tokens.js";
 import type { DomainEvent, DomainEventName } from "../../events/event-bus.js";
 import { definePlugin, type PluginEventHandler } from "../../plugin/plugin.js";
 import type { IssueSnapshot } from "../issues/index.js";
-import { PublicBaseUrl } from "../organizations/tokens.js";
+import { type LinkContext, OrganizationLinksToken } from "../organizations/index.js";
 import { type AppWebhookCategory, AppWebhookDispatcher } from "./dispatcher.js";
 import { appWebhookDestination } from "./destination.js";
-import { commentData, errorData, issueData, type LinkContext } from "./payloads.js";
+import { commentData, errorData, issueData } from "./payloads.js";
 import { AppWebhookDispatcherToken } from "./tokens.js";
-
-const slugs = new WeakMap<TransactionScope, Map<number, Promise<string>>>();
-
-/** Links for payloads: public base URL, permalink template, the organization's slug (memoised per transaction). */
-async function linkContext(container: DependencyContainer, scope: TransactionScope, organizationId: number): Promise<LinkContext> {
-  let perScope = slugs.get(scope);
-  if (!perScope) slugs.set(scope, (perScope = new Map()));
-  let slug = perScope.get(organizationId);
-  if (!slug) {
-    slug = scope.trx.selectFrom("organizations").select("slug").where("id", "=", organizationId).executeTakeFirstOrThrow().then((row) => row.slug);
-    perScope.set(organizationId, slug);
-  }
-  return { base: container.resolve(PublicBaseUrl), permalinkTemplate: container.resolve(Options).permalinkTemplate ?? null, organizationSlug: await slug };
-}
 
 /** A subscriber that sends `category` webhooks with the data `build` makes from the event. */
 function forward<N extends DomainEventName>(
@@ -33,7 +16,7 @@ function forward<N extends DomainEventName>(
   onlyInstallation?: (event: DomainEvent<N>) => string,
 ): PluginEventHandler<N> {
   return async (event, scope, { container }) => {
-    const links = await linkContext(container, scope, event.organizationId);
+    const links = await container.resolve(OrganizationLinksToken).forOrganization(scope, event.organizationId);
     await container.resolve(AppWebhookDispatcherToken).dispatch(scope, {
       organizationId: event.organizationId,
       category,

@@ -1,12 +1,8 @@
 import { isoDate } from "../../http/format.js";
 import type { CommentSnapshot, EventSnapshot, IssueSnapshot } from "../issues/index.js";
 import { issueLinks } from "../issues/index.js";
+import type { LinkContext } from "../organizations/index.js";
 
-export interface LinkContext {
-  base: URL | null;
-  permalinkTemplate: string | null;
-  organizationSlug: string;
-}
 
 /** `data.issue` of issue webhooks: the seed's fields (`count` an integer) plus links. */
 export function issueData(issue: IssueSnapshot, links: LinkContext) {

@@ -1,10 +1,11 @@
 import type { IssueAlertRule } from "../../../db/schema.js";
 import type { TransactionScope } from "../../../db/transaction.js";
+import { TransactionMemo } from "../../../db/transaction-memo.js";
 import { type DomainEvent, SYSTEM_ACTOR } from "../../../events/event-bus.js";
 import type { ServiceHookDispatcher } from "../../service-hooks/dispatcher.js";
 import type { AppWebhookDispatcher } from "../../webhooks/dispatcher.js";
 import { errorData } from "../../webhooks/payloads.js";
-import type { AlertLinks } from "../links.js";
+import type { OrganizationLinks } from "../../organizations/index.js";
 import { type EventFacts, ruleMatches, windowStart } from "./evaluate.js";
 import type { IssueRuleRepository } from "./repository.js";
 import type { Condition, Filter, Interval } from "./schemas.js";
@@ -28,8 +29,8 @@ interface LoadedRule {
  * of events costs a few queries, not a few per event.
  */
 export class IssueAlertProcessor {
-  readonly #rules = new WeakMap<TransactionScope, Map<number, Promise<LoadedRule[]>>>();
-  readonly #counts = new WeakMap<TransactionScope, Map<string, Promise<number>>>();
+  readonly #rules = new TransactionMemo<number, Promise<LoadedRule[]>>();
+  readonly #counts = new TransactionMemo<string, Promise<number>>();
   /** Firings claimed in this transaction ("rule:issue" → ms), not yet committed. */
   readonly #claimed = new WeakMap<TransactionScope, Map<string, number>>();
   /** Committed firings of this process: a rule known to have fired recently is skipped without a query. */
@@ -39,7 +40,7 @@ export class IssueAlertProcessor {
     private readonly repository: IssueRuleRepository,
     private readonly serviceHooks: ServiceHookDispatcher,
     private readonly appWebhooks: AppWebhookDispatcher,
-    private readonly links: AlertLinks,
+    private readonly links: OrganizationLinks,
   ) {}
 
   async onErrorCreated(domainEvent: DomainEvent<"error.created">, scope: TransactionScope): Promise<void> {
@@ -76,32 +77,21 @@ export class IssueAlertProcessor {
   }
 
   #activeRules(scope: TransactionScope, projectId: number): Promise<LoadedRule[]> {
-    let perScope = this.#rules.get(scope);
-    if (!perScope) this.#rules.set(scope, (perScope = new Map()));
-    let rules = perScope.get(projectId);
-    if (!rules) {
-      rules = this.repository.active(scope.trx, projectId).then((rows) =>
-        rows.map((row) => ({
-          row,
-          actionMatch: row.action_match,
-          conditions: row.conditions as Condition[],
-          filters: row.filters as Filter[],
-          environment: row.environment,
-        })),
-      );
-      perScope.set(projectId, rules);
-    }
-    return rules;
+    return this.#rules.get(scope, projectId, async () =>
+      (await this.repository.active(scope.trx, projectId)).map((row) => ({
+        row,
+        actionMatch: row.action_match,
+        conditions: row.conditions as Condition[],
+        filters: row.filters as Filter[],
+        environment: row.environment,
+      })),
+    );
   }
 
   /** Counts are final for the whole batch once its events are inserted, so one read per window serves every event. */
   #count(scope: TransactionScope, issueId: number, since: Date, environment: string | null): Promise<number> {
-    let perScope = this.#counts.get(scope);
-    if (!perScope) this.#counts.set(scope, (perScope = new Map()));
     const key = `${issueId}:${since.getTime()}:${environment ?? "\0"}`;
-    let count = perScope.get(key);
-    if (!count) perScope.set(key, (count = this.repository.countSince(scope.trx, issueId, since, environment)));
-    return count;
+    return this.#counts.get(scope, key, () => this.repository.countSince(scope.trx, issueId, since, environment));
   }
 
   /** Known to have fired less than its frequency ago (in this transaction, or committed by this process). */

@@ -4,7 +4,7 @@ import { runInTransaction, type TransactionScope } from "../../../db/transaction
 import { SYSTEM_ACTOR } from "../../../events/event-bus.js";
 import type { Logger } from "../../../logging/logger.js";
 import type { AppWebhookDispatcher } from "../../webhooks/dispatcher.js";
-import type { AlertLinks } from "../links.js";
+import type { OrganizationLinks } from "../../organizations/index.js";
 import { type IncidentStep, incidentSteps } from "./evaluate.js";
 import { metricAlertData } from "./payload.js";
 import { type EventTerm, EventQueryError, parseEventQuery } from "./query.js";
@@ -24,7 +24,7 @@ export class MetricAlertEvaluator {
     private readonly db: () => Kysely<Database>,
     private readonly repository: MetricRuleRepository,
     private readonly appWebhooks: AppWebhookDispatcher,
-    private readonly links: AlertLinks,
+    private readonly links: OrganizationLinks,
     private readonly logger: Logger,
   ) {}
 
