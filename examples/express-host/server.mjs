@@ -3,8 +3,9 @@
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import express from "express";
-import { createFaultline, SCOPES } from "faultline";
+import { createFaultline } from "faultline";
 import { faultlineExpress, keepRawBody } from "faultline/express";
+import { seedDemo } from "../shared/seed-demo.mjs";
 
 /** The host app. Its JSON parser runs first and keeps the raw bytes, which Faultline then uses. */
 export function createHostApp(faultline) {
@@ -14,20 +15,6 @@ export function createHostApp(faultline) {
   app.post("/api/orders", (req, res) => res.status(201).json({ order: req.body }));
   app.use("/faultline", faultlineExpress(faultline));
   return app;
-}
-
-/**
- * Development seed: organization "demo", project "web", an owner's token with every scope
- * (`token` fixes its value). Safe on every start. A real host provisions from its own code.
- */
-async function seedDemo(faultline, token) {
-  const { api } = faultline;
-  if (await api.organizations.get("demo")) return { token };
-  await api.organizations.create({ slug: "demo", name: "Demo" });
-  const owner = await api.users.create({ username: "demo-owner", email: "owner@demo.test" });
-  await api.members.add({ organization: "demo", user: owner.id, role: "owner" });
-  await api.projects.create({ organization: "demo", slug: "web", platform: "node" });
-  return { token: (await api.tokens.create({ user: owner.id, scopes: [...SCOPES], name: "example", token })).token };
 }
 
 /** Starts the host on `port` (0: any free port); `faultline` defaults to one on DATABASE_URL or in-memory PGlite. */

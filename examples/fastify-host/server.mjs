@@ -2,8 +2,9 @@
 // Run it with `npm run example:fastify` (builds the library when needed).
 import { fileURLToPath } from "node:url";
 import Fastify from "fastify";
-import { createFaultline, SCOPES } from "faultline";
+import { createFaultline } from "faultline";
 import { faultlineFastify } from "faultline/fastify";
+import { seedDemo } from "../shared/seed-demo.mjs";
 
 /** The host app: Fastify's own JSON parser serves its routes; Faultline's Buffer parser stays inside its prefix. */
 export function createHostApp(faultline) {
@@ -12,20 +13,6 @@ export function createHostApp(faultline) {
   app.post("/api/orders", async (request, reply) => reply.code(201).send({ order: request.body }));
   app.register(faultlineFastify, { prefix: "/faultline", faultline });
   return app;
-}
-
-/**
- * Development seed: organization "demo", project "web", an owner's token with every scope
- * (`token` fixes its value). Safe on every start. A real host provisions from its own code.
- */
-async function seedDemo(faultline, token) {
-  const { api } = faultline;
-  if (await api.organizations.get("demo")) return { token };
-  await api.organizations.create({ slug: "demo", name: "Demo" });
-  const owner = await api.users.create({ username: "demo-owner", email: "owner@demo.test" });
-  await api.members.add({ organization: "demo", user: owner.id, role: "owner" });
-  await api.projects.create({ organization: "demo", slug: "web", platform: "node" });
-  return { token: (await api.tokens.create({ user: owner.id, scopes: [...SCOPES], name: "example", token })).token };
 }
 
 /** Starts the host on `port` (0: any free port); `faultline` defaults to one on DATABASE_URL or in-memory PGlite. */

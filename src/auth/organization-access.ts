@@ -1,10 +1,9 @@
 import type { Kysely } from "kysely";
+import { int4Id } from "../db/ids.js";
 import type { Database, Organization } from "../db/schema.js";
 import { notFound } from "../http/errors.js";
 import type { Principal } from "./principal.js";
 import { intersectScopes, ROLE_SCOPES, type Scope } from "./scopes.js";
-
-const MAX_INT4 = 2_147_483_647;
 
 export interface OrganizationAccess {
   organization: Organization;
@@ -16,8 +15,8 @@ export interface OrganizationAccess {
 export async function findOrganization(db: Kysely<Database>, idOrSlug: string): Promise<Organization | undefined> {
   const query = db.selectFrom("organizations").selectAll();
   if (/^\d+$/.test(idOrSlug)) {
-    const id = Number(idOrSlug);
-    return id <= MAX_INT4 ? query.where("id", "=", id).executeTakeFirst() : undefined;
+    const id = int4Id(idOrSlug);
+    return id === null ? undefined : query.where("id", "=", id).executeTakeFirst();
   }
   return query.where("slug", "=", idOrSlug).executeTakeFirst();
 }

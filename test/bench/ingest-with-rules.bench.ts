@@ -1,8 +1,7 @@
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createFaultline, type Faultline, type FaultlineApi, SCOPES } from "../../src/index.js";
 import { EventSinkToken } from "../../src/plugins/issues/index.js";
-import { BENCH_DATABASE_URL, quietLogger, report, runConcurrently, sqlClient } from "./support.js";
+import { BENCH_DATABASE_URL, benchEvent, quietLogger, report, runConcurrently, sqlClient } from "./support.js";
 
 /**
  * What issue alert rules cost at ingest (issue 7: less than 20 %). The storage path (events handed
@@ -32,21 +31,6 @@ const RULES: Array<Record<string, unknown>> = [
   { name: "new or bursting", actionMatch: "any", conditions: [{ id: "first_seen_event" }, { id: "event_frequency", value: 50, interval: "5m" }] },
   { name: "production, seen 10 times", environment: "production", conditions: [{ id: "every_event" }], filters: [{ id: "issue_occurrences", value: 10 }] },
 ];
-
-function eventPayload(i: number) {
-  const group = i % FINGERPRINTS;
-  return {
-    event_id: randomUUID().replaceAll("-", ""),
-    timestamp: Date.now() / 1000,
-    platform: "node",
-    level: "error",
-    environment: "production",
-    release: "bench@1.0.0",
-    tags: { region: `r${i % 4}` },
-    user: { id: `user-${i % 500}` },
-    exception: { values: [{ type: "BenchError", value: `failure ${group}`, stacktrace: { frames: [{ filename: "/app/server.js", function: `handler${group}`, lineno: 10, in_app: true }] } }] },
-  };
-}
 
 async function http(method: string, path: string, token: string, body: unknown): Promise<void> {
   const response = await faultline.handler(new Request(`http://bench${path}`, { method, headers: { Authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) }));
@@ -90,7 +74,7 @@ async function ingest(side: Side): Promise<number> {
   await counters(side !== "baseline");
   const sink = faultline.container.resolve(EventSinkToken);
   const project = { ...projects[side === "rules" ? "rules" : "plain"], platform: "node" };
-  const events = Array.from({ length: EVENTS }, (_, i) => eventPayload(i));
+  const events = Array.from({ length: EVENTS }, (_, i) => benchEvent(i, FINGERPRINTS));
   const started = performance.now();
   await runConcurrently(EVENTS, CONCURRENCY, async (i) => void (await sink.capture(project, events[i])));
   return EVENTS / ((performance.now() - started) / 1000);

@@ -1,10 +1,9 @@
-import { randomUUID } from "node:crypto";
 import { Agent, createServer, request } from "node:http";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createFaultline, type Faultline, type FaultlineApi, SCOPES } from "../../src/index.js";
 import { EventSinkToken } from "../../src/plugins/issues/index.js";
 import { listen, type RunningServer, serveFaultline } from "../helpers/server.js";
-import { BENCH_DATABASE_URL, quietLogger, report, runConcurrently, sqlClient } from "./support.js";
+import { BENCH_DATABASE_URL, benchEvent, quietLogger, report, runConcurrently, sqlClient } from "./support.js";
 
 /**
  * Ingest throughput end to end: envelopes over HTTP → event stored, issue updated, committed
@@ -17,29 +16,6 @@ const schema = `bench_ingest_${Date.now()}`;
 let faultline: Faultline<FaultlineApi>;
 let server: RunningServer;
 let dsn: { key: string; projectId: string };
-
-function eventPayload(i: number, fingerprints: number) {
-  const group = i % fingerprints;
-  return {
-    event_id: randomUUID().replaceAll("-", ""),
-    timestamp: Date.now() / 1000,
-    platform: "node",
-    level: "error",
-    environment: "production",
-    release: "bench@1.0.0",
-    tags: { region: `r${i % 4}` },
-    user: { id: `user-${i % 500}` },
-    exception: {
-      values: [
-        {
-          type: "BenchError",
-          value: `failure ${group}`,
-          stacktrace: { frames: [{ filename: "/app/server.js", function: `handler${group}`, lineno: 10, colno: 3, in_app: true }] },
-        },
-      ],
-    },
-  };
-}
 
 function envelope(payload: Record<string, unknown>): string {
   return `${JSON.stringify({ event_id: payload.event_id, sent_at: new Date().toISOString() })}\n{"type":"event"}\n${JSON.stringify(payload)}`;
@@ -77,7 +53,7 @@ function post(url: string, body: string): Promise<number> {
 
 async function ingest(fingerprints: number): Promise<number> {
   const url = `${server.url}/api/${dsn.projectId}/envelope/?sentry_key=${dsn.key}&sentry_version=7`;
-  const bodies = Array.from({ length: EVENTS }, (_, i) => envelope(eventPayload(i, fingerprints)));
+  const bodies = Array.from({ length: EVENTS }, (_, i) => envelope(benchEvent(i, fingerprints)));
   const started = performance.now();
   await runConcurrently(EVENTS, CONCURRENCY, async (i) => {
     const status = await post(url, bodies[i] as string);
@@ -90,7 +66,7 @@ async function ingest(fingerprints: number): Promise<number> {
 async function ingestWithoutHttp(fingerprints: number): Promise<number> {
   const sink = faultline.container.resolve(EventSinkToken);
   const project = { id: Number(dsn.projectId), organizationId: 1, platform: "node" };
-  const events = Array.from({ length: EVENTS }, (_, i) => eventPayload(i + EVENTS, fingerprints));
+  const events = Array.from({ length: EVENTS }, (_, i) => benchEvent(i + EVENTS, fingerprints));
   const started = performance.now();
   await runConcurrently(EVENTS, CONCURRENCY, async (i) => void (await sink.capture(project, events[i])));
   return EVENTS / ((performance.now() - started) / 1000);
@@ -99,7 +75,7 @@ async function ingestWithoutHttp(fingerprints: number): Promise<number> {
 /** What the same HTTP client and node:http server manage with a handler that only reads the body. */
 async function bareHttpRequestsPerSecond(): Promise<number> {
   const bare = await listen(createServer((req, res) => req.resume().on("end", () => res.end('{"id":"x"}'))));
-  const body = envelope(eventPayload(0, 1));
+  const body = envelope(benchEvent(0, 1));
   const started = performance.now();
   await runConcurrently(EVENTS, CONCURRENCY, async () => void (await post(`${bare.url}/api/1/envelope/`, body)));
   await bare.close();
@@ -116,7 +92,7 @@ async function rawInsertRowsPerSecond(): Promise<number> {
       const values: unknown[] = [];
       const tuples: string[] = [];
       for (let i = offset; i < Math.min(EVENTS, offset + chunk); i++) {
-        const e = eventPayload(i, 50);
+        const e = benchEvent(i, 50);
         const base = values.length;
         values.push(1, Number(dsn.projectId), 1, e.event_id, new Date(), new Date(), "error", "node", "production", "bench@1.0.0", "error", `BenchError: failure ${i % 50}`, `handler(server.js)`, `user:${e.user.id}`, JSON.stringify([["region", e.tags.region]]), [`${i % 50}`], 600, JSON.stringify(e));
         tuples.push(`(${Array.from({ length: 18 }, (_, k) => `$${base + k + 1}`).join(", ")})`);

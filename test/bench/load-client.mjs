@@ -1,6 +1,7 @@
 // A keep-alive HTTP load generator in its own process (so it does not share the server's event
 // loop): `node load-client.mjs <url> <concurrency> <seconds> [headers-json]` prints
-// {"requests", "rps", "p50", "p99", "errors"} (latencies in ms) after a one-second warm-up.
+// {"requests", "rps", "p50", "p99", "errors", "warmup"} (latencies in ms) after a one-second
+// warm-up of "warmup" requests.
 import { Agent, request } from "node:http";
 
 const [url, concurrency = "32", seconds = "5", headersJson = "{}"] = process.argv.slice(2);
@@ -28,7 +29,8 @@ async function run(ms, record) {
   );
 }
 
-await run(1000, () => {});
+let warmup = 0;
+await run(1000, () => (warmup += 1));
 const latencies = [];
 let errors = 0;
 const started = performance.now();
@@ -36,5 +38,5 @@ await run(Number(seconds) * 1000, ({ ms, ok }) => (ok ? latencies.push(ms) : (er
 const elapsed = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 const at = (p) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
-process.stdout.write(JSON.stringify({ requests: latencies.length, rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), errors }));
+process.stdout.write(JSON.stringify({ requests: latencies.length, rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), errors, warmup }));
 agent.destroy();

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { int4Id } from "../../db/ids.js";
 import type { Database, Organization, ScimDatabase } from "../../db/schema.js";
 import type { TransactionScope } from "../../db/transaction.js";
 import type { Actor } from "../../events/event-bus.js";
@@ -13,12 +14,10 @@ export interface ScimCall {
   actor: Actor;
 }
 
-const MAX_INT4 = 2_147_483_647;
-
 /** A User or Group id from the path; anything that cannot be one is the same 404 as an unknown one. */
 export function resourceId(raw: string, kind: "User" | "Group"): number {
-  const id = /^\d{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(id >= 1 && id <= MAX_INT4)) throw resourceNotFound(kind, raw);
+  const id = int4Id(raw);
+  if (id === null || id < 1) throw resourceNotFound(kind, raw);
   return id;
 }
 

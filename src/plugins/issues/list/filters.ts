@@ -1,12 +1,11 @@
 import { type Expression, expressionBuilder, type Kysely, type SqlBool } from "kysely";
+import { MAX_INT4 } from "../../../db/ids.js";
 import type { Database } from "../../../db/schema.js";
 import { fieldErrors } from "../../../http/errors.js";
 import type { SearchTerm } from "../search/ast.js";
 import { parseAssigneeRef, parseSearchQuery } from "../search/parser.js";
 import { type SearchContext, searchCondition } from "../search/to-sql.js";
 import type { IssueFilterParams } from "./params.js";
-
-const MAX_INT4 = 2_147_483_647;
 
 /** A ready WHERE condition on `issues` (organization and deleted rows are the caller's). */
 export type IssueCondition = Expression<SqlBool>;
