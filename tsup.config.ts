@@ -14,7 +14,8 @@ export default defineConfig({
   format: ["esm"],
   target: "node20",
   platform: "node",
-  dts: true,
+  // Declarations come from `tsc -p tsconfig.build.json` (file by file, augmentations kept).
+  dts: false,
   sourcemap: true,
   clean: true,
   splitting: true,

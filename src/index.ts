@@ -1,4 +1,10 @@
 import "reflect-metadata";
+// Modules that add first-party events to DomainEventMap (declaration merging). Imported here so
+// the published declarations load them for every consumer: a host plugin's `on` handlers are typed.
+import "./delivery/engine.js";
+import "./plugins/installations/service.js";
+import "./plugins/issues/domain-events.js";
+import "./plugins/scim/events.js";
 import { type ApiOf, buildFaultline, type Faultline } from "./faultline.js";
 import type { FaultlineOptions } from "./options.js";
 import type { FaultlinePlugin } from "./plugin/plugin.js";

@@ -46,7 +46,7 @@ describe("the packed tarball in a fresh project", () => {
     await writeFile(
       join(project, "check.ts"),
       [
-        `import { createFaultline, SCOPES, type Faultline } from "faultline";`,
+        `import { createFaultline, definePlugin, SCOPES, type Faultline } from "faultline";`,
         `import { faultlineExpress } from "faultline/express";`,
         `import { faultlineFastify } from "faultline/fastify";`,
         `import { toNextJsHandler, getOrCreateFaultline } from "faultline/next";`,
@@ -57,9 +57,14 @@ describe("the packed tarball in a fresh project", () => {
         `const scopes: readonly string[] = SCOPES;`,
         `const ok: boolean = verifySignature("{}", "00", "secret") || verifyStandardWebhook("{}", {}, "whsec_x");`,
         `void [faultlineExpress(faultline), faultlineFastify, toNextJsHandler(faultline).GET, createNodeHandler(faultline), createTestInstance, scopes, ok];`,
-        // A wrong use must fail to compile, or the check proves nothing.
+        // A host plugin sees the first-party domain events with their payloads.
+        `const audit = definePlugin({ id: "audit", on: { "issue.created": async (event) => { const title: string = event.payload.issue.title; void title; } } });`,
+        `void createFaultline({ plugins: [audit] });`,
+        // Wrong uses must fail to compile, or the check proves nothing.
         `// @ts-expect-error -- verifySignature takes a secret string`,
         `verifySignature("{}", "00", 42);`,
+        `// @ts-expect-error -- not a domain event`,
+        `definePlugin({ id: "typo", on: { "issue.creatd": async () => {} } });`,
       ].join("\n"),
     );
     await writeFile(
