@@ -21,7 +21,7 @@ import { Outbox } from "./delivery/outbox.js";
 import { DELIVERY_TASK_ID, deliveryRetentionTask, deliveryTask } from "./delivery/tasks.js";
 import { DeliveryEngineToken, DestinationRegistryToken, OutboxToken } from "./delivery/tokens.js";
 import { type FaultlineOptions, resolveOptions } from "./options.js";
-import { composePlugins } from "./plugin/compose.js";
+import { composePlugins, migrationTableName } from "./plugin/compose.js";
 import type { FaultlinePlugin, PluginEventHandler } from "./plugin/plugin.js";
 
 /** The `faultline.api` type: every plugin's namespaces merged (element by element, so a plugin without an API adds nothing). */
@@ -112,8 +112,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     const applied = [...core.applied];
     for (const plugin of composition.plugins) {
       if (!plugin.migrations?.length) continue;
-      const tableName = `faultline_migration_${plugin.id.replace(/[^a-z0-9]+/gi, "_").toLowerCase()}`;
-      const own = await runMigrations(root, { schema: options.schema, migrations: plugin.migrations, tableName });
+      const own = await runMigrations(root, { schema: options.schema, migrations: plugin.migrations, tableName: migrationTableName(plugin) });
       applied.push(...own.applied.map((name) => `${plugin.id}:${name}`));
     }
     if (applied.length > 0) logger.info({ applied }, "faultline: migrations applied");

@@ -8,12 +8,25 @@ export interface Composition {
   router: Router<{ endpoint: AnyEndpoint; plugin: FaultlinePlugin }>;
 }
 
+/** The table that records a plugin's own migrations (ids differing only in punctuation or case share one). */
+export function migrationTableName(plugin: FaultlinePlugin): string {
+  return `faultline_migration_${plugin.id.replace(/[^a-z0-9]+/gi, "_").toLowerCase()}`;
+}
+
 /** Orders plugins by dependency and builds the router; throws on any conflict, naming both sides. */
 export function composePlugins(plugins: readonly FaultlinePlugin[]): Composition {
   const byId = new Map<string, FaultlinePlugin>();
   for (const plugin of plugins) {
     if (byId.has(plugin.id)) throw new Error(`Plugin id conflict: two plugins are named "${plugin.id}"`);
     byId.set(plugin.id, plugin);
+  }
+  const migrationTables = new Map<string, string>();
+  for (const plugin of plugins) {
+    if (!plugin.migrations?.length) continue;
+    const table = migrationTableName(plugin);
+    const owner = migrationTables.get(table);
+    if (owner) throw new Error(`Plugin migration conflict: plugins "${owner}" and "${plugin.id}" would share the migration table "${table}"; rename one`);
+    migrationTables.set(table, plugin.id);
   }
   const ordered = orderByDependencies(byId);
   const router = new Router<{ endpoint: AnyEndpoint; plugin: FaultlinePlugin }>();

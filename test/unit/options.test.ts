@@ -37,6 +37,14 @@ describe("plugin composition", () => {
     expect(() => createFaultline({ plugins: [a, b] })).toThrow(/cycle: a → b → a/);
   });
 
+  it("throws when two plugins' migrations would share one migration table", () => {
+    const migrations = [{ name: "0001_init", statements: () => [] }];
+    const a = definePlugin({ id: "acme-audit", migrations });
+    const b = definePlugin({ id: "Acme_Audit", migrations });
+    expect(() => createFaultline({ plugins: [a, b] })).toThrow(/plugins "acme-audit" and "Acme_Audit" would share the migration table "faultline_migration_acme_audit"/);
+    expect(() => createFaultline({ plugins: [a, definePlugin({ id: "Acme_Audit" })] })).not.toThrow();
+  });
+
   it("throws on an API namespace provided twice", () => {
     const twice = definePlugin({ id: "dupe-api", api: () => ({ organizations: {} }) });
     expect(() => createFaultline({ plugins: [twice] })).toThrow(/"organizations" is provided by plugins "organizations" and "dupe-api"/);
