@@ -14,7 +14,6 @@ import type { HookContext } from "../plugin/plugin.js";
 import { parseJsonBody, readBodyBytes } from "./body.js";
 import { type AnyEndpoint, ORGANIZATION_PARAM } from "./endpoint.js";
 import { ApiError, NOT_FOUND_DETAIL } from "./errors.js";
-import { runInRequestScope } from "./request-scope.js";
 import { requestIdFor } from "./request-id.js";
 import { parseOrThrow } from "./validate.js";
 import { renderSentryError, replyToResponse } from "./responses.js";
@@ -76,31 +75,28 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     const { endpoint } = match.value;
     const principal = await authenticate(endpoint, request, db);
     const { organization, scopes } = await authorize(endpoint, principal, match.params, db);
-    const scope = { requestId, principal, organization };
-    return runInRequestScope(scope, async () => {
-      const ctx: HookContext = {
-        endpoint,
-        request,
-        url,
-        basePath,
-        requestId,
-        principal,
-        organization,
-        scopes,
-        params: validate(endpoint.params, match.params),
-        query: validate(endpoint.query, queryObject(url.searchParams)),
-        ...(await readBody(endpoint, request)),
-        container: deps.container,
-        logger: deps.logger,
-      } as HookContext;
-      for (const hook of hooks) {
-        const early = await hook.before?.(ctx);
-        if (early) return early;
-      }
-      let response = replyToResponse(await endpoint.handler(ctx));
-      for (const hook of hooks) response = (await hook.after?.(ctx, response)) ?? response;
-      return response;
-    });
+    const ctx: HookContext = {
+      endpoint,
+      request,
+      url,
+      basePath,
+      requestId,
+      principal,
+      organization,
+      scopes,
+      params: validate(endpoint.params, match.params),
+      query: validate(endpoint.query, queryObject(url.searchParams)),
+      ...(await readBody(endpoint, request)),
+      container: deps.container,
+      logger: deps.logger,
+    } as HookContext;
+    for (const hook of hooks) {
+      const early = await hook.before?.(ctx);
+      if (early) return early;
+    }
+    let response = replyToResponse(await endpoint.handler(ctx));
+    for (const hook of hooks) response = (await hook.after?.(ctx, response)) ?? response;
+    return response;
   }
 
   async function authenticate(endpoint: AnyEndpoint, request: Request, db: Kysely<Database>): Promise<Principal | null> {
