@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import fastifyPlugin from "fastify-plugin";
 import { type HasHandler, toWebRequest } from "../node/index.js";
 import { isJson } from "../node/response.js";
+import { jsonTextOf } from "../../src/http/responses.js";
 
 export interface FaultlineFastifyOptions {
   faultline: HasHandler;
@@ -34,7 +35,8 @@ const plugin: FastifyPluginAsync<FaultlineFastifyOptions> = async (app, { faultl
     if (!response.body || !isJson(response)) return response;
     reply.code(response.status);
     for (const [name, value] of response.headers) reply.header(name, value);
-    return Buffer.from(await response.arrayBuffer());
+    const text = jsonTextOf(response);
+    return text !== undefined ? Buffer.from(text) : Buffer.from(await response.arrayBuffer());
   };
   app.all("/", handle);
   app.all("/*", handle);

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
+import { type BodyReader, READ_BODY } from "../../src/http/body.js";
 
 export interface NodeRequestOptions {
   /** The path prefix the request was mounted under (already part of `url`). */
@@ -33,6 +34,29 @@ function headersOf(req: IncomingMessage, decoded: boolean): Headers {
   return headers;
 }
 
+/** Reads the body from the Node request itself (or the bytes a framework already read), at most `limit` bytes. */
+function bodyReader(req: IncomingMessage, hasBody: boolean, alreadyRead: Uint8Array | undefined): BodyReader {
+  return (limit) => {
+    if (alreadyRead) return Promise.resolve(alreadyRead.byteLength > limit ? null : alreadyRead);
+    if (!hasBody) return Promise.resolve(new Uint8Array(0));
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= limit) return void chunks.push(chunk);
+        // Past the limit: stop keeping bytes and discard the rest, so the 413 can still be answered.
+        req.off("data", onData).off("end", onEnd);
+        req.resume();
+        resolve(null);
+      };
+      const onEnd = () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+      const onClose = () => (req.complete ? undefined : reject(new Error("the client closed the connection before the body ended")));
+      req.on("data", onData).once("end", onEnd).once("error", reject).once("close", onClose);
+    });
+  };
+}
+
 /**
  * A web `Request` over a Node request, built lazily: `url`, `method` and `headers` are plain
  * values, and a real `Request` (with the body: bytes already read, else the unread socket stream,
@@ -62,6 +86,8 @@ export function toWebRequest(req: IncomingMessage, options: NodeRequestOptions =
     get(_target, property) {
       if (DIRECT.has(property)) return direct[property as keyof typeof direct];
       if (property === "body" && !hasBody && !real) return null;
+      // Until something made the real Request (and so took the stream), the body is read directly.
+      if (property === READ_BODY) return real ? undefined : bodyReader(req, hasBody, options.body);
       const target = materialize();
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === "function" ? value.bind(target) : value;

@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { jsonTextOf } from "../../src/http/responses.js";
 
 /** Faultline's JSON replies: a whole body in memory already, cheaper to send in one piece. */
 export const isJson = (response: Response) => /[/+]json\b/.test(response.headers.get("content-type") ?? "");
@@ -29,6 +30,8 @@ export async function sendWebResponse(res: ServerResponse, response: Response): 
     else if (name !== "set-cookie") res.setHeader(name, value);
   });
   if (!response.body) return void res.end();
+  const text = jsonTextOf(response);
+  if (text !== undefined) return void res.end(text);
   if (isJson(response)) return void res.end(Buffer.from(await response.arrayBuffer()));
   const reader = response.body.getReader();
   try {

@@ -13,12 +13,27 @@ export function bodyTooLarge(limit: number): ApiError {
 }
 
 /**
+ * Reads a request's body without going through its web stream: resolves the bytes, or null past
+ * `limit`. Adapters over Node requests attach one under {@link READ_BODY}.
+ */
+export type BodyReader = (limit: number) => Promise<Uint8Array | null>;
+
+/** Where a request carries its {@link BodyReader} (a registered symbol: adapters and core may be bundled apart). */
+export const READ_BODY = Symbol.for("faultline.readBody");
+
+/**
  * Reads the whole body, refusing more than `limit` bytes. A declared Content-Length over the
  * limit is refused before reading; a chunked body is counted as it streams and cut off at the limit.
  */
 export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > limit) throw bodyTooLarge(limit);
+  const direct = (request as { [READ_BODY]?: BodyReader })[READ_BODY];
+  if (direct) {
+    const bytes = await direct(limit);
+    if (!bytes) throw bodyTooLarge(limit);
+    return bytes;
+  }
   if (!request.body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -1,6 +1,8 @@
 import { createServer, request as httpRequest } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createNodeHandler, type HasHandler, toWebRequest } from "../../adapters/node/index.js";
+import { readBodyBytes } from "../../src/http/body.js";
+import { ApiError } from "../../src/http/errors.js";
 import { listen, type RunningServer } from "../helpers/server.js";
 
 /** Counts the real `Request`s constructed while a test runs. */
@@ -82,6 +84,40 @@ describe("faultline/node", () => {
     const streamed = await rawGet(`${server.url}/fl/streamed`);
     expect([streamed.headers["transfer-encoding"], streamed.body.length]).toEqual(["chunked", 2]);
   });
+  it("reads a body straight from the request (no Request built) and cuts a chunked one off at the limit", async () => {
+    const reader: HasHandler = {
+      handler: async (request) => {
+        try {
+          return new Response(`read ${(await readBodyBytes(request, 1024)).byteLength}`);
+        } catch (error) {
+          if (error instanceof ApiError) return new Response(error.detail, { status: error.status });
+          throw error;
+        }
+      },
+    };
+    const target = await listen(createServer(createNodeHandler(reader)));
+    const send = (chunks: string[]) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(`${target.url}/upload`, { method: "POST", headers: { "Transfer-Encoding": "chunked" } }, (res) => {
+          let body = "";
+          res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on("error", reject);
+        for (const chunk of chunks) req.write(chunk);
+        req.end();
+      });
+    try {
+      expect(await send(["a".repeat(600), "b".repeat(400)])).toEqual({ status: 200, body: "read 1000" });
+      expect(constructed).toBe(0);
+      expect(await send(["a".repeat(600), "b".repeat(600), "c".repeat(600)])).toEqual({ status: 413, body: "Request body too large (limit 1 KiB)" });
+      // The rest of a refused body is discarded, not left to corrupt the next request.
+      expect(await send(["ok"])).toEqual({ status: 200, body: "read 2" });
+    } finally {
+      await target.close();
+    }
+  });
+
 });
 
 function rawGet(url: string): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {
