@@ -117,8 +117,8 @@ export class DeliveryEngine {
       await this.destinations.get(type).onAttempts?.(scope.trx, group, now);
     }
     await this.#markHealthy(scope, outcomes.filter((o) => o.status === "delivered").map((o) => o.delivery), now);
-    for (const { delivery, result, status } of outcomes) {
-      if (status === "delivered") continue;
+    // A destination that is down fails every send of the group: its health is written once.
+    for (const { delivery, result } of failuresPerDestination(outcomes)) {
       if (result.status === 410) await this.#disable(scope, delivery, "gone");
       else await this.#markFailing(scope, delivery, now);
     }
@@ -133,7 +133,7 @@ export class DeliveryEngine {
 
   /** One upsert for every destination that took a delivery, in key order (no deadlock between workers). */
   async #markHealthy({ trx }: TransactionScope, delivered: Delivery[], now: Date): Promise<void> {
-    const keys = new Map(delivered.map((d) => [`${d.destination_type}\0${d.destination_id}`, d]));
+    const keys = new Map(delivered.map((d) => [destinationKey(d), d]));
     if (keys.size === 0) return;
     const rows = [...keys.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -207,6 +207,21 @@ async function updateDeliveries({ trx }: TransactionScope, outcomes: Outcome[], 
     })
     .where(sql<boolean>`d.id = v.id AND d.attempts = v.attempts`)
     .execute();
+}
+
+function destinationKey(delivery: Delivery): string {
+  return `${delivery.destination_type}\0${delivery.destination_id}`;
+}
+
+/** One failed outcome per destination, a 410 (which disables it) preferred over other failures. */
+function failuresPerDestination(outcomes: readonly Outcome[]): Outcome[] {
+  const chosen = new Map<string, Outcome>();
+  for (const outcome of outcomes) {
+    if (outcome.status === "delivered") continue;
+    const key = destinationKey(outcome.delivery);
+    if (!chosen.has(key) || outcome.result.status === 410) chosen.set(key, outcome);
+  }
+  return [...chosen.values()];
 }
 
 function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
