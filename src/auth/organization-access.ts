@@ -5,9 +5,6 @@ import { notFound } from "../http/errors.js";
 import type { Principal } from "./principal.js";
 import { intersectScopes, ROLE_SCOPES, type Scope } from "./scopes.js";
 
-/** No user has this id (ids start at 1): the membership lookup of a principal without a user. */
-const NO_USER = 0;
-
 export interface OrganizationAccess {
   organization: Organization;
   /** What the principal may do in this organization. */
@@ -15,34 +12,35 @@ export interface OrganizationAccess {
 }
 
 /** Looks an organization up by numeric id (all digits) or slug. */
-export async function findOrganization(db: Kysely<Database>, idOrSlug: string): Promise<Organization | undefined> {
-  const row = await findWithRole(db, idOrSlug, null);
-  if (!row) return undefined;
-  const { member_role: _role, ...organization } = row;
-  return organization;
+export function findOrganization(db: Kysely<Database>, idOrSlug: string): Promise<Organization | undefined> {
+  return byIdOrSlug(db, idOrSlug)?.executeTakeFirst() ?? Promise.resolve(undefined);
 }
 
 /**
- * The organization and, for `userId`, the role of its active membership (null without one): one
- * query, since it runs on every request that names an organization.
+ * The organization and the role of `userId`'s active membership in it (null without one): one
+ * query, since it runs on every request of a user that names an organization.
  */
-function findWithRole(db: Kysely<Database>, idOrSlug: string, userId: number | null) {
+function findWithRole(db: Kysely<Database>, idOrSlug: string, userId: number) {
+  const query = byIdOrSlug(db, idOrSlug)?.select((eb) =>
+    eb
+      .selectFrom("organization_members as m")
+      .select("m.role")
+      .whereRef("m.organization_id", "=", "o.id")
+      .where("m.user_id", "=", userId)
+      .where("m.active", "=", true)
+      .as("member_role"),
+  );
+  return query?.executeTakeFirst() ?? Promise.resolve(undefined);
+}
+
+/** The organization query, or undefined for a numeric id out of range (no such organization). */
+function byIdOrSlug(db: Kysely<Database>, idOrSlug: string) {
   const id = /^\d+$/.test(idOrSlug) ? int4Id(idOrSlug) : undefined;
-  if (id === null) return Promise.resolve(undefined);
+  if (id === null) return undefined;
   return db
     .selectFrom("organizations as o")
     .selectAll("o")
-    .select((eb) =>
-      eb
-        .selectFrom("organization_members as m")
-        .select("m.role")
-        .whereRef("m.organization_id", "=", "o.id")
-        .where("m.user_id", "=", userId ?? NO_USER)
-        .where("m.active", "=", true)
-        .as("member_role"),
-    )
-    .where(id === undefined ? "o.slug" : "o.id", "=", id ?? idOrSlug)
-    .executeTakeFirst();
+    .where(id === undefined ? "o.slug" : "o.id", "=", id ?? idOrSlug);
 }
 
 /**
@@ -55,13 +53,13 @@ export async function authorizeOrganization(
   principal: Principal,
   idOrSlug: string,
 ): Promise<OrganizationAccess> {
-  const row = await findWithRole(db, idOrSlug, principal.organizationId === null ? principal.userId : null);
-  if (!row) throw notFound();
-  const { member_role: role, ...organization } = row;
   if (principal.organizationId !== null) {
-    if (principal.organizationId !== organization.id) throw notFound();
+    const organization = await findOrganization(db, idOrSlug);
+    if (organization?.id !== principal.organizationId) throw notFound();
     return { organization, scopes: principal.scopes };
   }
-  if (role === null) throw notFound();
+  const row = principal.userId === null ? undefined : await findWithRole(db, idOrSlug, principal.userId);
+  if (!row?.member_role) throw notFound();
+  const { member_role: role, ...organization } = row;
   return { organization, scopes: intersectScopes(principal.scopes, ROLE_SCOPES[role]) };
 }

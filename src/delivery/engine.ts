@@ -29,6 +29,7 @@ declare module "../events/event-bus.js" {
  */
 export class DeliveryEngine {
   readonly #inFlight = new Set<Promise<void>>();
+  #capacityFreed: NodeJS.Immediate | undefined;
   // Outcomes of sends that finish together are recorded together (group commit).
   readonly #outcomes = new GroupCommitBatcher<Attempt>((attempts) => runInTransaction(this.db(), (scope) => this.#record(scope, attempts)), {
     maxBatch: 256,
@@ -57,11 +58,19 @@ export class DeliveryEngine {
         .catch((error: unknown) => this.logger.error({ err: error, deliveryId: delivery.id }, "faultline: recording a delivery failed"))
         .finally(() => {
           this.#inFlight.delete(sending);
-          this.onCapacity();
+          this.#announceCapacity();
         });
       this.#inFlight.add(sending);
     }
     return claimed.length === free;
+  }
+
+  /** Sends recorded in one group commit finish together: the worker is told once, after all of them. */
+  #announceCapacity(): void {
+    this.#capacityFreed ??= setImmediate(() => {
+      this.#capacityFreed = undefined;
+      this.onCapacity();
+    });
   }
 
   /** Waits for every send in flight (graceful stop, tests). */

@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, expect, it } from "vitest";
@@ -11,7 +12,9 @@ import { BENCH_DATABASE_URL, percentile, quietLogger, report, sqlClient } from "
  * Delivery throughput and latency with 1 and 4 worker processes on one PostgreSQL, to a local
  * receiver. Throughput: a backlog of deliveries drained as fast as possible, counted from the first
  * receipt to the last (worker start-up excluded). Latency: deliveries enqueued at a steady,
- * unsaturated rate, measured from the causing commit to receipt.
+ * unsaturated rate, measured from the causing commit to receipt. CPU per delivery during the
+ * drain — the worker processes' and PostgreSQL's — tells machines apart where throughput alone
+ * cannot (on two shared cores the drain rate depends on everything else that runs).
  */
 const BACKLOG = Number(process.env.BENCH_DELIVERY_BACKLOG ?? 10_000);
 const STEADY_RATE = Number(process.env.BENCH_DELIVERY_RATE ?? 200);
@@ -91,6 +94,42 @@ function startWorkers(n: number, schema: string): Promise<ChildProcess[]> {
   );
 }
 
+/** The worker processes' CPU time so far, in µs. */
+async function workersCpu(children: ChildProcess[]): Promise<number> {
+  const times = await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<number>((resolve) => {
+          child.once("message", (message: { cpu: number }) => resolve(message.cpu));
+          child.send("cpu");
+        }),
+    ),
+  );
+  return times.reduce((sum, time) => sum + time, 0);
+}
+
+/** CPU time of every PostgreSQL process on this machine so far, in µs; null where /proc cannot tell. */
+function postgresCpu(): number | null {
+  const USER_HZ = 100;
+  let ticks = 0;
+  let found = false;
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // the process ended meanwhile
+    }
+    // "pid (comm) state ppid …": utime, stime, cutime, cstime are fields 14–17 (the postmaster's
+    // cutime/cstime hold the backends that have ended).
+    const [comm, rest] = [stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), stat.slice(stat.lastIndexOf(")") + 2).split(" ")];
+    if (comm !== "postgres") continue;
+    found = true;
+    ticks += Number(rest[11]) + Number(rest[12]) + Number(rest[13]) + Number(rest[14]);
+  }
+  return found ? (ticks / USER_HZ) * 1e6 : null;
+}
+
 async function stopWorkers(children: ChildProcess[]) {
   await Promise.all(children.map((child) => new Promise((resolve) => { child.once("exit", resolve); child.send("stop"); })));
 }
@@ -106,8 +145,12 @@ async function scenario(workers: number) {
     const appId = Number((await faultline.container.resolve(tokens.Db).selectFrom("apps").select("id").where("uuid", "=", app.uuid).executeTakeFirstOrThrow()).id);
     for (let i = 0; i < BACKLOG; i += 1000) await enqueue(faultline, Number(org.id), appId, sink.url, app.clientSecret, Math.min(1000, BACKLOG - i));
     const children = await startWorkers(workers, schema);
+    const [workerCpuBefore, postgresCpuBefore] = [await workersCpu(children), postgresCpu()];
     await sink.until(BACKLOG);
     const throughput = sink.rate();
+    const workerCpu = (await workersCpu(children)) - workerCpuBefore;
+    const postgresCpuAfter = postgresCpu();
+    const databaseCpu = postgresCpuBefore === null || postgresCpuAfter === null ? null : postgresCpuAfter - postgresCpuBefore;
     sink.reset();
     const steadyTotal = STEADY_RATE * STEADY_SECONDS;
     for (let sent = 0; sent < steadyTotal; sent += STEADY_RATE / 20) {
@@ -119,6 +162,8 @@ async function scenario(workers: number) {
     return {
       "worker processes": workers,
       "backlog deliveries/s": Math.round(throughput),
+      "worker CPU µs/delivery": Math.round(workerCpu / BACKLOG),
+      "PostgreSQL CPU µs/delivery": databaseCpu === null ? "n/a" : Math.round(databaseCpu / BACKLOG),
       [`p50 ms at ${STEADY_RATE}/s`]: percentile(sink.latencies, 50).toFixed(0),
       [`p99 ms at ${STEADY_RATE}/s`]: percentile(sink.latencies, 99).toFixed(0),
     };
