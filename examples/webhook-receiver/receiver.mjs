@@ -1,5 +1,9 @@
 // A webhook receiver for Faultline's service hooks and app webhooks: verifies both signature
 // schemes from the raw bytes, answers 401 on a mismatch, and de-duplicates on the delivery id.
+// Service hooks sign with `X-Svc-Hook-Signature` and the hook's secret, app webhooks with
+// `Svc-Hook-Signature` and the app's client secret; both also carry the Standard Webhooks headers
+// (webhook-id, webhook-timestamp, webhook-signature; ±5 minutes replay window). Run one receiver
+// per secret. Both signatures must be valid: either one alone is a 401.
 import { createServer } from "node:http";
 import { verifySignature, verifyStandardWebhook } from "faultline/verify";
 
@@ -20,7 +24,9 @@ export function createReceiver({ secret, onEvent }) {
       }
       const id = req.headers["webhook-id"];
       res.writeHead(200).end("ok"); // acknowledge quickly; do slow work afterwards
-      if (seen.has(id)) return; // a retry of something already handled
+      // A retry or redelivery of something already handled (same webhook-id): acknowledged with the
+      // same 200, so the sender stops retrying, but not processed again.
+      if (seen.has(id)) return;
       seen.add(id);
       onEvent({ id, type: req.headers["x-svc-hook-event"] ?? req.headers["svc-hook-resource"], payload: JSON.parse(raw.toString("utf8")) });
     });

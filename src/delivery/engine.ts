@@ -67,7 +67,8 @@ export class DeliveryEngine {
 
   /** Sends recorded in one group commit finish together: the worker is told once, after all of them. */
   #announceCapacity(): void {
-    this.#capacityFreed ??= setImmediate(() => {
+    if (this.#capacityFreed) return;
+    this.#capacityFreed = setImmediate(() => {
       this.#capacityFreed = undefined;
       this.onCapacity();
     });

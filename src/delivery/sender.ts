@@ -3,11 +3,12 @@ import https from "node:https";
 import pRetry, { AbortError } from "p-retry";
 import { isIP } from "node:net";
 import { guardedLookup, isBlockedAddress, SsrfError } from "./ssrf.js";
+import { truncateUtf8 } from "./truncate.js";
 
 export interface SendResult {
   /** HTTP status; 0 for a network error or a timeout. */
   status: number;
-  /** The first KiB of the response body. */
+  /** The first KiB of the response body (whole characters). */
   body: string;
   retryAfter: string | null;
   error: string | null;
@@ -71,7 +72,7 @@ function postOnce(url: string, body: string, headers: Record<string, string>, op
         response.on("end", () =>
           resolve({
             status: response.statusCode ?? 0,
-            body: Buffer.concat(chunks).subarray(0, RESPONSE_SNIPPET).toString("utf8"),
+            body: truncateUtf8(Buffer.concat(chunks).toString("utf8"), RESPONSE_SNIPPET),
             retryAfter: (response.headers["retry-after"] as string | undefined) ?? null,
             error: null,
             durationMs: performance.now() - started,

@@ -130,7 +130,9 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     if (!BODY_METHODS.has(request.method) || (!endpoint.body && !endpoint.rawBody)) return { body: undefined, rawBody: null };
     const bytes = await readBodyBytes(request, endpoint.bodyLimit ?? deps.options.limits.bodyBytes);
     if (endpoint.rawBody) return { body: undefined, rawBody: bytes };
-    return { body: validate(endpoint.body, parseJsonBody(bytes) ?? {}), rawBody: null };
+    // An empty body reads as `{}`; a JSON `null` is a value like any other, refused by an object schema.
+    const parsed = parseJsonBody(bytes);
+    return { body: validate(endpoint.body, parsed === undefined ? {} : parsed), rawBody: null };
   }
 
   function renderError(error: unknown, path: string, requestId: string): Response {

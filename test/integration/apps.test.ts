@@ -303,6 +303,17 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
       ]);
       const filtered = await call("GET", "/api/0/organizations/acme/svc-app-components/?filter=stacktrace-link", acme.orgReadToken);
       expect(filtered.body.map((c: { type: string }) => c.type)).toEqual(["stacktrace-link"]);
+      expect((await call("GET", "/api/0/organizations/acme/svc-app-components/?filter=no-such-type", acme.orgReadToken)).body).toEqual([]);
+      const badFilters: Array<[string, string]> = [
+        ["filter=", "Too small: expected string to have >=1 characters"],
+        [`filter=${"x".repeat(65)}`, "Too big: expected string to have <=64 characters"],
+        ["filter=issue-link&filter=stacktrace-link", "Invalid input: expected string, received array"],
+      ];
+      for (const [query, message] of badFilters) {
+        const bad = await call("GET", `/api/0/organizations/acme/svc-app-components/?${query}`, acme.orgReadToken);
+        expect(bad.status, query).toBe(400);
+        expect(bad.body, query).toEqual({ detail: `Invalid request: filter: ${message}`, errors: { filter: [message] } });
+      }
       // Not installed in globex's own list: components follow installations, not ownership.
       const own = await call("GET", "/api/0/organizations/globex/svc-app-components/", globex.orgReadToken);
       expect(own.body).toEqual([]);
@@ -446,6 +457,17 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
         expect(typeof response.body.detail, `${method} ${path} ${body}`).toBe("string");
       }
     }
+  });
+
+  it("trusts the in-process API: no scope ceiling or creation-time SSRF check, the same shape validation", async () => {
+    const { api } = instance.faultline;
+    // Over HTTP both are refused (see above); the host calling in-process is trusted with them.
+    const trusted = await api.apps.create({ organization: "acme", name: "Trusted", slug: "trusted", webhookUrl: "http://10.1.2.3/hook", scopes: ["org:admin", "event:admin"] });
+    expect(trusted).toMatchObject({ webhookUrl: "http://10.1.2.3/hook", scopes: ["org:admin", "event:admin"] });
+    expect(await api.apps.update("trusted", { webhookUrl: "http://[::1]/hook" })).toMatchObject({ webhookUrl: "http://[::1]/hook" });
+    await expect(api.apps.create({ organization: "acme", name: "Ftp", webhookUrl: "ftp://example.com/x" })).rejects.toMatchObject({ status: 400, extra: { errors: { webhookUrl: ["must be an http or https URL"] } } });
+    await expect(api.apps.update("trusted", { scopes: ["org:dance" as never] })).rejects.toMatchObject({ status: 400 });
+    expect((await call("GET", "/api/0/svc-apps/trusted/", acme.allScopesToken)).body.webhookUrl).toBe("http://[::1]/hook");
   });
 
   it("offers the matching in-process operations", async () => {

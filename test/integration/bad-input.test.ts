@@ -28,6 +28,14 @@ describe("bad input gets a documented 4xx, never a 500", () => {
     expect(body.detail).toMatch(/^Malformed JSON body: /);
   });
 
+  it("a JSON body that is not an object (null included) → 400, not read as an empty body", async () => {
+    for (const body of ["null", "[]", "42", '"text"']) {
+      const response = await post("/api/0/api-tokens/", body);
+      expect(response.status, body).toBe(400);
+      expect(JSON.stringify(await response.json()), body).toMatch(/object/i);
+    }
+  });
+
   it("a body over the limit → 413, declared or streamed", async () => {
     const declared = await post("/api/0/api-tokens/", JSON.stringify({ name: "x".repeat(2000), scopes: ["org:read"] }));
     expect(declared.status).toBe(413);

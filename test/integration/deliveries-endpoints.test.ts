@@ -1,11 +1,13 @@
+import { createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokens } from "../../src/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { verifySignature } from "../../src/verify.js";
+import { outboxRow } from "../helpers/deliveries.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { seedOrganization } from "../helpers/seed.js";
-import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
+import { bearer, listen, type RunningServer, serveFaultline } from "../helpers/server.js";
 
 interface DeliveryItem {
   id: string;
@@ -28,6 +30,8 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
   let acme: Awaited<ReturnType<typeof seedOrganization>>;
   let globex: Awaited<ReturnType<typeof seedOrganization>>;
   let app: { clientSecret: string; slug: string };
+  /** Every client secret the app has had: deliveries were signed with each in turn. */
+  const secrets: string[] = [];
 
   async function call(method: string, path: string, token?: string) {
     const response = await fetch(`${server.url}${path}`, { method, headers: token ? bearer(token) : {} });
@@ -53,6 +57,7 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
     globex = await seedOrganization(instance.faultline, "globex");
     server = await serveFaultline(instance.faultline);
     app = await instance.faultline.api.apps.create({ organization: "acme", name: "Hooked", slug: "hooked", webhookUrl: `${receiver.url}/hooked`, events: ["installation", "error"] });
+    secrets.push(app.clientSecret);
     await instance.faultline.api.installations.install({ organization: "acme", app: "hooked" });
     await receiver.until((all) => all.length >= 1);
     await instance.faultline.api.installations.install({ organization: "globex", app: "hooked" });
@@ -116,6 +121,7 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
     expect(forbidden.body.requiredScopes).toEqual(["org:write"]);
     expect((await call("POST", `/api/0/organizations/globex/deliveries/${failed?.id}/redeliver/`, globex.allScopesToken)).status).toBe(404);
     const { clientSecret } = await instance.faultline.api.apps.rotateSecret("hooked");
+    secrets.push(clientSecret);
     const before = receiver.received.length;
     const redelivered = await call("POST", path, acme.allScopesToken);
     expect(redelivered.status).toBe(202);
@@ -178,9 +184,21 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
     expect([...dates].sort().reverse()).toEqual(dates);
     expect(entries.map((e) => (e.organization as { slug: string }).slug)).toContain("globex");
     const text = JSON.stringify(entries);
-    const { clientSecret } = await instance.faultline.api.apps.rotateSecret("hooked");
-    expect(text).not.toContain(clientSecret);
+    // The secrets these requests were signed with: the app's, before and after the rotation above,
+    // as the delivery rows hold them (the one in force when each log entry was written).
+    const db = instance.faultline.container.resolve(tokens.Db);
+    const { client_secret: current } = await db.selectFrom("apps").select("client_secret").where("slug", "=", "hooked").executeTakeFirstOrThrow();
+    const signedWith = await db.selectFrom("deliveries").select("secret").distinct().where("id", "in", entries.map((e) => e.deliveryId as string)).execute();
+    const inForce = new Set([...secrets, current, ...signedWith.map((d) => d.secret)]);
+    expect(inForce.size).toBe(2);
+    expect(current).toBe(secrets.at(-1));
+    for (const secret of inForce) expect(text).not.toContain(secret);
     expect(text).not.toMatch(/signature/i);
+    const signatures = receiver.received
+      .flatMap((r) => [r.headers["svc-hook-signature"], String(r.headers["webhook-signature"] ?? "").replace(/^v1,/, "")])
+      .filter((value): value is string => typeof value === "string" && value.length > 0);
+    expect(signatures.length).toBeGreaterThanOrEqual(4);
+    for (const signature of signatures) expect(text).not.toContain(signature);
 
     const errors = await call("GET", "/api/0/svc-apps/hooked/requests/?errorsOnly=true", acme.orgReadToken);
     expect((errors.body as Array<{ responseCode: number }>).map((e) => e.responseCode)).toEqual([400]);
@@ -191,6 +209,37 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
     // Only the owner reads it: the organization where it is installed does not.
     expect((await call("GET", "/api/0/svc-apps/hooked/requests/", globex.allScopesToken)).status).toBe(404);
     expect((await call("GET", "/api/0/svc-apps/hooked/requests/", acme.eventReadToken)).status).toBe(403);
+  });
+  it("cuts the request and response bodies in the log to 1 KiB of UTF-8, never inside a character", async () => {
+    let sent = "";
+    const verbose = await listen(
+      createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on("data", (chunk: Buffer) => chunks.push(chunk));
+        req.on("end", () => {
+          sent = Buffer.concat(chunks).toString("utf8");
+          // 1 + 4 × 1000 bytes: a cut at byte 1024 would split the 256th emoji.
+          res.writeHead(200).end(`a${"😀".repeat(1000)}`);
+        });
+      }),
+    );
+    try {
+      await instance.faultline.api.apps.update("hooked", { webhookUrl: `${verbose.url}/verbose` });
+      await captureFor(instance.faultline, { id: acme.project.id, organizationId: acme.organization.id })(errorEvent({ fingerprint: ["verbose"], message: "é".repeat(700), extra: { blob: "m".repeat(3000) } }));
+      const entry = await waitFor(async () =>
+        ((await call("GET", "/api/0/svc-apps/hooked/requests/?eventType=error.created", acme.orgReadToken)).body as Array<Record<string, string>>).find(
+          (e) => e.webhookUrl === `${verbose.url}/verbose`,
+        ),
+      );
+      expect(sent.length).toBeGreaterThan(3000);
+      const logged = String(entry.requestBody);
+      expect(Buffer.byteLength(logged)).toBeLessThanOrEqual(1024);
+      expect(Buffer.byteLength(logged)).toBeGreaterThan(1020);
+      expect(sent.startsWith(logged)).toBe(true);
+      expect(entry.responseBody).toBe(`a${"😀".repeat(255)}`);
+    } finally {
+      await verbose.close();
+    }
   });
   it("keeps the newest 100 requests and the newest 100 errors of each event type", async () => {
     const db = instance.faultline.container.resolve(tokens.Db);
@@ -231,21 +280,16 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
     await db
       .insertInto("deliveries")
       .values(
-        Array.from({ length: 5 }, (_, i) => ({
-          id: `00000000-0000-4000-8000-00000000010${i}`,
-          organization_id: Number(acme.organization.id),
-          destination_type: "service_hook" as const,
-          destination_id: "0".repeat(32),
-          url: "http://example.test/",
-          secret: "s",
-          event_type: "event.created",
-          resource: "event.created",
-          body: "{}",
-          status: "cancelled" as const,
-          next_attempt_at: sameInstant,
-          date_created: sameInstant,
-          date_finished: sameInstant,
-        })),
+        Array.from({ length: 5 }, (_, i) =>
+          outboxRow({
+            id: `00000000-0000-4000-8000-00000000010${i}`,
+            organization_id: Number(acme.organization.id),
+            status: "cancelled",
+            next_attempt_at: sameInstant,
+            date_created: sameInstant,
+            date_finished: sameInstant,
+          }),
+        ),
       )
       .execute();
     const all = await list("acme", acme.orgReadToken);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SCOPES } from "../../src/index.js";
+import { SCOPES, tokens } from "../../src/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { verifySignature, verifyStandardWebhook } from "../../src/verify.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
@@ -11,17 +11,34 @@ describe("service hooks", () => {
   let strict: TestInstance;
   let server: RunningServer;
   let token: string;
+  let strictToken: string;
+  let organizationId: string;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let capture: ReturnType<typeof captureFor>;
   const hooksPath = (project = "web") => `${server.url}/api/0/projects/acme/${project}/hooks/`;
   const post = (url: string, body: unknown, auth = token) =>
     fetch(url, { method: "POST", headers: { ...bearer(auth), "content-type": "application/json" }, body: JSON.stringify(body) });
+  /** A request whose body is sent as given: a string goes out verbatim (malformed JSON), anything else as JSON. */
+  async function send(target: TestInstance, method: string, path: string, auth: string, body?: unknown) {
+    const response = await target.faultline.handler(
+      new Request(`http://x${path}`, {
+        method,
+        headers: { ...bearer(auth), "content-type": "application/json" },
+        body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      }),
+    );
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  }
+  const hookRows = (target: TestInstance) =>
+    target.faultline.container.resolve(tokens.Db).selectFrom("service_hooks").select(["id", "url", "events", "status"]).orderBy("id").execute();
 
   beforeAll(async () => {
     instance = await createTestInstance({ delivery: { allowPrivateNetworks: true, pollIntervalMs: 20 } });
     strict = await createTestInstance({ announce: false, worker: false });
     const { api } = instance.faultline;
     const org = await api.organizations.create({ slug: "acme" });
+    organizationId = org.id;
     const owner = await api.users.create({ username: "owner" });
     await api.members.add({ organization: "acme", user: owner.id, role: "owner" });
     const project = await api.projects.create({ organization: "acme", slug: "web", platform: "node", features: ["servicehooks"] });
@@ -30,6 +47,12 @@ describe("service hooks", () => {
     capture = captureFor(instance.faultline, { id: project.id, organizationId: org.id });
     receiver = await startReceiver();
     server = await serveFaultline(instance.faultline);
+    // An instance with the default SSRF policy (private destinations refused) and no worker.
+    await strict.faultline.api.organizations.create({ slug: "strict" });
+    const strictUser = await strict.faultline.api.users.create({ username: "s" });
+    await strict.faultline.api.members.add({ organization: "strict", user: strictUser.id, role: "owner" });
+    await strict.faultline.api.projects.create({ organization: "strict", slug: "web", features: ["servicehooks"] });
+    strictToken = (await strict.faultline.api.tokens.create({ user: strictUser.id, scopes: [...SCOPES] })).token;
   });
   afterAll(async () => {
     await server?.close();
@@ -65,12 +88,6 @@ describe("service hooks", () => {
   });
 
   it("refuses private destinations at creation unless private networks are allowed", async () => {
-    const { api } = strict.faultline;
-    await api.organizations.create({ slug: "strict" });
-    const user = await api.users.create({ username: "s" });
-    await api.members.add({ organization: "strict", user: user.id, role: "owner" });
-    await api.projects.create({ organization: "strict", slug: "web", features: ["servicehooks"] });
-    const strictToken = (await api.tokens.create({ user: user.id, scopes: [...SCOPES] })).token;
     for (const url of ["http://127.0.0.1:9/h", "http://10.0.0.1/h", "http://169.254.169.254/latest", "http://[::1]/h", "http://[::ffff:10.0.0.1]/h", "http://localhost/h"]) {
       const response = await strict.faultline.handler(
         new Request("http://x/api/0/projects/strict/web/hooks/", { method: "POST", headers: { ...bearer(strictToken), "content-type": "application/json" }, body: JSON.stringify({ url, events: ["event.created"] }) }),
@@ -124,5 +141,129 @@ describe("service hooks", () => {
     expect((await fetch(`${hooksPath()}${hook.id}/`, { headers: bearer(token) })).status).toBe(404);
     expect((await fetch(`${hooksPath()}${"0".repeat(32)}/`, { headers: bearer(token) })).status).toBe(404);
     expect((await fetch(`${hooksPath()}not-a-guid/`, { headers: bearer(token) })).status).toBe(404);
+  });
+
+  it("answers bad create bodies with a 400 saying what is wrong, and writes nothing", async () => {
+    const before = await hookRows(instance);
+    const path = "/api/0/projects/acme/web/hooks/";
+    const url = `${receiver.url}/never`;
+    const malformed = await send(instance, "POST", path, token, '{"url": "http://x/", "events": [');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.detail).toMatch(/^Malformed JSON body: /);
+    for (const raw of ["[1, 2]", '"text"', "42", "true"]) {
+      const response = await send(instance, "POST", path, token, raw);
+      expect(response.status, raw).toBe(400);
+      expect(response.body.errors, raw).toEqual({ body: [expect.stringMatching(/^Invalid input: expected object, received /)] });
+      expect(response.body.detail, raw).toMatch(/^Invalid request: body: /);
+    }
+    const cases: Array<[Record<string, unknown>, Record<string, string[]>]> = [
+      [{ url: 5, events: ["event.created"] }, { url: ["Invalid input: expected string, received number"] }],
+      [{ events: ["event.created"] }, { url: ["Invalid input: expected string, received undefined"] }],
+      [{ url: "not a url", events: ["event.created"] }, { url: ["URL must be a valid URL"] }],
+      [{ url, events: "event.created" }, { events: ["Invalid input: expected array, received string"] }],
+      [{ url, events: [7] }, { "events.0": ["Invalid input: expected string, received number"] }],
+      [{ url, events: [] }, { events: ["at least one event is required"] }],
+      [{ url, events: ["event.created", "x"] }, { events: ["Invalid event name: x"] }],
+    ];
+    for (const [body, errors] of cases) {
+      const response = await send(instance, "POST", path, token, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.errors, JSON.stringify(body)).toEqual(errors);
+      expect(response.body.detail, JSON.stringify(body)).toBe(`Invalid request: ${Object.keys(errors)[0]}: ${Object.values(errors)[0]?.[0]}`);
+    }
+    expect(await hookRows(instance)).toEqual(before);
+  });
+
+  it("answers bad updates with a 400 saying what is wrong, and changes nothing", async () => {
+    const created = await send(instance, "POST", "/api/0/projects/acme/web/hooks/", token, { url: `${receiver.url}/kept`, events: ["event.alert"] });
+    expect(created.status).toBe(201);
+    const path = `/api/0/projects/acme/web/hooks/${created.body.id}/`;
+    const original = (await send(instance, "GET", path, token)).body;
+    const before = await hookRows(instance);
+    const malformed = await send(instance, "PUT", path, token, '{"isActive": ');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.detail).toMatch(/^Malformed JSON body: /);
+    const notAnObject = await send(instance, "PUT", path, token, "[1]");
+    expect(notAnObject.status).toBe(400);
+    expect(notAnObject.body.errors).toEqual({ body: ["Invalid input: expected object, received array"] });
+    const cases: Array<[Record<string, unknown>, Record<string, string[]>]> = [
+      [{ isActive: "yes" }, { isActive: ["Invalid input: expected boolean, received string"] }],
+      [{ events: "x" }, { events: ["Invalid input: expected array, received string"] }],
+      [{ events: ["event.created", "x"] }, { events: ["Invalid event name: x"] }],
+      [{ url: "ftp://example.com/" }, { url: ["URL must be an http or https URL"] }],
+      // A valid field next to an invalid one is not applied either.
+      [{ url: `${receiver.url}/moved`, isActive: "yes" }, { isActive: ["Invalid input: expected boolean, received string"] }],
+      [{ events: ["event.created"], url: 42 }, { url: ["Invalid input: expected string, received number"] }],
+    ];
+    for (const [body, errors] of cases) {
+      const response = await send(instance, "PUT", path, token, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.errors, JSON.stringify(body)).toEqual(errors);
+      expect(response.body.detail, JSON.stringify(body)).toMatch(/^Invalid request: /);
+    }
+    expect((await send(instance, "GET", path, token)).body).toEqual(original);
+    expect(await hookRows(instance)).toEqual(before);
+  });
+
+  it("refuses a private URL on update (default policy) without applying the rest of the change", async () => {
+    const created = await send(strict, "POST", "/api/0/projects/strict/web/hooks/", strictToken, { url: "https://93.184.215.14/hook", events: ["event.created"] });
+    expect(created.status).toBe(201);
+    const path = `/api/0/projects/strict/web/hooks/${created.body.id}/`;
+    const before = await hookRows(strict);
+    for (const url of ["http://10.0.0.1/h", "http://127.0.0.1:9/h", "http://[::ffff:169.254.169.254]/h"]) {
+      const response = await send(strict, "PUT", path, strictToken, { url, events: ["event.alert"], isActive: false });
+      expect(response.status, url).toBe(400);
+      expect(Object.keys(response.body.errors), url).toEqual(["url"]);
+      expect(response.body.errors.url[0], url).toMatch(/^URL resolves to a private or reserved address/);
+    }
+    expect(await hookRows(strict)).toEqual(before);
+    expect((await send(strict, "GET", path, strictToken)).body).toMatchObject({ url: "https://93.184.215.14/hook", events: ["event.created"], status: "active" });
+  });
+
+  it("answers a bad ?status=, page size or cursor on the list with a 400", async () => {
+    const path = "/api/0/projects/acme/web/hooks/";
+    const badStatus = await send(instance, "GET", `${path}?status=lost`, token);
+    expect(badStatus.status).toBe(400);
+    expect(badStatus.body).toEqual({ detail: 'Invalid request: status: Invalid option: expected one of "active"|"disabled"', errors: { status: ['Invalid option: expected one of "active"|"disabled"'] } });
+    for (const cursor of ["garbage", "1:2", "1:2:3", "a:0:0"]) {
+      const response = await send(instance, "GET", `${path}?cursor=${cursor}`, token);
+      expect(response.status, cursor).toBe(400);
+      expect(response.body, cursor).toEqual({ detail: "Invalid cursor parameter." });
+    }
+    const badSize = await send(instance, "GET", `${path}?per_page=0`, token);
+    expect(badSize.status).toBe(400);
+    expect(Object.keys(badSize.body.errors)).toEqual(["per_page"]);
+    const active = await send(instance, "GET", `${path}?status=active`, token);
+    expect(active.status).toBe(200);
+    expect(active.body.length).toBeGreaterThan(0);
+    expect(active.body.every((hook: { status: string }) => hook.status === "active")).toBe(true);
+  });
+
+  it("disables a hook whose receiver answers 410 Gone; it then gets nothing more", async () => {
+    const { api } = instance.faultline;
+    const project = await api.projects.create({ organization: "acme", slug: "gone", features: ["servicehooks"] });
+    const goneCapture = captureFor(instance.faultline, { id: project.id, organizationId });
+    const gone = await startReceiver([410]);
+    try {
+      const hook = (await send(instance, "POST", "/api/0/projects/acme/gone/hooks/", token, { url: `${gone.url}/gone`, events: ["event.created"] })).body;
+      await goneCapture(errorEvent({ fingerprint: ["gone-1"] }));
+      await gone.until((all) => all.length >= 1);
+      const path = `/api/0/projects/acme/gone/hooks/${hook.id}/`;
+      const deadline = Date.now() + 10_000;
+      while ((await send(instance, "GET", path, token)).body.status !== "disabled") {
+        if (Date.now() > deadline) throw new Error("the hook was not disabled");
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      const db = instance.faultline.container.resolve(tokens.Db);
+      const rows = () => db.selectFrom("deliveries").select(["status", "attempts", "last_response_code"]).where("destination_id", "=", hook.id).execute();
+      expect(await rows()).toEqual([{ status: "failed", attempts: 1, last_response_code: 410 }]);
+      expect((await send(instance, "GET", "/api/0/projects/acme/gone/hooks/?status=disabled", token)).body.map((h: { id: string }) => h.id)).toEqual([hook.id]);
+      expect((await send(instance, "GET", "/api/0/projects/acme/gone/hooks/?status=active", token)).body).toEqual([]);
+      await goneCapture(errorEvent({ fingerprint: ["gone-2"] }));
+      expect(await rows()).toHaveLength(1);
+      expect(gone.received).toHaveLength(1);
+    } finally {
+      await gone.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { hexSignature } from "../../src/delivery/signing.js";
 import { checkDestination, isBlockedAddress } from "../../src/delivery/ssrf.js";
@@ -56,6 +57,55 @@ describe("verifySignature (hex HMAC-SHA256 of the raw body)", () => {
     expect(verifySignature(body, signature.slice(0, 63), secret)).toBe(false);
     expect(verifySignature(body, undefined, secret)).toBe(false);
     expect(verifySignature(body, "", secret)).toBe(false);
+  });
+
+  it("matches an independent node:crypto HMAC-SHA256 hex digest of the raw bytes", () => {
+    const fixedSecret = "faultline-test-secret";
+    const fixedBody = '{"id":"1"}';
+    const independent = createHmac("sha256", fixedSecret).update(fixedBody).digest("hex");
+    expect(independent).toBe("cf809b3f204067c82022e283a144392d17924ca856bed23aa0dac342d67fc5ba");
+    expect(hexSignature(fixedSecret, fixedBody)).toBe(independent);
+    expect(verifySignature(fixedBody, independent, fixedSecret)).toBe(true);
+    expect(verifySignature(new TextEncoder().encode(fixedBody), independent, fixedSecret)).toBe(true);
+    // Raw bytes that are not valid UTF-8 are signed as bytes, not as a decoded string.
+    const bytes = Buffer.from([0xff, 0xfe, 0x00, 0x7b]);
+    const overBytes = createHmac("sha256", "0123456789abcdef").update(bytes).digest("hex");
+    expect(overBytes).toBe("6b96e475991100f52553bf8a881858cbaafbd75e3e8c3765dc1cb3b76b01785b");
+    expect(verifySignature(bytes, overBytes, "0123456789abcdef")).toBe(true);
+    expect(verifySignature(bytes.toString("utf8"), overBytes, "0123456789abcdef")).toBe(false);
+  });
+
+  it("returns false, never throws, on garbage signatures, secrets and bodies", () => {
+    const garbageSignatures: unknown[] = [
+      "z".repeat(64), // non-hex, right length
+      `${signature.slice(0, 63)}g`,
+      `${signature}00`, // too long
+      signature.slice(0, 10),
+      "é".repeat(64), // multi-byte: same characters, different byte length
+      `v1,${Buffer.from(signature, "hex").toString("base64")}`, // the other scheme's format
+      " ",
+      "\u0000".repeat(64),
+      null,
+      undefined,
+      0,
+      123,
+      {},
+      [signature],
+      Buffer.from(signature),
+      Symbol("x"),
+    ];
+    for (const garbage of garbageSignatures) {
+      expect(() => verifySignature(body, garbage as string, secret), String(garbage)).not.toThrow();
+      expect(verifySignature(body, garbage as string, secret), String(garbage)).toBe(false);
+    }
+    for (const badSecret of [undefined, null, "", 0, {}, ["a"]]) {
+      expect(() => verifySignature(body, signature, badSecret as never)).not.toThrow();
+      expect(verifySignature(body, signature, badSecret as never)).toBe(false);
+    }
+    for (const badBody of [undefined, null, 42, {}, [1, 2]]) {
+      expect(() => verifySignature(badBody as never, signature, secret)).not.toThrow();
+      expect(verifySignature(badBody as never, signature, secret)).toBe(false);
+    }
   });
 });
 

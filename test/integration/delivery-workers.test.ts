@@ -1,0 +1,250 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { DestinationRegistryToken } from "../../src/delivery/tokens.js";
+import { createFaultline, type Faultline, type FaultlineApi, tokens } from "../../src/index.js";
+import { createTestInstance, pickBackend } from "../../src/testing/index.js";
+import { verifySignature, verifyStandardWebhook } from "../../src/verify.js";
+import { captureFor, errorEvent } from "../helpers/events.js";
+import { listen } from "../helpers/server.js";
+
+/**
+ * Delivery with real workers (platform §5.3): a worker killed mid-send loses nothing, and two
+ * workers on one database send each delivery exactly once. Both need several database sessions
+ * on one server, so both run on PostgreSQL only; PGlite (one in-process connection) keeps the
+ * stop-variant tests of delivery.test.ts.
+ */
+const { backend } = await pickBackend();
+const onPostgres = backend !== "pglite";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Arrival {
+  headers: IncomingHttpHeaders;
+  body: string;
+  id: string;
+}
+
+/**
+ * A real receiver on 127.0.0.1. While `hold` is set it keeps every request open (no answer);
+ * otherwise it answers 200 after `delayMs`.
+ */
+async function startReceiver(mode: { hold: boolean; delayMs: number }) {
+  const arrivals: Arrival[] = [];
+  const held: ServerResponse[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      arrivals.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), id: String(req.headers["webhook-id"]) });
+      if (mode.hold) return void held.push(res);
+      setTimeout(() => {
+        if (res.destroyed) return;
+        res.writeHead(200);
+        res.end("ok");
+      }, mode.delayMs);
+    });
+  });
+  const running = await listen(server);
+  return {
+    url: running.url,
+    mode,
+    arrivals,
+    held,
+    async until(predicate: (all: Arrival[]) => boolean, timeoutMs = 10_000, alive: () => string | null = () => null): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!predicate(arrivals)) {
+        const dead = alive();
+        if (dead) throw new Error(dead);
+        if (Date.now() > deadline) throw new Error(`receiver: condition not met after ${timeoutMs} ms (${arrivals.length} requests)`);
+        await sleep(10);
+      }
+    },
+    close: running.close,
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await sleep(20);
+  }
+}
+
+/** An organization, a project and an app subscribed to `error` whose webhook is the receiver. */
+async function seed(faultline: Faultline<FaultlineApi>, receiverUrl: string) {
+  const { api } = faultline;
+  const org = await api.organizations.create({ slug: "acme" });
+  const project = await api.projects.create({ organization: "acme", slug: "web", platform: "node" });
+  const app = await api.apps.create({ organization: "acme", name: "Tracker", slug: "tracker", isInternal: true, webhookUrl: `${receiverUrl}/app`, events: ["error"] });
+  return { app, capture: captureFor(faultline, { id: project.id, organizationId: org.id }) };
+}
+
+/**
+ * Bundles test/fixtures/delivery-worker.ts (the real sources) for a plain `node` child, as tsup
+ * bundles src. Packages stay external, so the bundle lives under node_modules/.cache, where Node
+ * resolves them. No dependency on dist/.
+ */
+async function bundleWorker(): Promise<{ file: string; remove: () => Promise<void> }> {
+  const { build } = await import("esbuild");
+  const cache = join(root, "node_modules", ".cache");
+  await mkdir(cache, { recursive: true });
+  const dir = await mkdtemp(join(cache, "faultline-delivery-worker-"));
+  const file = join(dir, "delivery-worker.mjs");
+  await build({
+    entryPoints: [join(root, "test/fixtures/delivery-worker.ts")],
+    outfile: file,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    tsconfig: join(root, "tsconfig.json"),
+    logLevel: "error",
+  });
+  return { file, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Forks the bundled worker and waits for its "ready"; rejects if it exits first. */
+async function startWorkerProcess(file: string, args: string[]): Promise<ChildProcess> {
+  const child = fork(file, args, { execArgv: [], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once("message", () => resolve());
+    child.once("exit", (code, signal) => reject(new Error(`delivery worker exited before ready (code ${code}, signal ${signal})`)));
+  });
+  return child;
+}
+
+/** Tags every request an instance's engine sends with `x-test-sender`, so the receiver sees who sent what. */
+function tagSender(faultline: Pick<Faultline, "container">, name: string): void {
+  const registry = faultline.container.resolve(DestinationRegistryToken);
+  const get = registry.get.bind(registry);
+  registry.get = (type) => {
+    const handler = get(type);
+    return { ...handler, headers: (delivery, timestamp) => ({ ...handler.headers(delivery, timestamp), "x-test-sender": name }) };
+  };
+}
+
+describe.skipIf(!onPostgres)("crash safety (PostgreSQL only: the worker runs in a child process; PGlite is in-process)", { timeout: 30_000 }, () => {
+  it("a worker SIGKILLed while its POSTs are in flight loses nothing: after the lease a new instance sends the same deliveries again", async () => {
+    const timeoutMs = 10_000;
+    const leaseMs = timeoutMs + 30_000;
+    const bundle = await bundleWorker();
+    cleanups.push(bundle.remove);
+    const receiver = await startReceiver({ hold: true, delayMs: 0 });
+    cleanups.push(receiver.close);
+    const seeder = await createTestInstance({ announce: false, worker: false, logger: quiet, delivery: { allowPrivateNetworks: true } });
+    cleanups.push(seeder.close);
+    const { app, capture } = await seed(seeder.faultline, receiver.url);
+    for (let i = 0; i < 3; i++) await capture(errorEvent({ fingerprint: [`crash-${i}`] }));
+    const db = seeder.faultline.container.resolve(tokens.Db);
+    const rows = () => db.selectFrom("deliveries").selectAll().orderBy("id").execute();
+    const ids = (await rows()).map((row) => row.id);
+    expect(ids).toHaveLength(3);
+
+    // A worker in another process claims all three and POSTs them; the receiver holds them open.
+    const beforeClaim = Date.now();
+    const child = await startWorkerProcess(bundle.file, [seeder.database as string, seeder.schema, String(timeoutMs)]);
+    const exited = () => (child.exitCode !== null ? `delivery worker exited (code ${child.exitCode})` : null);
+    await receiver.until((all) => all.length === 3, 10_000, exited);
+    const afterArrival = Date.now();
+    const gone = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
+    expect(child.kill("SIGKILL")).toBe(true);
+    expect(await gone).toBe("SIGKILL");
+
+    const first = [...receiver.arrivals];
+    expect(first.map((r) => r.id).sort()).toEqual(ids);
+    // Claimed under a lease of timeoutMs + 30 s, attempt counted, no outcome recorded.
+    for (const row of await rows()) {
+      expect(row).toMatchObject({ status: "pending", attempts: 1, last_response_code: null, date_finished: null });
+      const claimedAt = row.last_attempt_at?.getTime() ?? Number.NaN;
+      expect(claimedAt).toBeGreaterThanOrEqual(beforeClaim);
+      expect(claimedAt).toBeLessThanOrEqual(afterArrival);
+      expect(row.next_attempt_at.getTime() - claimedAt).toBe(leaseMs);
+    }
+
+    // A new instance, its clock just short of the lease's end: nothing is due, nothing is sent.
+    let ahead = leaseMs - 2_000;
+    const clock = { now: () => new Date(Date.now() + ahead) };
+    const next = createFaultline({ database: seeder.database, schema: seeder.schema, logger: quiet, clock, delivery: { allowPrivateNetworks: true, pollIntervalMs: 20, timeoutMs } });
+    cleanups.push(() => next.close());
+    receiver.mode.hold = false;
+    await next.ready();
+    await next.worker.runDue("delivery.send");
+    await sleep(100);
+    expect(receiver.arrivals).toHaveLength(3);
+
+    // Past the lease, its worker sends every one of them again: same id, same bytes, valid signatures.
+    ahead = leaseMs + 1_000;
+    await receiver.until((all) => all.length >= 6);
+    await waitFor(async () => (await rows()).every((row) => row.status === "delivered"));
+    const again = receiver.arrivals.slice(3);
+    expect(again.map((r) => r.id).sort()).toEqual(ids);
+    for (const request of [...first, ...again]) {
+      const sentAt = new Date(Number(request.headers["webhook-timestamp"]) * 1000);
+      expect(request.headers["request-id"]).toBe(request.id);
+      expect(verifySignature(request.body, request.headers["svc-hook-signature"] as string, app.clientSecret)).toBe(true);
+      expect(verifyStandardWebhook(request.body, request.headers, app.clientSecret, { now: sentAt })).toBe(true);
+    }
+    for (const request of again) {
+      const original = first.find((r) => r.id === request.id);
+      expect(request.body).toBe(original?.body);
+      expect(Number(request.headers["webhook-timestamp"]) - Number(original?.headers["webhook-timestamp"])).toBeGreaterThanOrEqual(leaseMs / 1000);
+    }
+    for (const row of await rows()) expect(row).toMatchObject({ status: "delivered", attempts: 2, last_response_code: 200 });
+    expect(receiver.arrivals).toHaveLength(6);
+  });
+});
+
+describe.skipIf(!onPostgres)("two workers on one database (PostgreSQL only: PGlite is one in-process connection, not a shared server)", { timeout: 30_000 }, () => {
+  it("send each of 200 deliveries exactly once, and both workers send some", async () => {
+    const total = 200;
+    const receiver = await startReceiver({ hold: false, delayMs: 30 });
+    cleanups.push(receiver.close);
+    const delivery = { allowPrivateNetworks: true, pollIntervalMs: 20, concurrency: 4 };
+    const first = await createTestInstance({ announce: false, logger: quiet, delivery });
+    cleanups.push(first.close);
+    const second = createFaultline({ database: first.database, schema: first.schema, logger: quiet, delivery });
+    cleanups.push(() => second.close());
+    await second.ready();
+    expect(first.faultline.worker.started && second.worker.started).toBe(true);
+    tagSender(first.faultline, "first");
+    tagSender(second, "second");
+
+    const { capture } = await seed(first.faultline, receiver.url);
+    await Promise.all(Array.from({ length: total }, (_, i) => capture(errorEvent({ fingerprint: [`both-${i}`] }))));
+    const db = first.faultline.container.resolve(tokens.Db);
+    const rows = () => db.selectFrom("deliveries").selectAll().execute();
+    await waitFor(async () => (await rows()).every((row) => row.status !== "pending"));
+    await sleep(150); // a few more polls of both workers: a late duplicate would show
+
+    const stored = await rows();
+    expect(stored).toHaveLength(total);
+    for (const row of stored) expect(row).toMatchObject({ status: "delivered", attempts: 1, last_response_code: 200 });
+    const counts = new Map<string, number>();
+    for (const request of receiver.arrivals) counts.set(request.id, (counts.get(request.id) ?? 0) + 1);
+    expect([...counts.keys()].sort()).toEqual(stored.map((row) => row.id).sort());
+    expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+    expect(receiver.arrivals).toHaveLength(total);
+
+    const bySender = { first: 0, second: 0 };
+    for (const request of receiver.arrivals) bySender[request.headers["x-test-sender"] as "first" | "second"] += 1;
+    expect(bySender.first + bySender.second).toBe(total);
+    expect(bySender.first).toBeGreaterThan(0);
+    expect(bySender.second).toBeGreaterThan(0);
+  });
+});
