@@ -31,7 +31,7 @@ export class DeliveryEngine {
   readonly #inFlight = new Set<Promise<void>>();
   #capacityFreed: NodeJS.Immediate | undefined;
   // Outcomes of sends that finish together are recorded together (group commit).
-  readonly #outcomes = new GroupCommitBatcher<Attempt>((attempts) => runInTransaction(this.db(), (scope) => this.#record(scope, attempts)), {
+  readonly #outcomes = new GroupCommitBatcher<Attempt>((attempts) => this.#recordGroup(attempts), {
     maxBatch: 256,
     maxDelayMs: 2,
     maxConcurrent: 2,
@@ -118,8 +118,24 @@ export class DeliveryEngine {
     await this.#outcomes.submit({ delivery, result });
   }
 
-  /** Records a group of finished attempts in one transaction: a few statements per group, not per send. */
-  async #record(scope: TransactionScope, attempts: Attempt[]): Promise<void> {
+  /**
+   * Records a group of finished attempts, then turns off the destinations that must be, each in a
+   * transaction of its own. Deleting or changing a destination locks its row before its pending
+   * deliveries; disabling one inside the outcome transaction (deliveries locked first) would take
+   * the same locks in the opposite order and could deadlock with them. A failed disable is only
+   * logged: the outcomes are committed, and the destination's next failure disables it again.
+   */
+  async #recordGroup(attempts: Attempt[]): Promise<void> {
+    const disabling = await runInTransaction(this.db(), (scope) => this.#record(scope, attempts));
+    for (const { delivery, reason } of disabling) {
+      await runInTransaction(this.db(), (scope) => this.#disable(scope, delivery, reason)).catch((error: unknown) =>
+        this.logger.error({ err: error, destinationType: delivery.destination_type, destinationId: delivery.destination_id }, "faultline: disabling a webhook destination failed"),
+      );
+    }
+  }
+
+  /** Records a group of finished attempts in one transaction (a few statements per group, not per send); returns what to disable. */
+  async #record(scope: TransactionScope, attempts: Attempt[]): Promise<Disabling[]> {
     const now = this.clock.now();
     const outcomes = attempts.map((attempt) => ({ ...attempt, ...this.#outcome(attempt, now) }));
     await updateDeliveries(scope, outcomes, now);
@@ -128,10 +144,12 @@ export class DeliveryEngine {
     }
     await this.#markHealthy(scope, outcomes.filter((o) => o.status === "delivered").map((o) => o.delivery), now);
     // A destination that is down fails every send of the group: its health is written once.
+    const disabling: Disabling[] = [];
     for (const { delivery, result } of failuresPerDestination(outcomes)) {
-      if (result.status === 410) await this.#disable(scope, delivery, "gone");
-      else await this.#markFailing(scope, delivery, now);
+      if (result.status === 410) disabling.push({ delivery, reason: "gone" });
+      else if (await this.#markFailing(scope, delivery, now)) disabling.push({ delivery, reason: "failing" });
     }
+    return disabling;
   }
 
   #outcome({ delivery, result }: Attempt, now: Date): { status: DeliveryStatus; nextAttemptAt: Date } {
@@ -155,8 +173,8 @@ export class DeliveryEngine {
       .execute();
   }
 
-  /** Five consecutive days of failures without a success disable the destination. */
-  async #markFailing(scope: TransactionScope, delivery: Delivery, now: Date): Promise<void> {
+  /** Records a failure; true once five consecutive days of failures without a success call for disabling. */
+  async #markFailing(scope: TransactionScope, delivery: Delivery, now: Date): Promise<boolean> {
     const health = await scope.trx
       .insertInto("delivery_destinations")
       .values({ destination_type: delivery.destination_type, destination_id: delivery.destination_id, last_success_at: null, first_failure_at: now })
@@ -165,12 +183,10 @@ export class DeliveryEngine {
       )
       .returning(["first_failure_at"])
       .executeTakeFirstOrThrow();
-    if (health.first_failure_at && now.getTime() - health.first_failure_at.getTime() >= DISABLE_AFTER_MS) {
-      await this.#disable(scope, delivery, "failing");
-    }
+    return health.first_failure_at !== null && now.getTime() - health.first_failure_at.getTime() >= DISABLE_AFTER_MS;
   }
 
-  async #disable(scope: TransactionScope, delivery: Delivery, reason: "gone" | "failing"): Promise<void> {
+  async #disable(scope: TransactionScope, delivery: Delivery, reason: Disabling["reason"]): Promise<void> {
     if (!(await this.destinations.get(delivery.destination_type).disable(scope.trx, delivery))) return;
     await scope.trx
       .updateTable("deliveries")
@@ -190,6 +206,12 @@ export class DeliveryEngine {
 }
 
 type Outcome = Attempt & { status: DeliveryStatus; nextAttemptAt: Date };
+
+/** A destination to turn off: 410 Gone, or five days of failures. */
+interface Disabling {
+  delivery: Delivery;
+  reason: "gone" | "failing";
+}
 
 /**
  * Writes every attempt's outcome in one statement. Guarded by the attempt number: a worker whose

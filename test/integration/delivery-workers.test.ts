@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { DestinationRegistryToken } from "../../src/delivery/tokens.js";
 import { createFaultline, type Faultline, type FaultlineApi, tokens } from "../../src/index.js";
@@ -35,9 +36,9 @@ interface Arrival {
 
 /**
  * A real receiver on 127.0.0.1. While `hold` is set it keeps every request open (no answer);
- * otherwise it answers 200 after `delayMs`.
+ * otherwise it answers `status` (200) after `delayMs`.
  */
-async function startReceiver(mode: { hold: boolean; delayMs: number }) {
+async function startReceiver(mode: { hold: boolean; delayMs: number; status?: number }) {
   const arrivals: Arrival[] = [];
   const held: ServerResponse[] = [];
   const server = createServer((req, res) => {
@@ -48,7 +49,7 @@ async function startReceiver(mode: { hold: boolean; delayMs: number }) {
       if (mode.hold) return void held.push(res);
       setTimeout(() => {
         if (res.destroyed) return;
-        res.writeHead(200);
+        res.writeHead(mode.status ?? 200);
         res.end("ok");
       }, mode.delayMs);
     });
@@ -246,5 +247,40 @@ describe.skipIf(!onPostgres)("two workers on one database (PostgreSQL only: PGli
     expect(bySender.first + bySender.second).toBe(total);
     expect(bySender.first).toBeGreaterThan(0);
     expect(bySender.second).toBeGreaterThan(0);
+  });
+});
+
+describe.skipIf(!onPostgres)("disabling a destination that another session is changing (PostgreSQL only: two sessions)", { timeout: 30_000 }, () => {
+  it("a 410 does not deadlock with a transaction that holds the app, then its deliveries (as deleting or moving an app does)", async () => {
+    const receiver = await startReceiver({ hold: false, delayMs: 0, status: 410 });
+    cleanups.push(receiver.close);
+    const instance = await createTestInstance({ announce: false, worker: false, logger: quiet, delivery: { allowPrivateNetworks: true } });
+    cleanups.push(instance.close);
+    const { app, capture } = await seed(instance.faultline, receiver.url);
+    await capture(errorEvent({ fingerprint: ["gone"] }));
+    const db = instance.faultline.container.resolve(tokens.Db);
+    const [delivery] = await db.selectFrom("deliveries").select("id").execute();
+    const { id: appId } = await db.selectFrom("apps").select("id").where("uuid", "=", app.uuid).executeTakeFirstOrThrow();
+
+    const other = new pg.Client({ connectionString: instance.database as string });
+    await other.connect();
+    cleanups.push(() => other.end());
+    // This session gives up on a lock cycle at once (the engine's session would wait the default
+    // second): were the engine to hold the delivery row while waiting for the app, this session's
+    // UPDATE below would fail with a deadlock.
+    await other.query("SET deadlock_timeout = '10ms'");
+    await other.query("BEGIN");
+    await other.query(`SELECT id FROM "${instance.schema}".apps WHERE id = $1 FOR UPDATE`, [appId]);
+
+    const sending = instance.faultline.worker.runDue("delivery.send");
+    await waitFor(async () => (await other.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rowCount !== 0);
+    // The engine waits for the app row to disable it; its outcome is already committed.
+    expect((await db.selectFrom("deliveries").select(["status", "last_response_code"]).where("id", "=", delivery?.id as string).executeTakeFirstOrThrow())).toEqual({ status: "failed", last_response_code: 410 });
+    await other.query(`UPDATE "${instance.schema}".deliveries SET status = 'cancelled' WHERE id = $1 AND status = 'pending'`, [delivery?.id]);
+    await other.query("COMMIT");
+    await sending;
+
+    expect(await db.selectFrom("apps").select("webhook_status").where("id", "=", appId).executeTakeFirstOrThrow()).toEqual({ webhook_status: "disabled" });
+    expect(receiver.arrivals).toHaveLength(1);
   });
 });
