@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import { listen } from "./server.js";
 
 export interface ReceivedRequest {
@@ -11,13 +11,25 @@ export interface ReceivedRequest {
 export type Reply = number | { status: number; delayMs?: number; headers?: Record<string, string> };
 
 /**
- * A real webhook receiver on 127.0.0.1. Answers each request with the next scripted reply
- * (default 200) and records what it received, raw body included.
+ * A real webhook receiver on 127.0.0.1. Answers each request with the next scripted reply (then
+ * `fallback`, default 200) and records what it received, raw body included. While `holding`,
+ * requests are recorded but left unanswered until `release()`: a send kept in flight.
  */
-export async function startReceiver(script: Reply[] = []) {
+export async function startReceiver(script: Reply[] = [], options: { fallback?: number; holding?: boolean } = {}) {
   const received: ReceivedRequest[] = [];
   const replies = [...script];
+  const held: ServerResponse[] = [];
+  let holding = options.holding ?? false;
   const waiters: Array<() => void> = [];
+  const answer = (res: ServerResponse) => {
+    const next = replies.shift() ?? options.fallback ?? 200;
+    const reply = typeof next === "number" ? { status: next } : next;
+    setTimeout(() => {
+      if (res.destroyed) return;
+      res.writeHead(reply.status, reply.headers);
+      res.end("ok");
+    }, reply.delayMs ?? 0);
+  };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -25,19 +37,19 @@ export async function startReceiver(script: Reply[] = []) {
       const body = Buffer.concat(chunks).toString("utf8");
       received.push({ headers: req.headers, body, json: safeJson(body), path: req.url ?? "/" });
       for (const wake of waiters.splice(0)) wake();
-      const next = replies.shift() ?? 200;
-      const reply = typeof next === "number" ? { status: next } : next;
-      setTimeout(() => {
-        if (res.destroyed) return;
-        res.writeHead(reply.status, reply.headers);
-        res.end("ok");
-      }, reply.delayMs ?? 0);
+      if (holding) held.push(res);
+      else answer(res);
     });
   });
   const running = await listen(server);
   return {
     url: running.url,
     received,
+    /** Answers every held request and stops holding. */
+    release(): void {
+      holding = false;
+      for (const res of held.splice(0)) answer(res);
+    },
     /** Resolves once `predicate` holds for what was received (or rejects after `timeoutMs`). */
     async until(predicate: (requests: ReceivedRequest[]) => boolean, timeoutMs = 25_000): Promise<ReceivedRequest[]> {
       const deadline = Date.now() + timeoutMs;

@@ -37,3 +37,21 @@ export function serveFaultline(faultline: HasHandler, basePath = ""): Promise<Ru
 }
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/**
+ * Calls an instance's handler in-process, as `token`: a string body goes out verbatim (malformed
+ * JSON), anything else as JSON. The reply's JSON body, null when empty.
+ */
+export function inProcess(faultline: HasHandler, token: string) {
+  return async (method: string, path: string, body?: unknown) => {
+    const response = await faultline.handler(
+      new Request(`http://x${path}`, {
+        method,
+        headers: { ...bearer(token), "content-type": "application/json" },
+        body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+      }),
+    );
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null };
+  };
+}

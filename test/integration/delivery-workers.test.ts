@@ -1,6 +1,5 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -10,7 +9,9 @@ import { createFaultline, type Faultline, type FaultlineApi, tokens } from "../.
 import { createTestInstance, pickBackend } from "../../src/testing/index.js";
 import { verifySignature, verifyStandardWebhook } from "../../src/verify.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
-import { listen } from "../helpers/server.js";
+import { type ReceivedRequest, startReceiver } from "../helpers/receiver.js";
+import { quiet } from "../helpers/logger.js";
+import { sleep, waitFor } from "../helpers/wait.js";
 
 /**
  * Delivery with real workers (platform §5.3): a worker killed mid-send loses nothing, and two
@@ -22,66 +23,12 @@ const { backend } = await pickBackend();
 const onPostgres = backend !== "pglite";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Arrival {
-  headers: IncomingHttpHeaders;
-  body: string;
-  id: string;
-}
-
-/**
- * A real receiver on 127.0.0.1. While `hold` is set it keeps every request open (no answer);
- * otherwise it answers `status` (200) after `delayMs`.
- */
-async function startReceiver(mode: { hold: boolean; delayMs: number; status?: number }) {
-  const arrivals: Arrival[] = [];
-  const held: ServerResponse[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      arrivals.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), id: String(req.headers["webhook-id"]) });
-      if (mode.hold) return void held.push(res);
-      setTimeout(() => {
-        if (res.destroyed) return;
-        res.writeHead(mode.status ?? 200);
-        res.end("ok");
-      }, mode.delayMs);
-    });
-  });
-  const running = await listen(server);
-  return {
-    url: running.url,
-    mode,
-    arrivals,
-    held,
-    async until(predicate: (all: Arrival[]) => boolean, timeoutMs = 10_000, alive: () => string | null = () => null): Promise<void> {
-      const deadline = Date.now() + timeoutMs;
-      while (!predicate(arrivals)) {
-        const dead = alive();
-        if (dead) throw new Error(dead);
-        if (Date.now() > deadline) throw new Error(`receiver: condition not met after ${timeoutMs} ms (${arrivals.length} requests)`);
-        await sleep(10);
-      }
-    },
-    close: running.close,
-  };
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await sleep(20);
-  }
-}
+const idOf = (request: ReceivedRequest) => String(request.headers["webhook-id"]);
 
 /** An organization, a project and an app subscribed to `error` whose webhook is the receiver. */
 async function seed(faultline: Faultline<FaultlineApi>, receiverUrl: string) {
@@ -146,7 +93,7 @@ describe.skipIf(!onPostgres)("crash safety (PostgreSQL only: the worker runs in 
     const leaseMs = timeoutMs + 30_000;
     const bundle = await bundleWorker();
     cleanups.push(bundle.remove);
-    const receiver = await startReceiver({ hold: true, delayMs: 0 });
+    const receiver = await startReceiver([], { holding: true });
     cleanups.push(receiver.close);
     const seeder = await createTestInstance({ announce: false, worker: false, logger: quiet, delivery: { allowPrivateNetworks: true } });
     cleanups.push(seeder.close);
@@ -160,15 +107,14 @@ describe.skipIf(!onPostgres)("crash safety (PostgreSQL only: the worker runs in 
     // A worker in another process claims all three and POSTs them; the receiver holds them open.
     const beforeClaim = Date.now();
     const child = await startWorkerProcess(bundle.file, [seeder.database as string, seeder.schema, String(timeoutMs)]);
-    const exited = () => (child.exitCode !== null ? `delivery worker exited (code ${child.exitCode})` : null);
-    await receiver.until((all) => all.length === 3, 10_000, exited);
+    await receiver.until((all) => all.length === 3, 10_000);
     const afterArrival = Date.now();
     const gone = new Promise<NodeJS.Signals | null>((resolve) => child.once("exit", (_code, signal) => resolve(signal)));
     expect(child.kill("SIGKILL")).toBe(true);
     expect(await gone).toBe("SIGKILL");
 
-    const first = [...receiver.arrivals];
-    expect(first.map((r) => r.id).sort()).toEqual(ids);
+    const first = [...receiver.received];
+    expect(first.map(idOf).sort()).toEqual(ids);
     // Claimed under a lease of timeoutMs + 30 s, attempt counted, no outcome recorded.
     for (const row of await rows()) {
       expect(row).toMatchObject({ status: "pending", attempts: 1, last_response_code: null, date_finished: null });
@@ -179,42 +125,43 @@ describe.skipIf(!onPostgres)("crash safety (PostgreSQL only: the worker runs in 
     }
 
     // A new instance, its clock just short of the lease's end: nothing is due, nothing is sent.
-    let ahead = leaseMs - 2_000;
+    let ahead = leaseMs - 20_000;
     const clock = { now: () => new Date(Date.now() + ahead) };
     const next = createFaultline({ database: seeder.database, schema: seeder.schema, logger: quiet, clock, delivery: { allowPrivateNetworks: true, pollIntervalMs: 20, timeoutMs } });
     cleanups.push(() => next.close());
-    receiver.mode.hold = false;
+    receiver.release();
     await next.ready();
     await next.worker.runDue("delivery.send");
     await sleep(100);
-    expect(receiver.arrivals).toHaveLength(3);
+    expect(receiver.received).toHaveLength(3);
 
     // Past the lease, its worker sends every one of them again: same id, same bytes, valid signatures.
     ahead = leaseMs + 1_000;
     await receiver.until((all) => all.length >= 6);
     await waitFor(async () => (await rows()).every((row) => row.status === "delivered"));
-    const again = receiver.arrivals.slice(3);
-    expect(again.map((r) => r.id).sort()).toEqual(ids);
+    const again = receiver.received.slice(3);
+    expect(again.map(idOf).sort()).toEqual(ids);
     for (const request of [...first, ...again]) {
       const sentAt = new Date(Number(request.headers["webhook-timestamp"]) * 1000);
-      expect(request.headers["request-id"]).toBe(request.id);
+      expect(request.headers["request-id"]).toBe(idOf(request));
       expect(verifySignature(request.body, request.headers["svc-hook-signature"] as string, app.clientSecret)).toBe(true);
       expect(verifyStandardWebhook(request.body, request.headers, app.clientSecret, { now: sentAt })).toBe(true);
     }
     for (const request of again) {
-      const original = first.find((r) => r.id === request.id);
+      const original = first.find((r) => idOf(r) === idOf(request));
       expect(request.body).toBe(original?.body);
       expect(Number(request.headers["webhook-timestamp"]) - Number(original?.headers["webhook-timestamp"])).toBeGreaterThanOrEqual(leaseMs / 1000);
     }
     for (const row of await rows()) expect(row).toMatchObject({ status: "delivered", attempts: 2, last_response_code: 200 });
-    expect(receiver.arrivals).toHaveLength(6);
+    expect(receiver.received).toHaveLength(6);
   });
 });
 
 describe.skipIf(!onPostgres)("two workers on one database (PostgreSQL only: PGlite is one in-process connection, not a shared server)", { timeout: 30_000 }, () => {
   it("send each of 200 deliveries exactly once, and both workers send some", async () => {
     const total = 200;
-    const receiver = await startReceiver({ hold: false, delayMs: 30 });
+    // Each answer takes 30 ms, so neither worker can drain the queue alone before the other claims.
+    const receiver = await startReceiver(Array.from({ length: total }, () => ({ status: 200, delayMs: 30 })));
     cleanups.push(receiver.close);
     const delivery = { allowPrivateNetworks: true, pollIntervalMs: 20, concurrency: 4 };
     const first = await createTestInstance({ announce: false, logger: quiet, delivery });
@@ -231,19 +178,18 @@ describe.skipIf(!onPostgres)("two workers on one database (PostgreSQL only: PGli
     const db = first.faultline.container.resolve(tokens.Db);
     const rows = () => db.selectFrom("deliveries").selectAll().execute();
     await waitFor(async () => (await rows()).every((row) => row.status !== "pending"));
-    await sleep(150); // a few more polls of both workers: a late duplicate would show
 
     const stored = await rows();
     expect(stored).toHaveLength(total);
     for (const row of stored) expect(row).toMatchObject({ status: "delivered", attempts: 1, last_response_code: 200 });
     const counts = new Map<string, number>();
-    for (const request of receiver.arrivals) counts.set(request.id, (counts.get(request.id) ?? 0) + 1);
+    for (const request of receiver.received) counts.set(idOf(request), (counts.get(idOf(request)) ?? 0) + 1);
     expect([...counts.keys()].sort()).toEqual(stored.map((row) => row.id).sort());
     expect([...counts.entries()].filter(([, n]) => n !== 1)).toEqual([]);
-    expect(receiver.arrivals).toHaveLength(total);
+    expect(receiver.received).toHaveLength(total);
 
     const bySender = { first: 0, second: 0 };
-    for (const request of receiver.arrivals) bySender[request.headers["x-test-sender"] as "first" | "second"] += 1;
+    for (const request of receiver.received) bySender[request.headers["x-test-sender"] as "first" | "second"] += 1;
     expect(bySender.first + bySender.second).toBe(total);
     expect(bySender.first).toBeGreaterThan(0);
     expect(bySender.second).toBeGreaterThan(0);
@@ -252,7 +198,7 @@ describe.skipIf(!onPostgres)("two workers on one database (PostgreSQL only: PGli
 
 describe.skipIf(!onPostgres)("disabling a destination that another session is changing (PostgreSQL only: two sessions)", { timeout: 30_000 }, () => {
   it("a 410 does not deadlock with a transaction that holds the app, then its deliveries (as deleting or moving an app does)", async () => {
-    const receiver = await startReceiver({ hold: false, delayMs: 0, status: 410 });
+    const receiver = await startReceiver([410]);
     cleanups.push(receiver.close);
     const instance = await createTestInstance({ announce: false, worker: false, logger: quiet, delivery: { allowPrivateNetworks: true } });
     cleanups.push(instance.close);
@@ -273,7 +219,9 @@ describe.skipIf(!onPostgres)("disabling a destination that another session is ch
     await other.query(`SELECT id FROM "${instance.schema}".apps WHERE id = $1 FOR UPDATE`, [appId]);
 
     const sending = instance.faultline.worker.runDue("delivery.send");
-    await waitFor(async () => (await other.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()")).rowCount !== 0);
+    // Wait until the engine's session is blocked by this one (other test files share the database).
+    const pid = (await other.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid;
+    await waitFor(async () => (await other.query("SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))", [pid])).rowCount !== 0);
     // The engine waits for the app row to disable it; its outcome is already committed.
     expect((await db.selectFrom("deliveries").select(["status", "last_response_code"]).where("id", "=", delivery?.id as string).executeTakeFirstOrThrow())).toEqual({ status: "failed", last_response_code: 410 });
     await other.query(`UPDATE "${instance.schema}".deliveries SET status = 'cancelled' WHERE id = $1 AND status = 'pending'`, [delivery?.id]);
@@ -281,6 +229,6 @@ describe.skipIf(!onPostgres)("disabling a destination that another session is ch
     await sending;
 
     expect(await db.selectFrom("apps").select("webhook_status").where("id", "=", appId).executeTakeFirstOrThrow()).toEqual({ webhook_status: "disabled" });
-    expect(receiver.arrivals).toHaveLength(1);
+    expect(receiver.received).toHaveLength(1);
   });
 });

@@ -4,9 +4,10 @@ import { createTestInstance } from "../../src/testing/index.js";
 import { verifySignature, verifyStandardWebhook } from "../../src/verify.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { type ReceivedRequest, type Reply, startReceiver } from "../helpers/receiver.js";
-import { bearer } from "../helpers/server.js";
+import { bearer, inProcess } from "../helpers/server.js";
+import { waitFor } from "../helpers/wait.js";
+import { quiet } from "../helpers/logger.js";
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -38,14 +39,8 @@ async function setup(script: Reply[] = [], options: Parameters<typeof createTest
   const token = (await api.tokens.create({ user: owner.id, scopes: [...SCOPES] })).token;
   const capture = captureFor(instance.faultline, { id: project.id, organizationId: org.id });
   const db = instance.faultline.container.resolve(tokens.Db);
-  /** A request through the real HTTP pipeline as the owner; the JSON body (null when empty). */
-  const http = async (method: string, path: string, body?: unknown) => {
-    const response = await instance.faultline.handler(
-      new Request(`http://x${path}`, { method, headers: { ...bearer(token), ...(body !== undefined && { "content-type": "application/json" }) }, body: body === undefined ? undefined : JSON.stringify(body) }),
-    );
-    const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> & Array<Record<string, unknown>> };
-  };
+  /** A request through the real HTTP pipeline as the owner. */
+  const http = inProcess(instance.faultline, token);
   return { instance, receiver, app, token, capture, db, org, project, owner, http };
 }
 
@@ -345,12 +340,13 @@ describe("delivery policy", { timeout: 60_000 }, () => {
     await capture(errorEvent({ fingerprint: ["client-error"] }));
     await capture(errorEvent({ fingerprint: ["client-error-2"] }));
     await receiver.until((all) => all.length >= 2);
-    await waitFor(async () => (await db.selectFrom("deliveries").select("status").where("status", "=", "pending").execute()).length === 0);
+    // The destination is disabled right after the outcomes commit, in a transaction of its own.
+    const appStatus = async () => (await db.selectFrom("apps").select("webhook_status").where("uuid", "=", app.uuid).executeTakeFirstOrThrow()).webhook_status;
+    await waitFor(async () => (await appStatus()) === "disabled");
     const statuses = await db.selectFrom("deliveries").select(["event_type", "status", "attempts", "last_response_code"]).orderBy("date_created").execute();
     expect(statuses.find((d) => d.last_response_code === 400)).toMatchObject({ status: "failed", attempts: 1 });
     expect(statuses.find((d) => d.last_response_code === 410)).toMatchObject({ status: "failed" });
-    const row = await db.selectFrom("apps").select("webhook_status").where("uuid", "=", app.uuid).executeTakeFirstOrThrow();
-    expect(row.webhook_status).toBe("disabled");
+    expect(statuses.filter((d) => d.status === "pending")).toEqual([]);
     const before = (await deliveriesOf(db, "error.created")).length;
     await capture(errorEvent({ fingerprint: ["after-disable"] }));
     expect((await deliveriesOf(db, "error.created")).length).toBe(before);
@@ -412,16 +408,21 @@ describe("delivery policy", { timeout: 60_000 }, () => {
     expect(new Set(receiver.received.map((r) => r.headers["webhook-id"])).size).toBe(5);
   });
 
+  // The PostgreSQL-only delivery-workers.test.ts also shows that both workers send; this one runs on
+  // the embedded database too (two instances sharing one PGlite).
   it("two instances with workers on one database send each delivery exactly once", async () => {
-    const { receiver, capture, instance } = await setup();
+    const { receiver, capture, instance, db } = await setup();
     const second = createFaultline({ database: instance.database, schema: instance.schema, logger: quiet, delivery: { allowPrivateNetworks: true, pollIntervalMs: 10 } });
     cleanups.push(() => second.close());
     await second.ready();
     await Promise.all(Array.from({ length: 30 }, (_, i) => capture(errorEvent({ fingerprint: [`twice-${i % 3}`] }))));
-    await receiver.until((all) => all.filter((r) => r.headers["svc-hook-resource"] === "error").length >= 30);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const rows = await waitFor(async () => {
+      const all = await db.selectFrom("deliveries").select(["id", "status", "attempts"]).execute();
+      return all.every((row) => row.status !== "pending") && all;
+    });
+    expect(rows.filter((row) => row.status !== "delivered" || row.attempts !== 1)).toEqual([]);
     const ids = receiver.received.map((r) => r.headers["webhook-id"]);
-    expect(ids.length).toBe(new Set(ids).size);
+    expect(ids.sort()).toEqual(rows.map((row) => row.id).sort());
   });
 
   it("refuses at send time a destination that is private when private networks are not allowed", async () => {
@@ -459,13 +460,6 @@ describe("delivery policy", { timeout: 60_000 }, () => {
   });
 });
 
-async function waitFor(condition: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe("disabling a failing destination", () => {
   it("disables a destination after five days of failures with no success, and tells the host", async () => {

@@ -6,13 +6,13 @@ import { firstPartyPlugins } from "../../src/plugins/index.js";
 import { ingestPlugin } from "../../src/plugins/ingest/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { type RunningServer, serveFaultline } from "../helpers/server.js";
+import { quiet } from "../helpers/logger.js";
 
 /** Until `ingest` is a first-party plugin, add it here (adding it twice would be an id conflict). */
 const ingestUnlessBuiltIn: FaultlinePlugin[] = (firstPartyPlugins as readonly FaultlinePlugin[]).some((plugin) => plugin.id === "ingest")
   ? []
   : [ingestPlugin];
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const MiB = 1024 * 1024;
 const newEventId = () => randomUUID().replaceAll("-", "");
 

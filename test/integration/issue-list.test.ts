@@ -7,8 +7,8 @@ import { ISSUE_SORTS } from "../../src/plugins/issues/list/sorts.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
+import { quiet } from "../helpers/logger.js";
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const HOUR = 3_600_000;
 
 interface ListItem {

@@ -4,8 +4,8 @@ import { createFaultline, definePlugin, type DomainEvent, SCOPES, tokens } from 
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
+import { quiet } from "../helpers/logger.js";
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 describe("issue workflow", () => {
   let now = new Date("2026-03-01T12:00:00.000Z");

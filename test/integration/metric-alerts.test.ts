@@ -6,9 +6,9 @@ import { verifySignature } from "../../src/verify.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { bearer } from "../helpers/server.js";
+import { quiet } from "../helpers/logger.js";
 
 const MINUTE = 60_000;
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 /**
  * Metric alert rules: CRUD and validation, the once-a-minute evaluation by the worker (two

@@ -11,8 +11,8 @@ import { coreMigrations } from "../../src/db/migrations/index.js";
 import { createTestInstance, pickBackend } from "../../src/testing/index.js";
 import { seedOrganization } from "../helpers/seed.js";
 import { bearer } from "../helpers/server.js";
+import { quiet } from "../helpers/logger.js";
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** A host plugin using every extension point a host needs. */
 function auditPlugin(log: string[]) {

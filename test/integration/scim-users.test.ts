@@ -3,6 +3,7 @@ import { definePlugin, type DomainEvent, SCOPES, tokens } from "../../src/index.
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
+import { quiet } from "../helpers/logger.js";
 
 const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
@@ -11,7 +12,6 @@ const ERROR = "urn:ietf:params:scim:api:messages:2.0:Error";
 const LIST = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
 const MEMBER_EVENTS = ["member.provisioned", "member.updated", "member.deactivated", "member.reactivated", "member.removed"];
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 describe("SCIM Users ↔ organization members", () => {
   const events: DomainEvent[] = [];

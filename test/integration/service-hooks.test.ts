@@ -4,7 +4,8 @@ import { createTestInstance, type TestInstance } from "../../src/testing/index.j
 import { verifySignature, verifyStandardWebhook } from "../../src/verify.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { startReceiver } from "../helpers/receiver.js";
-import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
+import { bearer, inProcess, type RunningServer, serveFaultline } from "../helpers/server.js";
+import { waitFor } from "../helpers/wait.js";
 
 describe("service hooks", () => {
   let instance: TestInstance;
@@ -18,18 +19,8 @@ describe("service hooks", () => {
   const hooksPath = (project = "web") => `${server.url}/api/0/projects/acme/${project}/hooks/`;
   const post = (url: string, body: unknown, auth = token) =>
     fetch(url, { method: "POST", headers: { ...bearer(auth), "content-type": "application/json" }, body: JSON.stringify(body) });
-  /** A request whose body is sent as given: a string goes out verbatim (malformed JSON), anything else as JSON. */
-  async function send(target: TestInstance, method: string, path: string, auth: string, body?: unknown) {
-    const response = await target.faultline.handler(
-      new Request(`http://x${path}`, {
-        method,
-        headers: { ...bearer(auth), "content-type": "application/json" },
-        body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-      }),
-    );
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  }
+  /** A request through the real HTTP pipeline: a string body goes out verbatim (malformed JSON), anything else as JSON. */
+  const send = (target: TestInstance, method: string, path: string, auth: string, body?: unknown) => inProcess(target.faultline, auth)(method, path, body);
   const hookRows = (target: TestInstance) =>
     target.faultline.container.resolve(tokens.Db).selectFrom("service_hooks").select(["id", "url", "events", "status"]).orderBy("id").execute();
 
@@ -249,11 +240,7 @@ describe("service hooks", () => {
       await goneCapture(errorEvent({ fingerprint: ["gone-1"] }));
       await gone.until((all) => all.length >= 1);
       const path = `/api/0/projects/acme/gone/hooks/${hook.id}/`;
-      const deadline = Date.now() + 10_000;
-      while ((await send(instance, "GET", path, token)).body.status !== "disabled") {
-        if (Date.now() > deadline) throw new Error("the hook was not disabled");
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await waitFor(async () => (await send(instance, "GET", path, token)).body.status === "disabled", 10_000, "the hook disabled");
       const db = instance.faultline.container.resolve(tokens.Db);
       const rows = () => db.selectFrom("deliveries").select(["status", "attempts", "last_response_code"]).where("destination_id", "=", hook.id).execute();
       expect(await rows()).toEqual([{ status: "failed", attempts: 1, last_response_code: 410 }]);

@@ -6,8 +6,8 @@ import { createFaultline } from "../../src/index.js";
 import { randomHex } from "../../src/crypto/secrets.js";
 import { coreMigrations } from "../../src/db/migrations/index.js";
 import { openRawDatabase, type RawDatabase } from "../helpers/database.js";
+import { quiet } from "../helpers/logger.js";
 
-const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 describe("storage", () => {
   let raw: RawDatabase;

@@ -1,13 +1,13 @@
 import { createHmac } from "node:crypto";
 import type { IncomingHttpHeaders, Server } from "node:http";
-import { type AddressInfo, createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain JavaScript example without type declarations
 import { createReceiver } from "../../examples/webhook-receiver/receiver.mjs";
 import { SCOPES, tokens } from "../../src/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
-import { bearer } from "../helpers/server.js";
+import { inProcess } from "../helpers/server.js";
 
 /** What the example hands to `onEvent`. */
 interface HandledEvent {
@@ -30,11 +30,14 @@ interface RunningExample {
 
 const SENDER_AGENT = "faultline-webhooks/1";
 
+/** A public address nothing listens on, for a destination before its receiver exists. */
+const NOWHERE = "http://192.0.2.1/hooks";
+
 /**
- * Runs the example receiver on `port` with `secret`, observing (without changing it) every request
- * that reaches it and the status it answered.
+ * Runs the example receiver on a free port with `secret`, observing (without changing it) every
+ * request that reaches it and the status it answered.
  */
-async function startExample(port: number, secret: string, cleanups: Array<() => Promise<void>>): Promise<RunningExample> {
+async function startExample(secret: string, cleanups: Array<() => Promise<void>>): Promise<RunningExample> {
   const events: HandledEvent[] = [];
   const arrivals: Arrival[] = [];
   const server: Server = createReceiver({ secret, onEvent: (event: HandledEvent) => events.push(event) });
@@ -55,7 +58,8 @@ async function startExample(port: number, secret: string, cleanups: Array<() => 
       arrival.body = Buffer.concat(chunks);
     });
   });
-  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
   cleanups.push(
     () =>
       new Promise<void>((resolve) => {
@@ -90,16 +94,6 @@ async function post(url: string, headers: Record<string, string>, body: Buffer):
   return response.status;
 }
 
-function freePort(): Promise<number> {
-  const probe = createServer();
-  return new Promise((resolve) =>
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    }),
-  );
-}
-
 describe("examples/webhook-receiver", () => {
   const cleanups: Array<() => Promise<void>> = [];
   let instance: TestInstance;
@@ -112,12 +106,7 @@ describe("examples/webhook-receiver", () => {
 
   const db = () => instance.faultline.container.resolve(tokens.Db);
   const deliveryRow = (type: "app" | "service_hook") => db().selectFrom("deliveries").selectAll().where("destination_type", "=", type).executeTakeFirstOrThrow();
-  const http = async (method: string, path: string, body?: unknown) => {
-    const response = await instance.faultline.handler(
-      new Request(`http://x${path}`, { method, headers: { ...bearer(token), "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) }),
-    );
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
+  const http = (method: string, path: string, body?: unknown) => inProcess(instance.faultline, token)(method, path, body);
   /** Deliveries are sent only here (no background worker), so nothing races the assertions. */
   const sendDue = () => instance.faultline.worker.runDue("delivery.send");
 
@@ -131,15 +120,17 @@ describe("examples/webhook-receiver", () => {
     token = (await api.tokens.create({ user: owner.id, scopes: [...SCOPES] })).token;
     const project = await api.projects.create({ organization: "acme", slug: "web", features: ["servicehooks"] });
 
-    const appPort = await freePort();
-    const app = await api.apps.create({ organization: "acme", name: "Receiver", slug: "receiver", isInternal: true, webhookUrl: `http://127.0.0.1:${appPort}/hooks`, events: ["error"] });
-    appReceiver = await startExample(appPort, app.clientSecret, cleanups);
+    // Each receiver needs the secret its destination's creation returns, so the destination first
+    // points nowhere, then at the receiver listening on a port of its own (nothing is sent before).
+    const app = await api.apps.create({ organization: "acme", name: "Receiver", slug: "receiver", isInternal: true, webhookUrl: NOWHERE, events: ["error"] });
+    appReceiver = await startExample(app.clientSecret, cleanups);
+    await api.apps.update("receiver", { webhookUrl: appReceiver.url });
 
-    const hookPort = await freePort();
-    const created = await http("POST", "/api/0/projects/acme/web/hooks/", { url: `http://127.0.0.1:${hookPort}/hooks`, events: ["event.created"] });
+    const created = await http("POST", "/api/0/projects/acme/web/hooks/", { url: NOWHERE, events: ["event.created"] });
     expect(created.status).toBe(201);
     hookId = created.body.id as string;
-    hookReceiver = await startExample(hookPort, created.body.secret as string, cleanups);
+    hookReceiver = await startExample(created.body.secret as string, cleanups);
+    expect((await http("PUT", `/api/0/projects/acme/web/hooks/${hookId}/`, { url: hookReceiver.url })).status).toBe(200);
     expect(hookReceiver.secret).not.toBe(appReceiver.secret);
 
     await captureFor(instance.faultline, { id: project.id, organizationId: org.id })(errorEvent({ fingerprint: ["example"] }));
