@@ -1,4 +1,6 @@
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+import { setTimeout as sleep } from "node:timers/promises";
+
+export { sleep };
 
 /**
  * Polls `probe` until it returns something truthy and returns that (or throws after

@@ -10,7 +10,7 @@ import { createTestInstance, pickBackend } from "../../src/testing/index.js";
 import { verifySignature, verifyStandardWebhook } from "../../src/verify.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { type ReceivedRequest, startReceiver } from "../helpers/receiver.js";
-import { quiet } from "../helpers/logger.js";
+import { silentLogger } from "../../src/logging/logger.js";
 import { sleep, waitFor } from "../helpers/wait.js";
 
 /**
@@ -95,7 +95,7 @@ describe.skipIf(!onPostgres)("crash safety (PostgreSQL only: the worker runs in 
     cleanups.push(bundle.remove);
     const receiver = await startReceiver([], { holding: true });
     cleanups.push(receiver.close);
-    const seeder = await createTestInstance({ announce: false, worker: false, logger: quiet, delivery: { allowPrivateNetworks: true } });
+    const seeder = await createTestInstance({ announce: false, worker: false, logger: silentLogger, delivery: { allowPrivateNetworks: true } });
     cleanups.push(seeder.close);
     const { app, capture } = await seed(seeder.faultline, receiver.url);
     for (let i = 0; i < 3; i++) await capture(errorEvent({ fingerprint: [`crash-${i}`] }));
@@ -127,7 +127,7 @@ describe.skipIf(!onPostgres)("crash safety (PostgreSQL only: the worker runs in 
     // A new instance, its clock just short of the lease's end: nothing is due, nothing is sent.
     let ahead = leaseMs - 20_000;
     const clock = { now: () => new Date(Date.now() + ahead) };
-    const next = createFaultline({ database: seeder.database, schema: seeder.schema, logger: quiet, clock, delivery: { allowPrivateNetworks: true, pollIntervalMs: 20, timeoutMs } });
+    const next = createFaultline({ database: seeder.database, schema: seeder.schema, logger: silentLogger, clock, delivery: { allowPrivateNetworks: true, pollIntervalMs: 20, timeoutMs } });
     cleanups.push(() => next.close());
     receiver.release();
     await next.ready();
@@ -164,9 +164,9 @@ describe.skipIf(!onPostgres)("two workers on one database (PostgreSQL only: PGli
     const receiver = await startReceiver(Array.from({ length: total }, () => ({ status: 200, delayMs: 30 })));
     cleanups.push(receiver.close);
     const delivery = { allowPrivateNetworks: true, pollIntervalMs: 20, concurrency: 4 };
-    const first = await createTestInstance({ announce: false, logger: quiet, delivery });
+    const first = await createTestInstance({ announce: false, logger: silentLogger, delivery });
     cleanups.push(first.close);
-    const second = createFaultline({ database: first.database, schema: first.schema, logger: quiet, delivery });
+    const second = createFaultline({ database: first.database, schema: first.schema, logger: silentLogger, delivery });
     cleanups.push(() => second.close());
     await second.ready();
     expect(first.faultline.worker.started && second.worker.started).toBe(true);
@@ -200,7 +200,7 @@ describe.skipIf(!onPostgres)("disabling a destination that another session is ch
   it("a 410 does not deadlock with a transaction that holds the app, then its deliveries (as deleting or moving an app does)", async () => {
     const receiver = await startReceiver([410]);
     cleanups.push(receiver.close);
-    const instance = await createTestInstance({ announce: false, worker: false, logger: quiet, delivery: { allowPrivateNetworks: true } });
+    const instance = await createTestInstance({ announce: false, worker: false, logger: silentLogger, delivery: { allowPrivateNetworks: true } });
     cleanups.push(instance.close);
     const { app, capture } = await seed(instance.faultline, receiver.url);
     await capture(errorEvent({ fingerprint: ["gone"] }));

@@ -6,7 +6,7 @@ import { captureFor, errorEvent } from "../helpers/events.js";
 import { type ReceivedRequest, type Reply, startReceiver } from "../helpers/receiver.js";
 import { bearer, inProcess } from "../helpers/server.js";
 import { waitFor } from "../helpers/wait.js";
-import { quiet } from "../helpers/logger.js";
+import { silentLogger } from "../../src/logging/logger.js";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -371,7 +371,7 @@ describe("delivery policy", { timeout: 60_000 }, () => {
         },
       },
     });
-    const { db, capture, token, instance } = await setup([], { plugins: [saboteur], logger: quiet });
+    const { db, capture, token, instance } = await setup([], { plugins: [saboteur], logger: silentLogger });
     await capture(errorEvent({ fingerprint: ["rollback"] }));
     const issue = await db.selectFrom("issues").select("id").executeTakeFirstOrThrow();
     fail = true;
@@ -398,7 +398,7 @@ describe("delivery policy", { timeout: 60_000 }, () => {
     await db.updateTable("deliveries").set({ attempts: 1, next_attempt_at: new Date(Date.now() + 60_000) }).where("id", "=", db.selectFrom("deliveries").select("id").limit(1)).execute();
     await first.faultline.close();
     const later = { now: () => new Date(Date.now() + 120_000) };
-    const second = createFaultline({ database: first.database, schema: first.schema, logger: quiet, clock: later, delivery: { allowPrivateNetworks: true, pollIntervalMs: 20 } });
+    const second = createFaultline({ database: first.database, schema: first.schema, logger: silentLogger, clock: later, delivery: { allowPrivateNetworks: true, pollIntervalMs: 20 } });
     cleanups.push(async () => {
       await second.close();
       await first.close();
@@ -412,7 +412,7 @@ describe("delivery policy", { timeout: 60_000 }, () => {
   // the embedded database too (two instances sharing one PGlite).
   it("two instances with workers on one database send each delivery exactly once", async () => {
     const { receiver, capture, instance, db } = await setup();
-    const second = createFaultline({ database: instance.database, schema: instance.schema, logger: quiet, delivery: { allowPrivateNetworks: true, pollIntervalMs: 10 } });
+    const second = createFaultline({ database: instance.database, schema: instance.schema, logger: silentLogger, delivery: { allowPrivateNetworks: true, pollIntervalMs: 10 } });
     cleanups.push(() => second.close());
     await second.ready();
     await Promise.all(Array.from({ length: 30 }, (_, i) => capture(errorEvent({ fingerprint: [`twice-${i % 3}`] }))));

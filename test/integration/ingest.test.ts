@@ -6,7 +6,7 @@ import { firstPartyPlugins } from "../../src/plugins/index.js";
 import { ingestPlugin } from "../../src/plugins/ingest/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { type RunningServer, serveFaultline } from "../helpers/server.js";
-import { quiet } from "../helpers/logger.js";
+import { silentLogger } from "../../src/logging/logger.js";
 
 /** Until `ingest` is a first-party plugin, add it here (adding it twice would be an id conflict). */
 const ingestUnlessBuiltIn: FaultlinePlugin[] = (firstPartyPlugins as readonly FaultlinePlugin[]).some((plugin) => plugin.id === "ingest")
@@ -49,7 +49,7 @@ describe("ingestion endpoints (api.md §6.1)", () => {
   }
 
   beforeAll(async () => {
-    instance = await createTestInstance({ clock: { now: () => new Date(now) }, worker: false, logger: quiet, plugins: ingestUnlessBuiltIn });
+    instance = await createTestInstance({ clock: { now: () => new Date(now) }, worker: false, logger: silentLogger, plugins: ingestUnlessBuiltIn });
     const { api } = instance.faultline;
     await api.organizations.create({ slug: "acme" });
     await api.organizations.create({ slug: "globex" });

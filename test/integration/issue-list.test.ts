@@ -7,7 +7,7 @@ import { ISSUE_SORTS } from "../../src/plugins/issues/list/sorts.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
-import { quiet } from "../helpers/logger.js";
+import { silentLogger } from "../../src/logging/logger.js";
 
 const HOUR = 3_600_000;
 
@@ -61,7 +61,7 @@ describe("issue list", () => {
     fetch(`${server.url}${path}`, { method: "PUT", headers: { ...bearer(auth), "content-type": "application/json" }, body: JSON.stringify(body) });
 
   beforeAll(async () => {
-    instance = await createTestInstance({ clock: { now: () => now }, worker: false, logger: quiet });
+    instance = await createTestInstance({ clock: { now: () => now }, worker: false, logger: silentLogger });
     const { api } = instance.faultline;
     const acme = await api.organizations.create({ slug: "acme" });
     acmeId = acme.id;

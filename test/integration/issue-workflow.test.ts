@@ -4,7 +4,7 @@ import { createFaultline, definePlugin, type DomainEvent, SCOPES, tokens } from 
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
-import { quiet } from "../helpers/logger.js";
+import { silentLogger } from "../../src/logging/logger.js";
 
 
 describe("issue workflow", () => {
@@ -294,7 +294,7 @@ describe("issue workflow", () => {
   });
 
   it("creates exactly one issue from concurrent first events, also across instances", async () => {
-    const second = createFaultline({ database: instance.database, schema: instance.schema, logger: quiet, worker: false });
+    const second = createFaultline({ database: instance.database, schema: instance.schema, logger: silentLogger, worker: false });
     try {
       await second.ready();
       const fingerprint = ["concurrent-first"];

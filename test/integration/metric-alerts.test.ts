@@ -6,7 +6,7 @@ import { verifySignature } from "../../src/verify.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { bearer } from "../helpers/server.js";
-import { quiet } from "../helpers/logger.js";
+import { silentLogger } from "../../src/logging/logger.js";
 
 const MINUTE = 60_000;
 
@@ -53,7 +53,7 @@ describe("metric alerts", () => {
     const clock = { now: () => now };
     const delivery = { allowPrivateNetworks: true, pollIntervalMs: 20 };
     instance = await createTestInstance({ worker: false, clock, delivery });
-    second = createFaultline({ database: instance.database, schema: instance.schema, logger: quiet, worker: false, clock, delivery });
+    second = createFaultline({ database: instance.database, schema: instance.schema, logger: silentLogger, worker: false, clock, delivery });
     await second.ready();
     const { api } = instance.faultline;
     const org = await api.organizations.create({ slug: "acme" });

@@ -11,7 +11,7 @@ import { coreMigrations } from "../../src/db/migrations/index.js";
 import { createTestInstance, pickBackend } from "../../src/testing/index.js";
 import { seedOrganization } from "../helpers/seed.js";
 import { bearer } from "../helpers/server.js";
-import { quiet } from "../helpers/logger.js";
+import { silentLogger } from "../../src/logging/logger.js";
 
 
 /** A host plugin using every extension point a host needs. */
@@ -98,10 +98,10 @@ describe("lifecycle", () => {
   it("persists embedded data in a data directory across instances", async () => {
     const dir = await mkdtemp(join(tmpdir(), "faultline-data-"));
     try {
-      const first = createFaultline({ database: { dataDir: dir }, logger: quiet });
+      const first = createFaultline({ database: { dataDir: dir }, logger: silentLogger });
       await first.api.organizations.create({ slug: "kept" });
       await first.close();
-      const second = createFaultline({ database: { dataDir: dir }, logger: quiet });
+      const second = createFaultline({ database: { dataDir: dir }, logger: silentLogger });
       expect((await second.api.organizations.get("kept"))?.slug).toBe("kept");
       await second.close();
     } finally {

@@ -3,7 +3,7 @@ import { definePlugin, type DomainEvent, SCOPES, tokens } from "../../src/index.
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
-import { quiet } from "../helpers/logger.js";
+import { silentLogger } from "../../src/logging/logger.js";
 
 const USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
@@ -33,7 +33,7 @@ describe("SCIM Users ↔ organization members", () => {
   let ownerMemberId: string;
 
   beforeAll(async () => {
-    instance = await createTestInstance({ worker: false, plugins: [spy], logger: quiet, limits: { bodyBytes: 64 * 1024 } });
+    instance = await createTestInstance({ worker: false, plugins: [spy], logger: silentLogger, limits: { bodyBytes: 64 * 1024 } });
     const { api } = instance.faultline;
     const org = await api.organizations.create({ slug: "acme", plan: "business", samlConfigured: true });
     const ada = await api.users.create({ username: "ada", email: "ada@acme.test", name: "Ada Lovelace" });

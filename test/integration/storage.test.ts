@@ -6,7 +6,7 @@ import { createFaultline } from "../../src/index.js";
 import { randomHex } from "../../src/crypto/secrets.js";
 import { coreMigrations } from "../../src/db/migrations/index.js";
 import { openRawDatabase, type RawDatabase } from "../helpers/database.js";
-import { quiet } from "../helpers/logger.js";
+import { silentLogger } from "../../src/logging/logger.js";
 
 
 describe("storage", () => {
@@ -28,7 +28,7 @@ describe("storage", () => {
     await raw.query("INSERT INTO public.users (login) VALUES ($1)", [marker]);
     const before = await raw.query<{ n: number }>("SELECT count(*)::int AS n FROM public.users");
 
-    const faultline = createFaultline({ database: raw.input, schema, logger: quiet });
+    const faultline = createFaultline({ database: raw.input, schema, logger: silentLogger });
     try {
       await faultline.api.organizations.create({ slug: "acme" });
       await faultline.api.users.create({ username: marker });
@@ -53,7 +53,7 @@ describe("storage", () => {
   });
 
   it("runs migrations once: a second run applies nothing", async () => {
-    const faultline = createFaultline({ database: raw.input, schema, autoMigrate: false, logger: quiet });
+    const faultline = createFaultline({ database: raw.input, schema, autoMigrate: false, logger: silentLogger });
     try {
       const again = await faultline.migrate();
       expect(again.applied).toEqual([]);
@@ -84,7 +84,7 @@ describe("storage", () => {
       expect(first.error).toBeUndefined();
       expect(first.results?.map((r) => r.migrationName)).toEqual(["001_widgets"]);
       // Faultline migrating the same database after (and before) the host's migrator changes nothing of the host's.
-      const faultline = createFaultline({ database: raw.input, schema, logger: quiet });
+      const faultline = createFaultline({ database: raw.input, schema, logger: silentLogger });
       await faultline.migrate();
       await faultline.close();
       const second = await hostMigrator.migrateToLatest();
@@ -100,8 +100,8 @@ describe("storage", () => {
   });
 
   it("two instances on different databases do not see each other's data", async () => {
-    const a = createFaultline({ database: raw.input, schema, logger: quiet });
-    const b = createFaultline({ logger: quiet }); // its own in-memory PGlite
+    const a = createFaultline({ database: raw.input, schema, logger: silentLogger });
+    const b = createFaultline({ logger: silentLogger }); // its own in-memory PGlite
     try {
       await a.api.organizations.create({ slug: "only-in-a" });
       await b.api.organizations.create({ slug: "only-in-b" });
@@ -118,8 +118,8 @@ describe("storage", () => {
 
   it("two instances on one database but different schemas are isolated too", async () => {
     const otherSchema = `${schema}_b`;
-    const a = createFaultline({ database: raw.input, schema, logger: quiet });
-    const b = createFaultline({ database: raw.input, schema: otherSchema, logger: quiet });
+    const a = createFaultline({ database: raw.input, schema, logger: silentLogger });
+    const b = createFaultline({ database: raw.input, schema: otherSchema, logger: silentLogger });
     try {
       await a.api.organizations.create({ slug: "schema-a" });
       expect(await b.api.organizations.get("schema-a")).toBeNull();
