@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { findOrganization } from "../../auth/organization-access.js";
+import { updateIfChanged } from "../../db/changes.js";
 import type { Database, MemberRole, Organization, Project, Team, User } from "../../db/schema.js";
 import { type KeysetBound, keysetCondition } from "../../http/pagination.js";
 import type { Reference } from "./schemas.js";
@@ -25,8 +26,13 @@ export class OrganizationRepository {
     return this.db().insertInto("organizations").values(values).returningAll().executeTakeFirstOrThrow();
   }
 
+  /** Sets the given columns; with none given, no UPDATE runs and the organization is read as it is. */
   updateOrganization(organizationId: number, values: Partial<Omit<Organization, "id">>): Promise<Organization | undefined> {
-    return this.db().updateTable("organizations").set(values).where("id", "=", organizationId).returningAll().executeTakeFirst();
+    return updateIfChanged(
+      values,
+      (columns) => this.db().updateTable("organizations").set(columns).where("id", "=", organizationId).returningAll().executeTakeFirst(),
+      () => this.db().selectFrom("organizations").selectAll().where("id", "=", organizationId).executeTakeFirst(),
+    );
   }
 
   findProject(organizationId: number, ref: Reference): Promise<Project | undefined> {

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import { updateIfChanged } from "../../db/changes.js";
 import type { Database, ServiceHook } from "../../db/schema.js";
 import { type KeysetBound, keysetCondition } from "../../http/pagination.js";
 
@@ -28,8 +29,21 @@ export class ServiceHookRepository {
     return query.orderBy("date_created", bound.order).orderBy("seq", bound.order).limit(bound.limit).execute();
   }
 
-  update(organizationId: number, id: string, values: Partial<Pick<ServiceHook, "url" | "events" | "status">>): Promise<ServiceHook | undefined> {
-    return this.db().updateTable("service_hooks").set(values).where("organization_id", "=", organizationId).where("id", "=", id).returningAll().executeTakeFirst();
+  /** Sets the given columns; with none given, no UPDATE runs and the hook is read as it is. */
+  update(organizationId: number, projectId: number, id: string, values: Partial<Pick<ServiceHook, "url" | "events" | "status">>): Promise<ServiceHook | undefined> {
+    return updateIfChanged(
+      values,
+      (columns) =>
+        this.db()
+          .updateTable("service_hooks")
+          .set(columns)
+          .where("organization_id", "=", organizationId)
+          .where("project_id", "=", projectId)
+          .where("id", "=", id)
+          .returningAll()
+          .executeTakeFirst(),
+      () => this.find(organizationId, projectId, id),
+    );
   }
 
   /** Deletes a hook and cancels what was still to be sent to it, together. */

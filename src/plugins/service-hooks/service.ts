@@ -46,7 +46,7 @@ export class ServiceHookService {
   async update(project: Project, id: string, input: { url?: string; events?: string[]; isActive?: boolean }): Promise<ServiceHook> {
     const hook = await this.require(project, id);
     if (input.url !== undefined) await this.checkUrl(input.url);
-    const updated = await this.repository.update(project.organization_id, hook.id, {
+    const updated = await this.repository.update(project.organization_id, project.id, hook.id, {
       ...(input.url !== undefined && { url: input.url }),
       ...(input.events !== undefined && { events: input.events }),
       ...(input.isActive !== undefined && { status: input.isActive ? "active" : "disabled" }),

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { updateIfChanged } from "../../../db/changes.js";
 import type { Database, IssueAlertRule } from "../../../db/schema.js";
 import { type KeysetBound, keysetCondition } from "../../../http/pagination.js";
 import type { IssueRuleInput } from "./schemas.js";
@@ -51,9 +52,11 @@ export class IssueRuleRepository {
   }
 
   update(projectId: number, id: number, values: Partial<IssueRuleInput>): Promise<IssueAlertRule | undefined> {
-    const columns = ruleColumns(values);
-    if (Object.keys(columns).length === 0) return this.find(projectId, id);
-    return this.db().updateTable("issue_alert_rules").set(columns).where("project_id", "=", projectId).where("id", "=", id).returningAll().executeTakeFirst();
+    return updateIfChanged(
+      ruleColumns(values),
+      (columns) => this.db().updateTable("issue_alert_rules").set(columns).where("project_id", "=", projectId).where("id", "=", id).returningAll().executeTakeFirst(),
+      () => this.find(projectId, id),
+    );
   }
 
   async delete(projectId: number, id: number): Promise<void> {

@@ -1,4 +1,5 @@
 import type { Clock } from "../../../clock.js";
+import { hasChanges } from "../../../db/changes.js";
 import type { MetricAlertRule } from "../../../db/schema.js";
 import { fieldErrors, notFound } from "../../../http/errors.js";
 import { EventQueryError, parseEventQuery } from "./query.js";
@@ -26,6 +27,8 @@ export class MetricRuleService {
 
   async update(organizationId: number, id: string, patch: MetricRuleUpdate): Promise<MetricAlertRule> {
     const rule = await this.require(organizationId, id);
+    // Nothing sent, nothing to validate or write: the rule as it is (see src/db/changes.ts).
+    if (!hasChanges(patch)) return rule;
     const slugs = await this.repository.projectSlugs(organizationId, rule.project_ids);
     const merged: MetricRuleInput = {
       name: patch.name ?? rule.name,

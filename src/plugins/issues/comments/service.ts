@@ -87,6 +87,8 @@ export class CommentService {
     return runInTransaction(this.db(), async (scope) => {
       const issue = await this.#lockIssue(scope, access, issueRef);
       const comment = await this.#editableComment(scope, issue, commentId, actor, canModerate);
+      // The same text is no edit: no new dateUpdated, no comment.updated webhook for nothing.
+      if (comment.text === text) return this.#load(scope, comment.id);
       const updated = await scope.trx
         .updateTable("issue_comments")
         .set({ text, date_updated: this.clock.now() })
