@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { definePlugin } from "../../src/index.js";
+import { definePlugin, tokens } from "../../src/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { seedOrganization } from "../helpers/seed.js";
@@ -108,6 +108,94 @@ describe("mutations never widen, never 500 on an empty change, never leak existe
     it("in-process organization update with nothing to set → the organization unchanged", async () => {
       const before = await instance.faultline.api.organizations.get("acme");
       await expect(instance.faultline.api.organizations.update("acme", {})).resolves.toEqual(before);
+    });
+  });
+
+  describe("finding 6: a blank, malformed or unknown filter never widens a bulk change", () => {
+    const bulk = (org: string) => `/api/0/organizations/${org}/issues/`;
+    /** Every issue of both organizations: id, status and whether it is deleted. */
+    const snapshot = () =>
+      instance.faultline.container
+        .resolve(tokens.Db)
+        .selectFrom("issues")
+        .select(["id", "organization_id", "status", "deleted_at"])
+        .orderBy("id")
+        .execute();
+    let staging: string;
+
+    beforeAll(async () => {
+      for (const [seeded, org] of [
+        [acme, "acme"],
+        [globex, "globex"],
+      ] as const) {
+        const capture = captureFor(instance.faultline, { id: seeded.project.id, organizationId: seeded.organization.id });
+        for (const environment of ["prod", "prod", "staging"]) await capture(errorEvent({ environment, fingerprint: [`${org}-${environment}-${Math.random()}`] }));
+      }
+      const found = await call("GET", `${bulk("acme")}?environment=staging&query=`, acme.allScopesToken);
+      expect(found.body).toHaveLength(1);
+      staging = found.body[0].id;
+    });
+
+    // [query string, the parameter the 400 must name]
+    const refused: Array<[string, string]> = [
+      ["environment=", "environment"],
+      ["environment=&environment=", "environment"],
+      ["environment=%20", "environment"],
+      ["environment=prod&environment=", "environment"],
+      ["id=", "id"],
+      ["id=%20", "id"],
+      ["id=abc", "id"],
+      ["id=1&id=", "id"],
+      ["project=", "project"],
+      ["project=%20", "project"],
+      ["project=web", "project"],
+      ["status=", "status"],
+      ["status=%20", "status"],
+      ["status=bogus", "status"],
+      ["status=resolved&status=", "status"],
+      ["query=", "query"],
+      ["query=%20%20", "query"],
+      ["query=is:bogus", "query"],
+      ["query=environment:", "query"],
+      ["assignee=", "assignee"],
+      ["assignee=%20", "assignee"],
+      // A misspelt or unknown parameter would silently select everything unresolved.
+      ["ids=1", "ids"],
+      ["environments=staging", "environments"],
+      ["%20id=1", " id"],
+    ];
+
+    it("PUT and DELETE with each bad filter → 400 naming the parameter; no issue of any organization changed", async () => {
+      const before = await snapshot();
+      expect(before.filter((row) => row.status === "unresolved" && row.deleted_at === null).length).toBeGreaterThanOrEqual(6);
+      for (const [params, parameter] of refused) {
+        for (const [method, body] of [
+          ["PUT", { status: "resolved" }],
+          ["DELETE", undefined],
+        ] as const) {
+          const response = await call(method, `${bulk("acme")}?${params}`, acme.allScopesToken, body);
+          expect(response.status, `${method} ?${params}`).toBe(400);
+          expect(typeof response.body.detail, `${method} ?${params}`).toBe("string");
+          // The parameter, or one of its values (`id.0`).
+          const named = Object.keys(response.body.errors ?? {}).map((field) => field.replace(/\.\d+$/, ""));
+          expect(named, `${method} ?${params}: ${JSON.stringify(response.body)}`).toContain(parameter);
+        }
+      }
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it("a real filter still selects exactly its issues (the check above can see a change)", async () => {
+      const before = await snapshot();
+      const resolved = await call("PUT", `${bulk("acme")}?environment=staging`, acme.allScopesToken, { status: "resolved" });
+      expect(resolved.status).toBe(200);
+      const after = await snapshot();
+      const changed = after.filter((row, index) => row.status !== before[index]?.status).map((row) => String(row.id));
+      expect(changed).toEqual([staging]);
+      // List-only parameters (paging, sort, stats) are accepted and select nothing more.
+      const deleted = await call("DELETE", `${bulk("acme")}?environment=staging&status=resolved&sort=new&limit=1&statsPeriod=14d&cursor=x`, acme.allScopesToken);
+      expect(deleted.status).toBe(204);
+      const gone = (await snapshot()).filter((row) => row.deleted_at !== null && before.find((old) => old.id === row.id)?.deleted_at === null).map((row) => String(row.id));
+      expect(gone).toEqual([staging]);
     });
   });
 });

@@ -3,7 +3,7 @@ import { cursorSchema, pageSizeSchema } from "../../../http/pagination.js";
 import { ISSUE_SORTS } from "./sorts.js";
 
 /** A query parameter that may be repeated (`?project=1&project=2`): always a list here. */
-const repeatable = z
+export const repeatable = z
   .union([z.string(), z.array(z.string())])
   .optional()
   .transform((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]));

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { Clock, Db } from "../../../container/tokens.js";
 import type { Principal } from "../../../auth/principal.js";
 import type { Organization } from "../../../db/schema.js";
@@ -6,18 +6,16 @@ import { defineEndpoint } from "../../../http/endpoint.js";
 import { linkHeader } from "../../../http/pagination.js";
 import type { DependencyContainer } from "tsyringe";
 import { OrganizationServiceToken } from "../../organizations/index.js";
-import { issueFilterShape, listIssuesQuery } from "../list/params.js";
+import { listIssuesQuery } from "../list/params.js";
 import { IssueListQuery, MAX_HITS } from "../list/service.js";
 import { serializeIssues } from "../serialize/issue.js";
 import { IssueWorkflowToken } from "../tokens.js";
 import { updateIssueBody } from "../workflow/schemas.js";
+import { type BulkQuery, bulkQuery } from "./bulk-query.js";
 import { serializeContext } from "./context.js";
-import { bulkIdsSchema } from "./issue.js";
 
 const LIST_PATH = "/api/0/organizations/{organization_id_or_slug}/issues/";
 
-/** `?id=…` (repeatable, at most 1000), else the list's filters select the issues. */
-const bulkQuery = z.object({ ...issueFilterShape, id: bulkIdsSchema });
 
 interface Caller {
   container: DependencyContainer;
@@ -47,7 +45,7 @@ async function listReply(ctx: Caller & { url: URL }, query: z.output<typeof list
 }
 
 /** The issues a bulk request names: its `id`s, else up to 1000 matching its filters. */
-async function bulkTargets(ctx: Caller, query: z.output<typeof bulkQuery>): Promise<number[]> {
+async function bulkTargets(ctx: Caller, query: BulkQuery): Promise<number[]> {
   const { id, ...filters } = query;
   return id.length > 0 ? id : listQueryFor(ctx).matchingIds(filters);
 }
