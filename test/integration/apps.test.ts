@@ -283,7 +283,7 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
       expect(deleted.map((e) => e.installation).sort()).toEqual([inAcme.body.uuid, inGlobex.body.uuid].sort());
       expect(deleted.every((e) => e.rowStillThere)).toBe(true);
       expect((await call("GET", "/api/0/svc-apps/doomed/", acme.allScopesToken)).status).toBe(404);
-      expect((await exchange(inAcme.body.uuid, { grant_type: "authorization_code", code: inAcme.body.code, client_id: app.clientId, client_secret: app.clientSecret })).status).toBe(404);
+      expect((await exchange(inAcme.body.uuid, { grant_type: "authorization_code", code: inAcme.body.code, client_id: app.clientId, client_secret: app.clientSecret })).status).toBe(401);
     });
 
     it("lists the UI components of installed apps", async () => {
@@ -345,7 +345,7 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
       expect(reused.body.errors.code).toHaveLength(1);
     });
 
-    it("refuses wrong client credentials (401), unknown installations (404) and bad bodies (400)", async () => {
+    it("refuses wrong client credentials and unknown installations alike (401), and bad bodies (400)", async () => {
       const fresh = (await install("globex", "bot", globex.allScopesToken)).body;
       const wrongSecret = await exchange(fresh.uuid, { grant_type: "authorization_code", code: fresh.code, client_id: app.clientId, client_secret: "0".repeat(64) });
       expect(wrongSecret.status).toBe(401);
@@ -353,8 +353,9 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
       const otherApp = await instance.faultline.api.apps.create({ organization: "globex", name: "Other", slug: "other-bot" });
       const wrongClient = await exchange(fresh.uuid, { grant_type: "authorization_code", code: fresh.code, client_id: otherApp.clientId, client_secret: otherApp.clientSecret });
       expect(wrongClient.status).toBe(401);
-      expect((await exchange("00000000-0000-4000-8000-000000000000", { grant_type: "authorization_code", code: "x", ...credentials() })).status).toBe(404);
-      expect((await exchange("nope", { grant_type: "authorization_code", code: "x", ...credentials() })).status).toBe(404);
+      // No existence oracle: an unknown installation answers as wrong credentials do.
+      expect(await exchange("00000000-0000-4000-8000-000000000000", { grant_type: "authorization_code", code: "x", ...credentials() })).toMatchObject({ status: 401, body: wrongSecret.body });
+      expect(await exchange("nope", { grant_type: "authorization_code", code: "x", ...credentials() })).toMatchObject({ status: 401, body: wrongSecret.body });
       const badGrant = await exchange(fresh.uuid, { grant_type: "password", ...credentials() });
       expect(badGrant.status).toBe(400);
       expect(Object.keys(badGrant.body.errors)).toEqual(["grant_type"]);

@@ -37,6 +37,17 @@ describe("mutations never widen, never 500 on an empty change, never leak existe
     return { status: response.status, body: text ? JSON.parse(text) : null };
   }
 
+  /** Status, body and the headers a client could tell answers apart by. */
+  async function answer(method: string, path: string, token?: string, body?: unknown) {
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: { ...(token ? bearer(token) : {}), ...(body !== undefined && { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const headers = ["content-type", "www-authenticate", "cache-control"].map((name) => [name, response.headers.get(name)]);
+    return { status: response.status, body: await response.json(), headers: Object.fromEntries(headers) };
+  }
+
   beforeAll(async () => {
     instance = await createTestInstance({ worker: false, plugins: [spy] });
     acme = await seedOrganization(instance.faultline, "acme");
@@ -196,6 +207,60 @@ describe("mutations never widen, never 500 on an empty change, never leak existe
       expect(deleted.status).toBe(204);
       const gone = (await snapshot()).filter((row) => row.deleted_at !== null && before.find((old) => old.id === row.id)?.deleted_at === null).map((row) => String(row.id));
       expect(gone).toEqual([staging]);
+    });
+  });
+
+  describe("finding 9: the OAuth exchange is no existence oracle", () => {
+    it("an installation elsewhere, a deleted one, an unknown or malformed uuid: one answer, 401", async () => {
+      const { api } = instance.faultline;
+      // The prober owns an app of its own, so it holds valid client credentials — just not for these.
+      const probe = await api.apps.create({ organization: "acme", name: "Probe", slug: "probe" });
+      const tracker = await api.apps.create({ organization: "globex", name: "Tracker", slug: "tracker" });
+      const elsewhere = await api.installations.install({ organization: "globex", app: "tracker" });
+      await api.apps.create({ organization: "globex", name: "Doomed", slug: "doomed" });
+      const deleted = await api.installations.install({ organization: "globex", app: "doomed" });
+      await api.apps.delete("doomed");
+
+      const uuids = [elsewhere.uuid, deleted.uuid, "00000000-0000-4000-8000-000000000000", "nope", elsewhere.uuid.toUpperCase()];
+      for (const grant of [
+        { grant_type: "authorization_code", code: elsewhere.code },
+        { grant_type: "refresh_token", refresh_token: "r".repeat(48) },
+      ]) {
+        const answers = [];
+        for (const uuid of uuids) {
+          answers.push(await answer("POST", `/api/0/svc-app-installations/${uuid}/authorizations/`, undefined, { ...grant, client_id: probe.clientId, client_secret: probe.clientSecret }));
+        }
+        for (const [index, reply] of answers.entries()) {
+          expect(reply, `${grant.grant_type} ${uuids[index]}`).toEqual({
+            status: 401,
+            body: { detail: "Invalid client credentials" },
+            headers: answers[0]?.headers,
+          });
+        }
+      }
+      // The app's own credentials still buy a token for its installation: the check above can pass.
+      const own = await call("POST", `/api/0/svc-app-installations/${elsewhere.uuid}/authorizations/`, undefined, {
+        grant_type: "authorization_code",
+        code: elsewhere.code,
+        client_id: tracker.clientId,
+        client_secret: tracker.clientSecret,
+      });
+      expect(own.status).toBe(201);
+    });
+  });
+
+  describe("finding 10: a SCIM token outside SCIM endpoints", () => {
+    it("→ 403 saying SCIM tokens only open SCIM endpoints, the same for its own organization, another or none", async () => {
+      const { api } = instance.faultline;
+      await api.organizations.update("acme", { samlConfigured: true });
+      const scim = await api.scim.enable("acme");
+      const paths = ["/api/0/organizations/acme/", "/api/0/organizations/acme/issues/", "/api/0/organizations/globex/", "/api/0/organizations/no-such-org/", "/api/0/api-tokens/"];
+      for (const path of paths) {
+        const reply = await call("GET", path, scim.token);
+        expect(reply, path).toEqual({ status: 403, body: { detail: "SCIM tokens only open SCIM endpoints (/api/0/organizations/{organization}/scim/v2/…)" } });
+      }
+      // …and it still opens its own.
+      expect((await fetch(`${server.url}/api/0/organizations/acme/scim/v2/Users`, { headers: bearer(scim.token) })).status).toBe(200);
     });
   });
 });

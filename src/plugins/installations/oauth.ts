@@ -4,11 +4,14 @@ import type { Clock } from "../../clock.js";
 import { randomBase62, sha256Hex } from "../../crypto/secrets.js";
 import type { Database } from "../../db/schema.js";
 import { runInTransaction } from "../../db/transaction.js";
-import { ApiError, badRequest, notFound } from "../../http/errors.js";
+import { ApiError, badRequest } from "../../http/errors.js";
 import { isoDate } from "../../http/format.js";
 import type { TokenService } from "../api-tokens/service.js";
 import type { InstallationRepository } from "./repository.js";
 import type { AuthorizationBody } from "./schemas.js";
+
+/** What credentials are compared with when there is no installation: random, so nothing matches it. */
+const UNKNOWN_CLIENT = { client_id: randomBase62(64), client_secret: randomBase62(64) };
 
 /** Installation tokens live 8 hours (platform.md §1); the refresh token gets the next one. */
 export const INSTALLATION_TOKEN_LIFETIME_MS = 8 * 3_600_000;
@@ -27,14 +30,15 @@ export class InstallationAuthorizer {
   ) {}
 
   async exchange(installationUuid: string, body: AuthorizationBody) {
+    // An unknown installation gets the answer wrong credentials get (401), after the same work
+    // (both lookups, both comparisons): neither status nor timing tells whether the uuid exists.
     const installation = await this.repository.findInstallation(installationUuid);
-    if (!installation) throw notFound();
-    const app = await this.repository.findAppById(installation.app_id);
-    if (!app) throw notFound();
+    const app = await this.repository.findAppById(installation?.app_id ?? 0);
+    const expected = app ?? UNKNOWN_CLIENT;
     // Both compared, always, in constant time: no hint which of the two was wrong.
-    const idMatches = constantTimeEqual(body.client_id, app.client_id);
-    const secretMatches = constantTimeEqual(body.client_secret, app.client_secret);
-    if (!idMatches || !secretMatches) throw new ApiError(401, "Invalid client credentials");
+    const idMatches = constantTimeEqual(body.client_id, expected.client_id);
+    const secretMatches = constantTimeEqual(body.client_secret, expected.client_secret);
+    if (!installation || !app || !idMatches || !secretMatches) throw new ApiError(401, "Invalid client credentials");
 
     return runInTransaction(this.db(), async ({ trx }) => {
       if (body.grant_type === "authorization_code") {
