@@ -104,7 +104,9 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     const principal = await authenticateRequest(request, { db, clock: deps.clock, hook: deps.options.authenticate });
     if (!principal) throw unauthenticated();
     // A SCIM token exists for the identity provider: it opens SCIM endpoints and nothing else.
-    if (principal.kind === "scim" && !endpoint.path.includes("/scim/v2/")) throw unauthenticated("Invalid token");
+    // A valid token used where it has no business: 403 (authenticated, not allowed), before the
+    // organization is looked at, so the answer is the same for every organization.
+    if (principal.kind === "scim" && !endpoint.path.includes("/scim/v2/")) throw new ApiError(403, "SCIM tokens only open SCIM endpoints (/api/0/organizations/{organization}/scim/v2/…)");
     if (endpoint.auth === "user" && principal.userId === null) {
       throw new ApiError(403, "This endpoint requires a user token");
     }

@@ -101,7 +101,8 @@ describe("discovery endpoints and API tokens", () => {
     expect((await past.json()).errors.expiresAt).toEqual(["must be in the future"]);
     const scim = await instance.faultline.api.tokens.create({ organization: "acme", kind: "scim", scopes: ["member:admin", "team:admin", "org:read"] });
     const response = await get("/api/0/organizations/acme/", scim.token);
-    expect(response.status).toBe(401);
+    expect(response.status).toBe(403);
+    expect((await response.json()).detail).toMatch(/^SCIM tokens only open SCIM endpoints/);
   });
 
   it("rejects an expired token with 401 Token expired", async () => {
