@@ -5,6 +5,7 @@ import { type DatabaseInput, isKysely, isPGlite, isPgPool } from "./db/connect.j
 import { SCHEMA_NAME_PATTERN } from "./db/identifiers.js";
 import { DEFAULT_RETRY_DELAYS } from "./delivery/schedule.js";
 import { DEFAULT_BODY_LIMIT } from "./http/body.js";
+import { DEFAULT_BODY_DEPTH, DEFAULT_URL_LENGTH } from "./http/input-policy.js";
 import type { Logger } from "./logging/logger.js";
 import type { FaultlinePlugin } from "./plugin/plugin.js";
 
@@ -46,7 +47,15 @@ export const optionsSchema = z.strictObject({
   logger: z.custom<Logger>(isLogger, { message: "expected a pino-compatible logger (debug, info, warn, error)" }).optional(),
   authenticate: z.custom<AuthenticateHook>(isFunction, { message: "expected a function (request) => principal | null" }).optional(),
   plugins: z.array(z.custom<FaultlinePlugin>(isPlugin, { message: "expected a plugin object with an id" })).readonly().default([]),
-  limits: z.strictObject({ bodyBytes: z.number().int().positive().default(DEFAULT_BODY_LIMIT) }).prefault({}),
+  limits: z
+    .strictObject({
+      bodyBytes: z.number().int().positive().default(DEFAULT_BODY_LIMIT),
+      /** Longest path + query accepted (414 beyond). Paginated lists stop at 6 KiB: their `Link` header repeats the URL. */
+      urlLength: z.number().int().min(256).max(65_536).default(DEFAULT_URL_LENGTH),
+      /** Deepest nesting of a JSON body (400 beyond); the body itself is level 1. */
+      bodyDepth: z.number().int().min(2).max(512).default(DEFAULT_BODY_DEPTH),
+    })
+    .prefault({}),
   /** Apply pending migrations during init (default true); turn off when deploys run `faultline migrate`. */
   autoMigrate: z.boolean().default(true),
   /** Webhook and service hook delivery. */

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from "kysely";
 import { z } from "zod";
 import { ApiError } from "./errors.js";
+import { uriTooLong, urlLength } from "./input-policy.js";
 
 export const MAX_PAGE_SIZE = 100;
 
@@ -110,15 +111,44 @@ export function keysetCondition(bound: KeysetBound, keyColumn: string, idColumn:
     : sql<boolean>`(${key}, ${id}) > (${value}, ${bound.after.id})`;
 }
 
-/** `Link` header in Sentry's format: both relations, absolute URLs carrying the original query. */
+/**
+ * The longest URL a list answers: its `Link` header carries it twice, and common HTTP clients
+ * (Node's fetch and http, browsers behind proxies) refuse response headers past 16 KiB in all.
+ */
+export const MAX_LINKED_URL_LENGTH = 6144;
+
+/** `Link` header in Sentry's format: both relations, absolute URLs carrying the original query. 414 past {@link MAX_LINKED_URL_LENGTH}. */
 export function linkHeader(url: URL, page: Page<unknown>): string {
+  const length = urlLength(url);
+  if (length > MAX_LINKED_URL_LENGTH) throw uriTooLong(length, MAX_LINKED_URL_LENGTH, " for a paginated list, whose Link header repeats it");
   const link = (rel: string, part: { cursor: Cursor; results: boolean }) => {
-    const target = new URL(url);
     const cursor = formatCursor(part.cursor);
-    target.searchParams.set("cursor", cursor);
-    return `<${target.toString()}>; rel="${rel}"; results="${part.results}"; cursor="${cursor}"`;
+    return `<${withCursor(url, cursor)}>; rel="${rel}"; results="${part.results}"; cursor="${cursor}"`;
   };
   return `${link("previous", page.previous)}, ${link("next", page.next)}`;
+}
+
+/**
+ * The URL with its `cursor` parameter replaced, every other parameter kept byte for byte.
+ * Not `searchParams.set`: that re-encodes the whole query (`(` → `%28`), which can triple a long
+ * query, and the `Link` header (two URLs) must stay within what HTTP clients accept (the URL
+ * itself is bounded by `limits.urlLength`).
+ */
+function withCursor(url: URL, cursor: string): string {
+  const parameter = `cursor=${encodeURIComponent(cursor)}`;
+  const parts = url.search.slice(1).split("&").filter((part) => part !== "");
+  const isCursor = (part: string) => {
+    const key = part.split("=", 1)[0] as string;
+    try {
+      return decodeURIComponent(key.replaceAll("+", " ")) === "cursor";
+    } catch {
+      return false;
+    }
+  };
+  const first = parts.findIndex(isCursor);
+  const kept = parts.filter((part, index) => index === first || !isCursor(part));
+  const query = first === -1 ? [...kept, parameter] : kept.map((part, index) => (index === first ? parameter : part));
+  return `${url.origin}${url.pathname}?${query.join("&")}`;
 }
 
 /** A JSON list reply with its pagination headers. */

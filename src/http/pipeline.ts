@@ -14,6 +14,7 @@ import type { HookContext } from "../plugin/plugin.js";
 import { parseJsonBody, readBodyBytes } from "./body.js";
 import { type AnyEndpoint, ORGANIZATION_PARAM } from "./endpoint.js";
 import { ApiError, NOT_FOUND_DETAIL } from "./errors.js";
+import { checkJsonBody, checkPathParams, checkQuery, checkUrlLength } from "./input-policy.js";
 import { requestIdFor } from "./request-id.js";
 import { parseOrThrow } from "./validate.js";
 import { renderSentryError, replyToResponse } from "./responses.js";
@@ -66,11 +67,15 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
 
   async function route(request: Request, url: URL, path: string | null, basePath: string, requestId: string): Promise<Response> {
     if (path === null) throw new ApiError(404, NOT_FOUND_DETAIL);
+    checkUrlLength(url, deps.options.limits.urlLength);
     const match = deps.composition.router.match(request.method, path);
     if (match.kind === "not-found") throw new ApiError(404, NOT_FOUND_DETAIL);
     if (match.kind === "method-not-allowed") {
       throw new ApiError(405, `Method "${request.method}" not allowed.`, {}, { Allow: match.allow.join(", ") });
     }
+    // The input policy (input-policy.ts) before anything reads the database with these values.
+    checkPathParams(match.params);
+    checkQuery(url.searchParams);
     const db = await deps.ready();
     const { endpoint } = match.value;
     const principal = await authenticate(endpoint, request, db);
@@ -134,6 +139,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     if (endpoint.rawBody) return { body: undefined, rawBody: bytes };
     // An empty body reads as `{}`; a JSON `null` is a value like any other, refused by an object schema.
     const parsed = parseJsonBody(bytes);
+    checkJsonBody(parsed, deps.options.limits.bodyDepth);
     return { body: validate(endpoint.body, parsed === undefined ? {} : parsed), rawBody: null };
   }
 

@@ -342,7 +342,7 @@ describe("normalisation of scalars", () => {
     expect(normalize({}).eventId).not.toBe(normalize({}).eventId);
   });
 
-  it("reads timestamps as float seconds or ISO strings; missing, invalid or future ones become the receive time", () => {
+  it("reads timestamps as float seconds or ISO strings; missing, invalid, future or > 30 days old ones become the receive time (as Relay)", () => {
     const timestampOf = (timestamp: unknown) => normalize({ timestamp }).timestamp;
     expect(timestampOf(1795343609.653)).toEqual(new Date("2026-11-22T10:33:29.653Z"));
     expect(timestampOf("2026-11-22T10:33:29.653Z")).toEqual(new Date("2026-11-22T10:33:29.653Z"));
@@ -356,7 +356,17 @@ describe("normalisation of scalars", () => {
     // A client clock slightly ahead is tolerated; further ahead, the receive time is used.
     expect(timestampOf(receivedAt.getTime() / 1000 + 30)).toEqual(new Date(receivedAt.getTime() + 30_000));
     expect(timestampOf(receivedAt.getTime() / 1000 + 3600)).toBe(receivedAt);
-    expect(timestampOf(1_000_000_000)).toEqual(new Date(1_000_000_000_000));
+    // Older than 30 days (or before PostgreSQL's range): the receive time, with the reason in `errors`.
+    expect(timestampOf(receivedAt.getTime() / 1000 - 29 * 86_400)).toEqual(new Date(receivedAt.getTime() - 29 * 86_400_000));
+    expect(timestampOf(1_000_000_000)).toBe(receivedAt);
+    expect(timestampOf("0000-01-01T00:00:00Z")).toBe(receivedAt);
+    expect(normalize({ timestamp: "0000-01-01T00:00:00Z" }).payload).toEqual({
+      timestamp: receivedAt.getTime() / 1000,
+      errors: [{ type: "past_timestamp", name: "timestamp", value: "0000-01-01T00:00:00Z", reason: expect.any(String) }],
+    });
+    expect(normalize({ timestamp: 1e300 }).payload.errors).toEqual([expect.objectContaining({ type: "invalid_data", name: "timestamp", value: 1e300 })]);
+    expect(normalize({ timestamp: receivedAt.getTime() / 1000 + 3600 }).payload.errors).toEqual([expect.objectContaining({ type: "future_timestamp" })]);
+    expect(normalize({ timestamp: receivedAt.getTime() / 1000 }).payload.errors).toBeUndefined();
   });
 
   it("takes the size from the options, else measures the JSON", () => {

@@ -7,6 +7,8 @@
  * satisfy. Here that expression means "one email is both".
  */
 
+import { textProblem } from "../../http/input-policy.js";
+
 export const COMPARE_OPERATORS = ["eq", "ne", "co", "sw", "ew", "gt", "lt", "ge", "le"] as const;
 export type CompareOperator = (typeof COMPARE_OPERATORS)[number];
 export type FilterValue = string | number | boolean | null;
@@ -76,9 +78,31 @@ function tokenize(input: string): Token[] {
 
 const describe = (token: Token) => (token.type === "end" ? "the end of the expression" : `${JSON.stringify(token.text)} at position ${token.position}`);
 
+/**
+ * Bounds that keep parsing, `filterToSql` and PostgreSQL's own parser off their stack limits
+ * (each level recurses in all three). Identity providers send a handful of terms.
+ */
+export const MAX_FILTER_DEPTH = 32;
+export const MAX_FILTER_TERMS = 200;
+
 class Parser {
   #index = 0;
+  #depth = 0;
+  #terms = 0;
   constructor(private readonly tokens: Token[]) {}
+
+  /** Runs `parse` one nesting level down (parentheses, `not`, `[…]`), refusing to go past the limit. */
+  nested<T>(parse: () => T): T {
+    if (this.#depth >= MAX_FILTER_DEPTH) {
+      throw new FilterSyntaxError(`The filter is nested deeper than ${MAX_FILTER_DEPTH} levels (position ${this.peek().position})`);
+    }
+    this.#depth += 1;
+    try {
+      return parse();
+    } finally {
+      this.#depth -= 1;
+    }
+  }
 
   peek(): Token {
     return this.tokens[this.#index] as Token;
@@ -118,11 +142,11 @@ class Parser {
   unary(inValuePath: boolean): Filter {
     if (this.isKeyword("not")) {
       this.next();
-      return { op: "not", filter: this.unary(inValuePath) };
+      return { op: "not", filter: this.nested(() => this.unary(inValuePath)) };
     }
     if (this.peek().type === "(") {
       this.next();
-      const inner = this.orExpression(inValuePath);
+      const inner = this.nested(() => this.orExpression(inValuePath));
       this.expect(")", '")"');
       return inner;
     }
@@ -133,7 +157,7 @@ class Parser {
     if (this.peek().type === "[") {
       if (inValuePath) throw new FilterSyntaxError(`Value filters cannot be nested (position ${this.peek().position})`);
       this.next();
-      const filter = this.orExpression(true);
+      const filter = this.nested(() => this.orExpression(true));
       this.expect("]", '"]"');
       if (this.peek().type !== ".") return { op: "[]", attrPath, filter };
       // `emails[type eq "work"].value eq "x"`: the same element must satisfy both.
@@ -150,6 +174,8 @@ class Parser {
     return token.text;
   }
   comparison(attrPath: string): Filter {
+    this.#terms += 1;
+    if (this.#terms > MAX_FILTER_TERMS) throw new FilterSyntaxError(`The filter has more than ${MAX_FILTER_TERMS} comparisons`);
     const operatorToken = this.expect("word", "an operator (eq, ne, co, sw, ew, gt, lt, ge, le, pr)");
     const operator = operatorToken.text.toLowerCase();
     if (operator === "pr") return { op: "pr", attrPath };
@@ -160,7 +186,13 @@ class Parser {
   }
   value(): FilterValue {
     const token = this.next();
-    if (token.type === "string") return JSON.parse(token.text) as string;
+    if (token.type === "string") {
+      // `\u0000` and lone `\ud800` escapes decode to text PostgreSQL refuses: a filter error, not a 500.
+      const text = JSON.parse(token.text) as string;
+      const problem = textProblem(text);
+      if (problem) throw new FilterSyntaxError(`The string at position ${token.position} contains ${problem}`);
+      return text;
+    }
     if (token.type === "number") return Number(token.text);
     if (token.type === "word") {
       const lowered = token.text.toLowerCase();
@@ -190,7 +222,7 @@ export function parsePatchPath(input: string): PatchPath {
   let subAttr: string | null = null;
   if (parser.peek().type === "[") {
     parser.next();
-    filter = parser.orExpression(true);
+    filter = parser.nested(() => parser.orExpression(true));
     parser.expect("]", '"]"');
     if (parser.peek().type === ".") {
       parser.next();

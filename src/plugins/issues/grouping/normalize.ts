@@ -2,6 +2,7 @@ import { exceptionChain } from "./exceptions.js";
 import { groupingHashes } from "./fingerprint.js";
 import { resolveMessage } from "./message.js";
 import { parseRawEvent } from "./raw-event.js";
+import { type EventProcessingError, sanitizeEventPayload } from "./sanitize.js";
 import { normalizeEventId, normalizeLevel, normalizeTimestamp } from "./scalars.js";
 import { normalizeTags } from "./tags.js";
 import { optionalText } from "./text.js";
@@ -22,10 +23,16 @@ const MAX_NAME_LENGTH = 200;
 /**
  * Turns an event as an SDK sent it into everything ingestion stores and groups by (api.md §6.2
  * to §6.4). Pure: no clock (the receive time is passed in) and no database.
- * Throws a 400 `ApiError` ("Invalid event: …") when `raw` is not an event object.
+ * First repaired as Relay would (sanitize.ts: invalid characters, depth, sizes; timestamps out of
+ * range), so whatever is derived and stored can be written; the repairs are listed in the
+ * payload's `errors`. Throws a 400 `ApiError` ("Invalid event: …") only when `raw` is not an
+ * event object.
  */
 export function normalizeEvent(raw: unknown, options: NormalizeOptions): NormalizedEvent {
-  const event = parseRawEvent(raw);
+  const sanitized = sanitizeEventPayload(raw);
+  const event = parseRawEvent(sanitized.value);
+  const time = normalizeTimestamp(event.timestamp, options.receivedAt);
+  const payload = withErrors(sanitized.value as Record<string, unknown>, time.error ? [...sanitized.errors, time.error] : sanitized.errors, time.error ? time.timestamp : null);
   const level = normalizeLevel(event.level);
   const environment = optionalText(event.environment, MAX_NAME_LENGTH);
   const release = optionalText(event.release, MAX_NAME_LENGTH);
@@ -43,7 +50,7 @@ export function normalizeEvent(raw: unknown, options: NormalizeOptions): Normali
   });
   return {
     eventId: normalizeEventId(event.event_id),
-    timestamp: normalizeTimestamp(event.timestamp, options.receivedAt),
+    timestamp: time.timestamp,
     received: options.receivedAt,
     level,
     platform,
@@ -57,7 +64,17 @@ export function normalizeEvent(raw: unknown, options: NormalizeOptions): Normali
     user,
     userKey: userKeyOf(user),
     hashes: groupingHashes({ fingerprint: event.fingerprint ?? null, exceptions, message, title: labels.title }),
-    payload: raw as Record<string, unknown>,
-    size: options.size ?? Buffer.byteLength(JSON.stringify(raw)),
+    payload,
+    size: options.size ?? Buffer.byteLength(JSON.stringify(payload)),
   };
+}
+
+/**
+ * The payload with this processing's errors appended to any it already lists (as Relay does), and
+ * a replaced timestamp written back as seconds. Unchanged (the same object) when nothing was repaired.
+ */
+function withErrors(payload: Record<string, unknown>, errors: EventProcessingError[], timestamp: Date | null): Record<string, unknown> {
+  if (errors.length === 0) return payload;
+  const previous = Array.isArray(payload.errors) ? payload.errors : [];
+  return { ...payload, ...(timestamp ? { timestamp: timestamp.getTime() / 1000 } : {}), errors: [...previous, ...errors] };
 }

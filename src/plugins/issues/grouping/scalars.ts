@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { EventProcessingError } from "./sanitize.js";
 import type { EventLevel } from "./types.js";
 
 /**
@@ -19,18 +20,36 @@ export function normalizeEventId(value: unknown): string {
   return randomUUID().replaceAll("-", "");
 }
 
-/** How far ahead of the receive time a client clock may be before we stop trusting it. */
-const MAX_CLOCK_DRIFT_MS = 60_000;
+/** Relay's defaults: a client clock may run a minute ahead; events older than 30 days are not back-dated that far. */
+const MAX_SECS_IN_FUTURE = 60;
+const MAX_SECS_IN_PAST = 30 * 86_400;
+
+export interface NormalizedTimestamp {
+  timestamp: Date;
+  /** Why the receive time was used instead of the client's time (Relay's error, for the event's `errors`). */
+  error: EventProcessingError | null;
+}
 
 /**
  * The client's event time (seconds since the epoch, with a fraction, or an ISO 8601 string),
- * else the receive time. A time too far in the future is a wrong client clock: using it would
- * make the issue "last seen" in the future, so the receive time is used instead.
+ * else the receive time. As Relay does, a time more than a minute in the future or more than 30
+ * days in the past is a wrong client clock and becomes the receive time, recorded as a
+ * `future_timestamp` / `past_timestamp` error; an unreadable one is an `invalid_data` error. So an
+ * event time is always within PostgreSQL's range and never makes an issue "last seen" in the future.
  */
-export function normalizeTimestamp(value: unknown, receivedAt: Date): Date {
+export function normalizeTimestamp(value: unknown, receivedAt: Date): NormalizedTimestamp {
+  if (value === undefined || value === null || value === "") return { timestamp: receivedAt, error: null };
   const parsed = parseTimestamp(value);
-  if (parsed === null || parsed.getTime() > receivedAt.getTime() + MAX_CLOCK_DRIFT_MS) return receivedAt;
-  return parsed;
+  const sent = typeof value === "string" || typeof value === "number" ? value : undefined;
+  const clamp = (type: EventProcessingError["type"], reason: string) => ({
+    timestamp: receivedAt,
+    error: { type, name: "timestamp", ...(sent === undefined ? {} : { value: sent }), reason },
+  });
+  if (parsed === null) return clamp("invalid_data", "not a number of seconds or an ISO 8601 date-time; the receive time is used");
+  const drift = (parsed.getTime() - receivedAt.getTime()) / 1000;
+  if (drift > MAX_SECS_IN_FUTURE) return clamp("future_timestamp", `more than ${MAX_SECS_IN_FUTURE} seconds after the receive time, which is used instead`);
+  if (-drift > MAX_SECS_IN_PAST) return clamp("past_timestamp", "more than 30 days before the receive time, which is used instead");
+  return { timestamp: parsed, error: null };
 }
 
 function parseTimestamp(value: unknown): Date | null {
