@@ -7,6 +7,7 @@ import type { Principal } from "../auth/principal.js";
 import type { Scope } from "../auth/scopes.js";
 import type { Clock } from "../clock.js";
 import type { Database, Organization } from "../db/schema.js";
+import { isDataException } from "../db/errors.js";
 import type { Logger } from "../logging/logger.js";
 import type { ResolvedOptions } from "../options.js";
 import type { Composition } from "../plugin/compose.js";
@@ -144,6 +145,11 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   }
 
   function renderError(error: unknown, path: string, requestId: string): Response {
+    if (isDataException(error)) {
+      // Backstop of the input policy: still logged as an error, since the policy should have caught it.
+      deps.logger.error({ err: error, requestId, errorId: requestId }, "faultline: the database refused a request value");
+      error = new ApiError(400, "Invalid request: a value was refused by the database", { errorId: requestId });
+    }
     if (!(error instanceof ApiError)) {
       deps.logger.error({ err: error, requestId, errorId: requestId }, "faultline: unexpected error");
       error = new ApiError(500, "Internal Error", { errorId: requestId });

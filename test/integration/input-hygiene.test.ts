@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SCOPES, tokens } from "../../src/index.js";
+import { sql } from "kysely";
+import { z } from "zod";
+import { defineEndpoint, definePlugin, SCOPES, tokens } from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
@@ -322,6 +324,67 @@ describe("input hygiene (issue #13)", () => {
       const row = await stored(eventId);
       expect(row?.timestamp).toEqual(new Date(now - 3_600_000));
       expect((row?.payload as { errors?: unknown }).errors).toBeUndefined();
+    });
+  });
+
+  describe("host plugins get the same policy, and a database data exception that escapes it is a 400", () => {
+    const received: unknown[] = [];
+    const hostPlugin = definePlugin({
+      id: "host-notes",
+      endpoints: [
+        defineEndpoint({
+          method: "POST",
+          path: "/api/0/host-notes/",
+          operationId: "hostNotes.create",
+          auth: "none",
+          body: z.object({ note: z.string() }).passthrough(),
+          handler: ({ body }) => {
+            received.push(body);
+            return { status: 201, body: { ok: true } };
+          },
+        }),
+        defineEndpoint({
+          method: "GET",
+          path: "/api/0/host-notes/cast/",
+          operationId: "hostNotes.cast",
+          auth: "none",
+          query: z.object({ value: z.string() }),
+          handler: async ({ query, container }) => {
+            // A host query the policy cannot know about: casting arbitrary text (22P02 on bad input).
+            const { rows } = await sql<{ n: number }>`select ${query.value}::int as n`.execute(container.resolve(tokens.Db));
+            return { body: rows[0] };
+          },
+        }),
+      ],
+    });
+    let host: TestInstance<[typeof hostPlugin]>;
+    let hostServer: RunningServer;
+
+    beforeAll(async () => {
+      host = await createTestInstance({ worker: false, logger: silentLogger, plugins: [hostPlugin] });
+      hostServer = await serveFaultline(host.faultline);
+    });
+    afterAll(async () => {
+      await hostServer?.close();
+      await host?.close();
+    });
+
+    it("refuses NUL, lone surrogates and deep nesting in a host endpoint's body, without code of its own", async () => {
+      const post = (body: string) => fetch(`${hostServer.url}/api/0/host-notes/`, { method: "POST", body, headers: { "Content-Type": "application/json" } });
+      await expectDetail(await post(JSON.stringify({ note: `x${NUL}` })), 400, "Invalid request: note: contains a NUL character");
+      await expectDetail(await post(JSON.stringify({ note: "ok", meta: { tags: ["a", `b${LONE}`] } })), 400, "Invalid request: meta.tags.1: contains an unpaired UTF-16 surrogate");
+      await expectDetail(await post(withRaw({ note: "ok", meta: "DEEP" }, "DEEP", deepArrayText(40))), 400, /nested deeper than 32 levels$/);
+      expect(received).toEqual([]);
+      expect((await post(JSON.stringify({ note: "fine", meta: { tags: ["🚀"] } }))).status).toBe(201);
+    });
+
+    it("a PostgreSQL data exception (SQLSTATE class 22) renders 400 with an errorId, not 500", async () => {
+      const ok = await fetch(`${hostServer.url}/api/0/host-notes/cast/?value=42`);
+      expect(await ok.json()).toEqual({ n: 42 });
+      const bad = await fetch(`${hostServer.url}/api/0/host-notes/cast/?value=forty-two`);
+      const body = await expectDetail(bad, 400, "Invalid request: a value was refused by the database");
+      expect(body.errorId).toMatch(/^[0-9a-f]{32}$/);
+      expect(bad.headers.get("x-request-id")).toBe(body.errorId);
     });
   });
 });
