@@ -91,10 +91,10 @@ class Parser {
   #terms = 0;
   constructor(private readonly tokens: Token[]) {}
 
-  /** Runs `parse` one nesting level down (parentheses, `not`, `[…]`), refusing to go past the limit. */
-  nested<T>(parse: () => T): T {
+  /** Runs `parse` one nesting level down (the `(`, `not` or `[` at `opening`), refusing to go past the limit. */
+  nested<T>(opening: Token, parse: () => T): T {
     if (this.#depth >= MAX_FILTER_DEPTH) {
-      throw new FilterSyntaxError(`The filter is nested deeper than ${MAX_FILTER_DEPTH} levels (position ${this.peek().position})`);
+      throw new FilterSyntaxError(`The filter is nested deeper than ${MAX_FILTER_DEPTH} levels (position ${opening.position})`);
     }
     this.#depth += 1;
     try {
@@ -141,12 +141,12 @@ class Parser {
   }
   unary(inValuePath: boolean): Filter {
     if (this.isKeyword("not")) {
-      this.next();
-      return { op: "not", filter: this.nested(() => this.unary(inValuePath)) };
+      const not = this.next();
+      return { op: "not", filter: this.nested(not, () => this.unary(inValuePath)) };
     }
     if (this.peek().type === "(") {
-      this.next();
-      const inner = this.nested(() => this.orExpression(inValuePath));
+      const open = this.next();
+      const inner = this.nested(open, () => this.orExpression(inValuePath));
       this.expect(")", '")"');
       return inner;
     }
@@ -156,8 +156,8 @@ class Parser {
     const attrPath = this.expect("word", "an attribute name").text;
     if (this.peek().type === "[") {
       if (inValuePath) throw new FilterSyntaxError(`Value filters cannot be nested (position ${this.peek().position})`);
-      this.next();
-      const filter = this.nested(() => this.orExpression(true));
+      const open = this.next();
+      const filter = this.nested(open, () => this.orExpression(true));
       this.expect("]", '"]"');
       if (this.peek().type !== ".") return { op: "[]", attrPath, filter };
       // `emails[type eq "work"].value eq "x"`: the same element must satisfy both.
@@ -221,8 +221,8 @@ export function parsePatchPath(input: string): PatchPath {
   let filter: Filter | null = null;
   let subAttr: string | null = null;
   if (parser.peek().type === "[") {
-    parser.next();
-    filter = parser.nested(() => parser.orExpression(true));
+    const open = parser.next();
+    filter = parser.nested(open, () => parser.orExpression(true));
     parser.expect("]", '"]"');
     if (parser.peek().type === ".") {
       parser.next();

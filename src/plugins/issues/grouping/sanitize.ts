@@ -92,7 +92,7 @@ function needsRepair(raw: unknown, limits: SanitizeLimits): boolean {
   while (stack.length > 0) {
     const { value, depth } = stack.pop() as { value: unknown; depth: number };
     if (typeof value === "string") {
-      if (value.length > limits.maxStringLength || textProblem(value)) return true;
+      if (textProblem(value) || (value.length > limits.maxStringLength && cut(value, limits.maxStringLength) !== value)) return true;
       continue;
     }
     if (typeof value === "bigint") return true;
