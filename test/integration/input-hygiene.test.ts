@@ -289,6 +289,14 @@ describe("input hygiene (issue #13)", () => {
       // The events API serves it (detail and raw JSON).
       const detail = await request(`/api/0/projects/acme/api/events/${eventId}/`);
       expect(detail.status, await detail.clone().text()).toBe(200);
+      const shown = await detail.json();
+      expect(shown.dateCreated).toBe(new Date(now).toISOString());
+      expect(shown.errors).toEqual(
+        expect.arrayContaining([
+          { type: "past_timestamp", message: expect.stringContaining("30 days"), data: { name: "timestamp", value: "0000-01-01T00:00:00Z" } },
+          { type: "invalid_data", message: "contained a NUL character (replaced by U+FFFD)", data: { name: "platform" } },
+        ]),
+      );
       const json = await request(`/api/0/projects/acme/api/events/${eventId}/json/`);
       expect(json.status).toBe(200);
       expectClean(await json.json());

@@ -44,6 +44,19 @@ function serializeSdk(sdk: unknown) {
   return isObject(sdk) ? { name: textOrNull(sdk.name), version: textOrNull(sdk.version) } : null;
 }
 
+/**
+ * What ingestion repaired in the event (its payload's `errors`, grouping/sanitize.ts), in the shape
+ * Sentry's event detail uses: `{type, message, data: {name, value?}}`.
+ */
+function serializeProcessingErrors(errors: unknown) {
+  if (!Array.isArray(errors)) return [];
+  return errors.filter(isObject).map((error) => ({
+    type: textOrNull(error.type) ?? "unknown_error",
+    message: textOrNull(error.reason) ?? textOrNull(error.type) ?? "",
+    data: { name: textOrNull(error.name), ...("value" in error ? { value: error.value } : {}) },
+  }));
+}
+
 /** Sentry's detailed event (api.md §4.1): the stored columns plus what the payload carries. */
 export function serializeEvent(row: StoredEvent, neighbours: Neighbours) {
   const { payload } = row;
@@ -75,6 +88,7 @@ export function serializeEvent(row: StoredEvent, neighbours: Neighbours) {
     nextEventID: neighbours.next,
     previousEventID: neighbours.previous,
     entries: eventEntries(payload, derived.message),
+    errors: serializeProcessingErrors(payload.errors),
   };
 }
 
