@@ -3,6 +3,7 @@ import https from "node:https";
 import pRetry, { AbortError } from "p-retry";
 import { isIP } from "node:net";
 import { guardedLookup, isBlockedAddress, SsrfError } from "./ssrf.js";
+import { repairText } from "../db/storable-text.js";
 import { truncateUtf8 } from "./truncate.js";
 
 export interface SendResult {
@@ -39,7 +40,7 @@ export async function postWebhook(url: string, body: string, headers: Record<str
       shouldRetry: ({ error }) => TRANSIENT.has((error as NodeJS.ErrnoException).code ?? ""),
     });
   } catch (error) {
-    const message = error instanceof SsrfError ? error.message : describe(error);
+    const message = repairText(error instanceof SsrfError ? error.message : describe(error));
     return { status: 0, body: "", retryAfter: null, error: message, durationMs: performance.now() - started };
   }
 }
@@ -72,7 +73,8 @@ function postOnce(url: string, body: string, headers: Record<string, string>, op
         response.on("end", () =>
           resolve({
             status: response.statusCode ?? 0,
-            body: truncateUtf8(Buffer.concat(chunks).toString("utf8"), RESPONSE_SNIPPET),
+            // A destination may answer anything; the snippet is logged in a text column, which refuses NUL.
+            body: repairText(truncateUtf8(Buffer.concat(chunks).toString("utf8"), RESPONSE_SNIPPET)),
             retryAfter: (response.headers["retry-after"] as string | undefined) ?? null,
             error: null,
             durationMs: performance.now() - started,

@@ -1,4 +1,7 @@
+import { repairText, textProblem } from "../db/storable-text.js";
 import { ApiError, type FieldErrors, fieldErrors } from "./errors.js";
+
+export { repairText, textProblem };
 
 /**
  * The one input policy of the HTTP layer, applied by the pipeline to every route (plugins' and
@@ -20,28 +23,6 @@ import { ApiError, type FieldErrors, fieldErrors } from "./errors.js";
 
 export const DEFAULT_URL_LENGTH = 16_384;
 export const DEFAULT_BODY_DEPTH = 32;
-
-export interface InputLimits {
-  urlLength: number;
-  bodyDepth: number;
-}
-
-// A high surrogate not followed by a low one, or a low surrogate not preceded by a high one.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, "g");
-const NUL = "\u0000";
-
-/** What is wrong with a piece of text, or null when PostgreSQL will store it as is. */
-export function textProblem(text: string): "a NUL character" | "an unpaired UTF-16 surrogate" | null {
-  if (text.includes(NUL)) return "a NUL character";
-  return LONE_SURROGATE.test(text) ? "an unpaired UTF-16 surrogate" : null;
-}
-
-/** The text with every NUL and unpaired surrogate replaced by U+FFFD (what `toWellFormed` does for surrogates). */
-export function repairText(text: string): string {
-  if (textProblem(text) === null) return text;
-  return text.replaceAll(NUL, "\uFFFD").replace(LONE_SURROGATES, "\uFFFD");
-}
 
 /** 414 when the path and query are longer than the limit. */
 export function checkUrlLength(url: URL, limit: number): void {

@@ -235,6 +235,23 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
       await verbose.close();
     }
   });
+  it("logs a response body with NUL bytes (U+FFFD in their place) instead of failing the log write — #13", async () => {
+    const nul = await listen(createServer((_req, res) => res.writeHead(200).end("ok\u0000done")));
+    try {
+      await instance.faultline.api.apps.update("hooked", { webhookUrl: `${nul.url}/nul` });
+      await captureFor(instance.faultline, { id: acme.project.id, organizationId: acme.organization.id })(errorEvent({ fingerprint: ["nul-response"] }));
+      const entry = await waitFor(async () =>
+        ((await call("GET", "/api/0/svc-apps/hooked/requests/?eventType=error.created", acme.orgReadToken)).body as Array<Record<string, string>>).find(
+          (e) => e.webhookUrl === `${nul.url}/nul`,
+        ),
+      );
+      expect(entry.responseBody).toBe("ok\uFFFDdone");
+    } finally {
+      await instance.faultline.api.apps.update("hooked", { webhookUrl: `${receiver.url}/hooked` });
+      await nul.close();
+    }
+  });
+
   it("keeps the newest 100 requests and the newest 100 errors of each event type", async () => {
     const db = instance.faultline.container.resolve(tokens.Db);
     const { id: appId } = await db.selectFrom("apps").select("id").where("slug", "=", "hooked").executeTakeFirstOrThrow();

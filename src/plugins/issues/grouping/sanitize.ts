@@ -1,4 +1,4 @@
-import { repairText, textProblem } from "../../../http/input-policy.js";
+import { repairText, textProblem } from "../../../db/storable-text.js";
 import { cut } from "./text.js";
 
 /**
