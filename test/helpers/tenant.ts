@@ -1,0 +1,192 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
+import { SCOPES, tokens } from "../../src/index.js";
+import type { TestInstance } from "../../src/testing/index.js";
+import { errorEvent } from "./events.js";
+import { seedOrganization } from "./seed.js";
+import { bearer } from "./server.js";
+
+/** A public address literal: accepted without DNS, never contacted (the suites run no worker). */
+export const PUBLIC_URL = "https://93.184.215.14/hooks/faultline";
+const SCIM_USER = "urn:ietf:params:scim:schemas:core:2.0:User";
+const SCIM_GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group";
+
+/**
+ * An organization with one of every kind of resource the API addresses by id, and a credential
+ * of every kind, seeded through the real HTTP API where there is one (ingest, comments, hooks,
+ * rules, the OAuth exchange, SCIM). Two of these make the cross-organization suite; one (or two)
+ * the fuzz suite.
+ */
+export interface Tenant {
+  slug: string;
+  /**
+   * Valid values of the OpenAPI path parameters, by parameter name, in each accepted
+   * representation (slug, then numeric id). Suites fill any operation's path from this table;
+   * a parameter missing here fails them loudly, so a new endpoint's parameter gets added.
+   */
+  params: Record<string, string[]>;
+  /** Values for request-body fields that name this tenant's data (a project, an issue, an app…). */
+  bodyValues: Record<string, unknown>;
+  credentials: {
+    /** A user token with every scope, of the owner, who is a member of this organization only. */
+    user: string;
+    /** An organization token with every scope. */
+    organization: string;
+    /** An installation token of an internal app with every scope, from the OAuth exchange. */
+    installation: string;
+    scim: string;
+    /** The public DSN key of the project in `params.project_id`. */
+    dsnKey: string;
+    app: { clientId: string; clientSecret: string };
+  };
+  eventIds: string[];
+}
+
+/**
+ * Path parameters that name nothing of an organization's: the SCIM discovery documents are the
+ * same everywhere.
+ */
+export const GLOBAL_PARAMS: Record<string, string> = {
+  name: "User",
+  schema_id: SCIM_USER,
+};
+
+/** Valid values for body fields whose schema in the document is looser than the endpoint's check. */
+export const VALID_BODY_FIELDS: Record<string, unknown> = {
+  url: PUBLIC_URL,
+  events: ["event.created"],
+};
+
+const newEventId = () => randomUUID().replaceAll("-", "");
+
+export async function seedTenant(instance: TestInstance, serverUrl: string, slug: string): Promise<Tenant> {
+  const { faultline } = instance;
+  const { api } = faultline;
+  const seeded = await seedOrganization(faultline, slug);
+  await api.organizations.update(slug, { samlConfigured: true });
+  const user = seeded.allScopesToken;
+  const project = await api.projects.create({ organization: slug, slug: `${slug}-api`, platform: "node", features: ["servicehooks"] });
+  const dsnKey = project.keys[0]?.public as string;
+  const organizationToken = (await api.tokens.create({ organization: slug, scopes: [...SCOPES] })).token;
+
+  async function call(method: string, path: string, token: string | undefined, body?: unknown): Promise<Record<string, unknown> & { id?: string }> {
+    const response = await fetch(`${serverUrl}${path}`, {
+      method,
+      headers: { ...(token ? bearer(token) : {}), "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`seeding ${method} ${path}: ${response.status} ${text}`);
+    return text ? JSON.parse(text) : {};
+  }
+  const projectPath = `/api/0/projects/${slug}/${project.slug}`;
+  const organizationPath = `/api/0/organizations/${slug}`;
+
+  // A hook first, so that the event below queues a delivery.
+  const hook = await call("POST", `${projectPath}/hooks/`, user, { url: PUBLIC_URL, events: ["event.created"] });
+
+  const eventIds = [newEventId(), newEventId()];
+  for (const [index, eventId] of eventIds.entries()) {
+    const envelope = [JSON.stringify({ event_id: eventId }), '{"type":"event"}', JSON.stringify({ ...errorEvent({ message: `${slug} failure ${index}` }), event_id: eventId })].join("\n");
+    const response = await fetch(`${serverUrl}/api/${project.id}/envelope/?sentry_key=${dsnKey}`, { method: "POST", body: envelope });
+    if (response.status !== 200) throw new Error(`seeding ingest: ${response.status} ${await response.text()}`);
+  }
+  const issues = (await (await fetch(`${serverUrl}${organizationPath}/issues/?query=`, { headers: bearer(user) })).json()) as Array<{ id: string }>;
+  const issueId = issues[0]?.id as string;
+  const deliveries = (await (await fetch(`${serverUrl}${organizationPath}/deliveries/`, { headers: bearer(user) })).json()) as Array<{ id: string }>;
+  const deliveryId = deliveries[0]?.id;
+  if (!issueId || !deliveryId) throw new Error(`seeding ${slug}: no issue (${issues.length}) or delivery (${deliveries.length})`);
+
+  const comment = await call("POST", `${organizationPath}/issues/${issueId}/comments/`, user, { text: `a comment in ${slug}` });
+  const alertRule = await call("POST", `${organizationPath}/alert-rules/`, user, {
+    name: `${slug} errors`,
+    projects: [project.slug],
+    timeWindow: 5,
+    triggers: [{ label: "critical", alertThreshold: 10 }],
+  });
+  const issueRule = await call("POST", `${projectPath}/rules/`, user, { name: `${slug} new issues`, conditions: [{ id: "first_seen_event" }], frequency: 5 });
+  const apiToken = await call("POST", "/api/0/api-tokens/", user, { name: `${slug} spare`, scopes: ["org:read"] });
+
+  const app = await api.apps.create({ organization: slug, name: `${slug} bot`, slug: `${slug}-bot`, isInternal: true, scopes: [...SCOPES] });
+  const installation = app.installation as { uuid: string; code?: string };
+  const exchanged = await call("POST", `/api/0/svc-app-installations/${installation.uuid}/authorizations/`, undefined, {
+    grant_type: "authorization_code",
+    code: installation.code,
+    client_id: app.clientId,
+    client_secret: app.clientSecret,
+  });
+  const installationToken = exchanged.token as string;
+  const link = await call("POST", `/api/0/svc-app-installations/${installation.uuid}/external-issues/`, installationToken, {
+    issueId: Number(issueId),
+    webUrl: `https://tracker.test/${slug}-1`,
+    project: project.slug,
+    identifier: `${slug.toUpperCase()}-1`,
+  });
+
+  const scim = (await api.scim.enable(slug)).token;
+  const scimCall = (path: string, body: unknown) =>
+    fetch(`${serverUrl}${organizationPath}/scim/v2/${path}`, {
+      method: "POST",
+      headers: { ...bearer(scim), "content-type": "application/scim+json" },
+      body: JSON.stringify(body),
+    }).then(async (response) => {
+      if (response.status !== 201) throw new Error(`seeding SCIM ${path}: ${response.status} ${await response.text()}`);
+      return (await response.json()) as { id: string };
+    });
+  const scimUser = await scimCall("Users", { schemas: [SCIM_USER], userName: `pat@${slug}.test`, name: { givenName: "Pat", familyName: slug } });
+  const scimGroup = await scimCall("Groups", { schemas: [SCIM_GROUP], displayName: `${slug} platform`, members: [{ value: scimUser.id }] });
+
+  return {
+    slug,
+    params: {
+      organization_id_or_slug: [slug, String(seeded.organization.id)],
+      project_id_or_slug: [project.slug, String(project.id)],
+      project_id: [String(project.id)],
+      issue_id: [issueId],
+      comment_id: [String(comment.id)],
+      event_id: [eventIds[0] as string],
+      hook_id: [String(hook.id)],
+      delivery_id: [String(deliveryId)],
+      alert_rule_id: [String(alertRule.id)],
+      rule_id: [String(issueRule.id)],
+      token_id: [String(apiToken.id)],
+      app_slug: [app.slug],
+      uuid: [installation.uuid],
+      link_id: [String(link.id)],
+      user_id: [scimUser.id],
+      group_id: [scimGroup.id],
+    },
+    bodyValues: {
+      projects: [project.slug],
+      project: project.slug,
+      issueId: Number(issueId),
+      slug: app.slug,
+      organization: slug,
+      client_id: app.clientId,
+      client_secret: app.clientSecret,
+    },
+    credentials: { user, organization: organizationToken, installation: installationToken, scim, dsnKey, app: { clientId: app.clientId, clientSecret: app.clientSecret } },
+    eventIds,
+  };
+}
+
+/** Every row of every table of the instance's schema, as JSON text, sorted: to prove nothing changed. */
+export async function snapshotTables(instance: TestInstance, ignore: { tables?: string[]; columns?: string[] } = {}): Promise<Record<string, string[]>> {
+  const db = instance.faultline.container.resolve(tokens.Db);
+  const tables = await sql<{ table_name: string }>`
+    SELECT table_name FROM information_schema.tables
+    WHERE table_schema = ${instance.schema} AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(db);
+  const snapshot: Record<string, string[]> = {};
+  for (const { table_name: table } of tables.rows) {
+    if (ignore.tables?.includes(table)) continue;
+    const rows = await sql<{ row: Record<string, unknown> }>`SELECT to_jsonb(t) AS row FROM ${sql.table(`${instance.schema}.${table}`)} t`.execute(db);
+    snapshot[table] = rows.rows
+      .map(({ row }) => {
+        const value = typeof row === "string" ? (JSON.parse(row) as Record<string, unknown>) : row;
+        for (const column of ignore.columns ?? []) delete value[column];
+        return JSON.stringify(value);
+      })
+      .sort();
+  }
+  return snapshot;
+}

@@ -1,0 +1,219 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "../../src/logging/logger.js";
+import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
+import { errorEvent } from "../helpers/events.js";
+import { exampleFor, fillPath, loadOperations, type Operation } from "../helpers/openapi-operations.js";
+import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
+import { GLOBAL_PARAMS, seedTenant, snapshotTables, type Tenant, VALID_BODY_FIELDS } from "../helpers/tenant.js";
+
+/**
+ * Issue #13: every operation of docs/openapi.json, called by organization B (with each kind of
+ * credential B holds) naming organization A's slug, ids and resources, must answer 404 (or 403
+ * where B's credential may not use the endpoint at all) and must answer *exactly* as it answers
+ * for a slug or id that does not exist: no data crosses, and no answer tells A's resources exist.
+ *
+ * The operations come from docs/openapi.json at run time; path parameters are filled from the
+ * tenants' seeded values by parameter name (test/helpers/tenant.ts), so a new endpoint is covered
+ * as soon as it is in the document (a new parameter name fails the suite until it is seeded).
+ */
+
+type CredentialKind = "user" | "organization" | "installation" | "scim";
+const BEARER_KINDS: CredentialKind[] = ["user", "organization", "installation", "scim"];
+
+/** A well-formed value of the same shape as `value` that names nothing. */
+function absentLike(value: string): string {
+  if (/^\d+$/.test(value)) return "987654321";
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) return "00000000-0000-4000-8000-00000000abcd";
+  if (/^[0-9a-f]{32}$/i.test(value)) return "0123456789abcdef0123456789abcdef";
+  return `${value}-absent`;
+}
+
+/** Values of a target: path parameters, query parameters and body fields that name data. */
+interface Target {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/** Query parameters that name resources, and the path parameter whose seeded values they take. */
+const QUERY_REFERENCES: Record<string, string> = { id: "issue_id", project: "project_id" };
+
+interface Answer {
+  status: number;
+  body: string;
+  wwwAuthenticate: string | null;
+}
+
+const operations = loadOperations().filter((operation) => operation.method !== "OPTIONS");
+
+describe("cross-organization authorization: another organization's ids answer like ids that do not exist (issue #13)", () => {
+  let instance: TestInstance;
+  let server: RunningServer;
+  let a: Tenant;
+  let b: Tenant;
+  let before: Record<string, string[]>;
+
+  beforeAll(async () => {
+    instance = await createTestInstance({ worker: false, logger: silentLogger });
+    server = await serveFaultline(instance.faultline);
+    a = await seedTenant(instance, server.url, "alpha");
+    b = await seedTenant(instance, server.url, "bravo");
+    before = await snapshotTables(instance);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await instance?.close();
+  });
+
+  /** The values of `tenant` (representation `rep`, e.g. slug or numeric id) for this operation. */
+  function targetOf(tenant: Tenant, operation: Operation, rep: number): Target {
+    const params: Record<string, string> = {};
+    for (const name of operation.pathParams) {
+      const global = GLOBAL_PARAMS[name];
+      const values = tenant.params[name];
+      if (global === undefined && !values) throw new Error(`${operation.operationId}: add path parameter {${name}} to the tenant seed (test/helpers/tenant.ts)`);
+      params[name] = global ?? (values?.[Math.min(rep, values.length - 1)] as string);
+    }
+    const query = Object.fromEntries(
+      operation.queryParams.filter((name) => name in QUERY_REFERENCES).map((name) => {
+        const values = tenant.params[QUERY_REFERENCES[name] as string] ?? [];
+        return [name, values[Math.min(rep, values.length - 1)] as string];
+      }),
+    );
+    return { params, query, body: tenant.bodyValues };
+  }
+
+  /** The same target with every value of A's replaced by one of the same shape that names nothing (`keep`: B's own). */
+  function absentTarget(target: Target, keep: string[]): Target {
+    const params = Object.fromEntries(
+      Object.entries(target.params).map(([name, value]) => [name, name in GLOBAL_PARAMS || keep.includes(name) ? value : absentLike(value)]),
+    );
+    const absentValue = (value: unknown): unknown =>
+      typeof value === "string" ? absentLike(value) : typeof value === "number" ? 987654321 : Array.isArray(value) ? value.map(absentValue) : value;
+    const body = Object.fromEntries(Object.entries(target.body).map(([name, value]) => [name, absentValue(value)]));
+    const query = Object.fromEntries(Object.entries(target.query).map(([name, value]) => [name, absentLike(value)]));
+    return { params, query, body };
+  }
+
+  /** Whether the operation's JSON body has a field that names tenant data (so that A's data can be put there). */
+  function bodyNamesData(operation: Operation): boolean {
+    if (operation.body?.contentType !== "application/json") return false;
+    return JSON.stringify(exampleFor(operation.body.schema, { ...VALID_BODY_FIELDS, ...a.bodyValues })) !== JSON.stringify(exampleFor(operation.body.schema, VALID_BODY_FIELDS));
+  }
+
+  /** The request body: B's client credentials (never the target's), the target's data otherwise. */
+  function bodyFor(operation: Operation, target: Target): string | undefined {
+    if (!operation.body) return undefined;
+    if (operation.body.contentType !== "application/json") {
+      // The only non-JSON bodies are ingest: an envelope, or a bare event for /store/.
+      const event = JSON.stringify({ ...errorEvent(), event_id: "f".repeat(32) });
+      return operation.path.endsWith("/store/") ? event : [JSON.stringify({ event_id: "f".repeat(32) }), '{"type":"event"}', event].join("\n");
+    }
+    const known = { ...VALID_BODY_FIELDS, ...target.body, client_id: b.credentials.app.clientId, client_secret: b.credentials.app.clientSecret };
+    const example = exampleFor(operation.body.schema, known);
+    return JSON.stringify(example ?? scimBody(operation));
+  }
+
+  /** SCIM bodies are free-form in the document (RFC 7644 defines them): a valid one by resource and method. */
+  function scimBody(operation: Operation): unknown {
+    if (operation.method === "PATCH") return { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "replace", path: "displayName", value: "Renamed" }] };
+    if (operation.path.includes("/Groups")) return { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Intruders" };
+    return { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: "intruder@bravo.test", displayName: "Intruder" };
+  }
+
+  async function send(operation: Operation, target: Target, credential: CredentialKind | null): Promise<Answer> {
+    const query = new URLSearchParams(target.query);
+    if (credential === null) query.set("sentry_key", b.credentials.dsnKey);
+    const response = await fetch(`${server.url}${fillPath(operation.path, target.params)}${query.size > 0 ? `?${query}` : ""}`, {
+      method: operation.method,
+      headers: {
+        ...(credential ? bearer(b.credentials[credential]) : {}),
+        ...(operation.body && { "content-type": operation.body.contentType }),
+      },
+      body: bodyFor(operation, target),
+    });
+    const text = await response.text();
+    // The names asked for may be echoed ("Unknown app "x""): that is the caller's own input, not an answer.
+    const asked = [...Object.values(target.params), ...Object.values(target.query), ...Object.values(target.body).flat()].map(String).sort((x, y) => y.length - x.length);
+    const unecho = (value: string) =>
+      asked.reduce((result, name) => result.replace(new RegExp(`(?<![\\w-])${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w-])`, "g"), "<asked>"), value);
+    let body = text;
+    try {
+      const parsed = JSON.parse(text) as Record<string, unknown>;
+      delete parsed.errorId;
+      // (Not in `schemas`, whose URNs contain digits that an id may equal.)
+      body = JSON.stringify(parsed, function (this: unknown, key, value: unknown) {
+        return typeof value === "string" && key !== "status" && this !== parsed.schemas ? unecho(value) : value;
+      });
+    } catch {
+      // Not JSON: compared verbatim (and reported by the fuzz suite).
+    }
+    return { status: response.status, body, wwwAuthenticate: response.headers.get("www-authenticate") };
+  }
+
+  const differences: string[] = [];
+  let compared = 0;
+
+  /**
+   * Calls `operation` for the foreign target and its absent twin and records any difference.
+   * `keep` are the path parameters that stay B's own. When all of them do, A's data is only in the
+   * query or body, where the answer to an unknown reference may be a 400 naming the field or an
+   * empty list: any answer but a 5xx, as long as it is the absent twin's (and A's data, checked
+   * at the end, is untouched).
+   */
+  async function compare(operation: Operation, foreign: Target, credential: CredentialKind | null, keep: string[], label: string) {
+    const absent = absentTarget(foreign, keep);
+    const [seen, missing] = [await send(operation, foreign, credential), await send(operation, absent, credential)];
+    compared++;
+    const pathIsOwn = operation.pathParams.every((name) => keep.includes(name) || name in GLOBAL_PARAMS);
+    const allowed = pathIsOwn ? (status: number) => status < 500 : (status: number) => [403, 404].includes(status) || (!operation.bearer && status === 401);
+    const where = `${operation.method} ${fillPath(operation.path, foreign.params, String)} as B's ${credential ?? "DSN key / client credentials"} (${label})`;
+    if (!allowed(seen.status)) differences.push(`${where}: ${seen.status} ${seen.body}`);
+    if (JSON.stringify(seen) !== JSON.stringify(missing)) differences.push(`${where}: existing ${JSON.stringify(seen)} ≠ absent ${JSON.stringify(missing)}`);
+  }
+
+  it("every operation, with each of B's credentials, answers A's resources exactly like ones that do not exist", async () => {
+    for (const operation of operations) {
+      const reps = Math.max(1, ...operation.pathParams.map((name) => a.params[name]?.length ?? 1));
+      const dataParams = operation.pathParams.filter((name) => !(name in GLOBAL_PARAMS));
+      const beyondPath = bodyNamesData(operation) || operation.queryParams.some((name) => name in QUERY_REFERENCES);
+      if (dataParams.length === 0 && !beyondPath) continue;
+      const credentials: Array<CredentialKind | null> = operation.bearer ? BEARER_KINDS : [null];
+      for (const credential of credentials) {
+        for (let rep = 0; rep < reps; rep++) {
+          // A's everything: A's organization, A's resources.
+          await compare(operation, targetOf(a, operation, rep), credential, [], `A's ids, representation ${rep}`);
+          // B's own anchor (the first path parameter: its organization, installation, app…) with A's resources inside it.
+          const [anchor, ...inner] = dataParams;
+          if (anchor && (inner.length > 0 || beyondPath)) {
+            const mixed = targetOf(a, operation, rep);
+            mixed.params[anchor] = targetOf(b, operation, rep).params[anchor] as string;
+            await compare(operation, mixed, credential, [anchor], `B's ${anchor}, A's resources, representation ${rep}`);
+          }
+        }
+      }
+    }
+    expect(differences, differences.join("\n")).toEqual([]);
+    expect(compared).toBeGreaterThan(operations.length);
+  });
+
+  it("ingest with B's DSN key naming A's project is refused exactly like a project that does not exist", async () => {
+    const envelope = (eventId: string) => [JSON.stringify({ event_id: eventId }), '{"type":"event"}', JSON.stringify({ ...errorEvent(), event_id: eventId })].join("\n");
+    const projectA = a.params.project_id?.[0] as string;
+    const answers = [];
+    for (const project of [projectA, absentLike(projectA)]) {
+      for (const auth of ["query", "header"] as const) {
+        const url = `${server.url}/api/${project}/envelope/${auth === "query" ? `?sentry_key=${b.credentials.dsnKey}` : ""}`;
+        const headers: Record<string, string> = auth === "header" ? { "X-Sentry-Auth": `Sentry sentry_version=7, sentry_key=${b.credentials.dsnKey}` } : {};
+        const response = await fetch(url, { method: "POST", headers, body: envelope("e".repeat(32)) });
+        answers.push({ project: project === projectA ? "A's" : "absent", auth, status: response.status, body: await response.text() });
+      }
+    }
+    for (const answer of answers) expect(answer.status, JSON.stringify(answer)).toBeGreaterThanOrEqual(400);
+    expect(answers.slice(0, 2).map(({ status, body }) => ({ status, body }))).toEqual(answers.slice(2).map(({ status, body }) => ({ status, body })));
+  });
+
+  it("A's data (and B's) is unchanged by all of it", async () => {
+    expect(await snapshotTables(instance)).toEqual(before);
+  });
+});
