@@ -139,5 +139,19 @@ function declaresEnum(schema: JsonSchema): boolean {
   return (schema.items !== undefined && declaresEnum(schema.items)) || (schema.anyOf ?? schema.oneOf ?? []).some(declaresEnum);
 }
 
-/** A JSON error body as the pipeline and the SCIM plugin render them. */
+const SCIM = "urn:ietf:params:scim";
+
+/**
+ * A plausible valid JSON body for the operation: {@link exampleFor} its schema, or, for SCIM
+ * resources (free-form in the document: RFC 7644 defines them), a minimal User, Group or PatchOp.
+ */
+export function sampleBody(operation: Operation, known: Record<string, unknown> = {}): unknown {
+  if (!operation.body) return undefined;
+  if (!operation.scim) return exampleFor(operation.body.schema, known);
+  if (operation.method === "PATCH") return { schemas: [`${SCIM}:api:messages:2.0:PatchOp`], Operations: [{ op: "replace", path: "displayName", value: "Renamed" }] };
+  if (operation.path.includes("/Groups")) return { schemas: [`${SCIM}:schemas:core:2.0:Group`], displayName: "Sampled group" };
+  return { schemas: [`${SCIM}:schemas:core:2.0:User`], userName: "sampled@example.test", displayName: "Sampled user" };
+}
+
+/** The schema of SCIM error bodies (RFC 7644 §3.12). */
 export const SCIM_ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";

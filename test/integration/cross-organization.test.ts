@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logging/logger.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { errorEvent } from "../helpers/events.js";
-import { exampleFor, fillPath, loadOperations, type Operation } from "../helpers/openapi-operations.js";
+import { exampleFor, fillPath, loadOperations, type Operation, sampleBody } from "../helpers/openapi-operations.js";
 import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
 import { GLOBAL_PARAMS, seedTenant, snapshotTables, type Tenant, VALID_BODY_FIELDS } from "../helpers/tenant.js";
 
@@ -110,15 +110,7 @@ describe("cross-organization authorization: another organization's ids answer li
       return operation.path.endsWith("/store/") ? event : [JSON.stringify({ event_id: "f".repeat(32) }), '{"type":"event"}', event].join("\n");
     }
     const known = { ...VALID_BODY_FIELDS, ...target.body, client_id: b.credentials.app.clientId, client_secret: b.credentials.app.clientSecret };
-    const example = exampleFor(operation.body.schema, known);
-    return JSON.stringify(example ?? scimBody(operation));
-  }
-
-  /** SCIM bodies are free-form in the document (RFC 7644 defines them): a valid one by resource and method. */
-  function scimBody(operation: Operation): unknown {
-    if (operation.method === "PATCH") return { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "replace", path: "displayName", value: "Renamed" }] };
-    if (operation.path.includes("/Groups")) return { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Intruders" };
-    return { schemas: ["urn:ietf:params:scim:schemas:core:2.0:User"], userName: "intruder@bravo.test", displayName: "Intruder" };
+    return JSON.stringify(sampleBody(operation, known));
   }
 
   async function send(operation: Operation, target: Target, credential: CredentialKind | null): Promise<Answer> {
