@@ -143,13 +143,18 @@ const SCIM = "urn:ietf:params:scim";
 
 /**
  * A plausible valid JSON body for the operation: {@link exampleFor} its schema, or, for SCIM
- * resources (free-form in the document: RFC 7644 defines them), a minimal User, Group or PatchOp.
+ * resources (free-form in the document: RFC 7644 defines them), a minimal User, Group or PatchOp
+ * (a Group's `members` taken from `known`).
  */
 export function sampleBody(operation: Operation, known: Record<string, unknown> = {}): unknown {
   if (!operation.body) return undefined;
   if (!operation.scim) return exampleFor(operation.body.schema, known);
-  if (operation.method === "PATCH") return { schemas: [`${SCIM}:api:messages:2.0:PatchOp`], Operations: [{ op: "replace", path: "displayName", value: "Renamed" }] };
-  if (operation.path.includes("/Groups")) return { schemas: [`${SCIM}:schemas:core:2.0:Group`], displayName: "Sampled group" };
+  const groups = operation.path.includes("/Groups");
+  if (operation.method === "PATCH") {
+    const change = groups && known.members ? { op: "add", path: "members", value: known.members } : { op: "replace", path: "displayName", value: "Renamed" };
+    return { schemas: [`${SCIM}:api:messages:2.0:PatchOp`], Operations: [change] };
+  }
+  if (groups) return { schemas: [`${SCIM}:schemas:core:2.0:Group`], displayName: "Sampled group", ...(known.members !== undefined && { members: known.members }) };
   return { schemas: [`${SCIM}:schemas:core:2.0:User`], userName: "sampled@example.test", displayName: "Sampled user" };
 }
 

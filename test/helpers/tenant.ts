@@ -91,7 +91,7 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
     const response = await fetch(`${serverUrl}/api/${project.id}/envelope/?sentry_key=${dsnKey}`, { method: "POST", body: envelope });
     if (response.status !== 200) throw new Error(`seeding ingest: ${response.status} ${await response.text()}`);
   }
-  const issues = (await (await fetch(`${serverUrl}${organizationPath}/issues/?query=`, { headers: bearer(user) })).json()) as Array<{ id: string }>;
+  const issues = (await (await fetch(`${serverUrl}${organizationPath}/issues/?query=`, { headers: bearer(user) })).json()) as Array<{ id: string; shortId: string }>;
   const issueId = issues[0]?.id as string;
   const deliveries = (await (await fetch(`${serverUrl}${organizationPath}/deliveries/`, { headers: bearer(user) })).json()) as Array<{ id: string }>;
   const deliveryId = deliveries[0]?.id;
@@ -143,6 +143,8 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
       project_id_or_slug: [project.slug, String(project.id)],
       project_id: [String(project.id)],
       issue_id: [issueId],
+      /** Not a path parameter: what `?query=` takes for a short-id lookup. */
+      short_id: [issues[0]?.shortId as string],
       comment_id: [String(comment.id)],
       event_id: [eventIds[0] as string],
       hook_id: [String(hook.id)],
@@ -164,6 +166,8 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
       organization: slug,
       client_id: app.clientId,
       client_secret: app.clientSecret,
+      assignedTo: `user:${seeded.owner.id}`,
+      members: [{ value: scimUser.id }],
     },
     credentials: { user, organization: organizationToken, installation: installationToken, scim, dsnKey, app: { clientId: app.clientId, clientSecret: app.clientSecret } },
     eventIds,

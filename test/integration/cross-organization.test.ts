@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logging/logger.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { errorEvent } from "../helpers/events.js";
-import { exampleFor, fillPath, loadOperations, type Operation, sampleBody } from "../helpers/openapi-operations.js";
+import { fillPath, loadOperations, type Operation, sampleBody } from "../helpers/openapi-operations.js";
 import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
 import { GLOBAL_PARAMS, seedTenant, snapshotTables, type Tenant, VALID_BODY_FIELDS } from "../helpers/tenant.js";
 
@@ -23,6 +23,7 @@ const BEARER_KINDS: CredentialKind[] = ["user", "organization", "installation", 
 /** A well-formed value of the same shape as `value` that names nothing. */
 function absentLike(value: string): string {
   if (/^\d+$/.test(value)) return "987654321";
+  if (/^[a-z]+:\d+$/.test(value)) return value.replace(/\d+$/, "987654321");
   if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) return "00000000-0000-4000-8000-00000000abcd";
   if (/^[0-9a-f]{32}$/i.test(value)) return "0123456789abcdef0123456789abcdef";
   return `${value}-absent`;
@@ -35,8 +36,14 @@ interface Target {
   body: Record<string, unknown>;
 }
 
+/** Where a target names A's data: these path parameters, and (or) the query and body references. */
+interface Foreign {
+  params: string[];
+  references: boolean;
+}
+
 /** Query parameters that name resources, and the path parameter whose seeded values they take. */
-const QUERY_REFERENCES: Record<string, string> = { id: "issue_id", project: "project_id" };
+const QUERY_REFERENCES: Record<string, string> = { id: "issue_id", project: "project_id", query: "short_id" };
 
 interface Answer {
   status: number;
@@ -83,22 +90,29 @@ describe("cross-organization authorization: another organization's ids answer li
     return { params, query, body: tenant.bodyValues };
   }
 
-  /** The same target with every value of A's replaced by one of the same shape that names nothing (`keep`: B's own). */
-  function absentTarget(target: Target, keep: string[]): Target {
-    const params = Object.fromEntries(
-      Object.entries(target.params).map(([name, value]) => [name, name in GLOBAL_PARAMS || keep.includes(name) ? value : absentLike(value)]),
-    );
-    const absentValue = (value: unknown): unknown =>
-      typeof value === "string" ? absentLike(value) : typeof value === "number" ? 987654321 : Array.isArray(value) ? value.map(absentValue) : value;
-    const body = Object.fromEntries(Object.entries(target.body).map(([name, value]) => [name, absentValue(value)]));
+  /**
+   * The absent twin of a target: the path parameters in `foreign`, and the query and body
+   * references when `references`, replaced by values of the same shape that name nothing.
+   */
+  function absentTarget(target: Target, foreign: Foreign): Target {
+    const params = Object.fromEntries(Object.entries(target.params).map(([name, value]) => [name, foreign.params.includes(name) ? absentLike(value) : value]));
+    if (!foreign.references) return { ...target, params };
+    const absentValue = (value: unknown): unknown => {
+      if (typeof value === "string") return absentLike(value);
+      if (typeof value === "number") return 987654321;
+      if (Array.isArray(value)) return value.map(absentValue);
+      if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, absentValue(inner)]));
+      return value;
+    };
     const query = Object.fromEntries(Object.entries(target.query).map(([name, value]) => [name, absentLike(value)]));
+    const body = Object.fromEntries(Object.entries(target.body).map(([name, value]) => [name, absentValue(value)]));
     return { params, query, body };
   }
 
   /** Whether the operation's JSON body has a field that names tenant data (so that A's data can be put there). */
   function bodyNamesData(operation: Operation): boolean {
     if (operation.body?.contentType !== "application/json") return false;
-    return JSON.stringify(exampleFor(operation.body.schema, { ...VALID_BODY_FIELDS, ...a.bodyValues })) !== JSON.stringify(exampleFor(operation.body.schema, VALID_BODY_FIELDS));
+    return JSON.stringify(sampleBody(operation, { ...VALID_BODY_FIELDS, ...a.bodyValues })) !== JSON.stringify(sampleBody(operation, VALID_BODY_FIELDS));
   }
 
   /** The request body: B's client credentials (never the target's), the target's data otherwise. */
@@ -126,7 +140,9 @@ describe("cross-organization authorization: another organization's ids answer li
     });
     const text = await response.text();
     // The names asked for may be echoed ("Unknown app "x""): that is the caller's own input, not an answer.
-    const asked = [...Object.values(target.params), ...Object.values(target.query), ...Object.values(target.body).flat()].map(String).sort((x, y) => y.length - x.length);
+    const leaves = (value: unknown): string[] =>
+      value && typeof value === "object" ? Object.values(value).flatMap(leaves) : value === undefined || value === null ? [] : [String(value)];
+    const asked = leaves([target.params, target.query, target.body]).sort((x, y) => y.length - x.length);
     const unecho = (value: string) =>
       asked.reduce((result, name) => result.replace(new RegExp(`(?<![\\w-])${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w-])`, "g"), "<asked>"), value);
     let body = text;
@@ -145,21 +161,21 @@ describe("cross-organization authorization: another organization's ids answer li
 
   const differences: string[] = [];
   let compared = 0;
+  afterAll(() => process.stderr.write(`cross-organization: ${compared} comparisons (${compared * 2} requests)\n`));
 
   /**
-   * Calls `operation` for the foreign target and its absent twin and records any difference.
-   * `keep` are the path parameters that stay B's own. When all of them do, A's data is only in the
-   * query or body, where the answer to an unknown reference may be a 400 naming the field or an
-   * empty list: any answer but a 5xx, as long as it is the absent twin's (and A's data, checked
-   * at the end, is untouched).
+   * Calls `operation` for a target naming A's data (`foreign` says where) and for its absent twin,
+   * and records any difference. With A's id in the path the answer must be 404 (403 when the
+   * credential may not use the endpoint at all). With A's data only in the query or body, the
+   * answer to an unknown reference may be a 400 naming the field or an empty list: any answer but
+   * a 5xx, as long as it is the absent twin's (A's data, checked at the end, is untouched).
    */
-  async function compare(operation: Operation, foreign: Target, credential: CredentialKind | null, keep: string[], label: string) {
-    const absent = absentTarget(foreign, keep);
-    const [seen, missing] = [await send(operation, foreign, credential), await send(operation, absent, credential)];
+  async function compare(operation: Operation, target: Target, credential: CredentialKind | null, foreign: Foreign, label: string) {
+    const [seen, missing] = [await send(operation, target, credential), await send(operation, absentTarget(target, foreign), credential)];
     compared++;
-    const pathIsOwn = operation.pathParams.every((name) => keep.includes(name) || name in GLOBAL_PARAMS);
-    const allowed = pathIsOwn ? (status: number) => status < 500 : (status: number) => [403, 404].includes(status) || (!operation.bearer && status === 401);
-    const where = `${operation.method} ${fillPath(operation.path, foreign.params, String)} as B's ${credential ?? "DSN key / client credentials"} (${label})`;
+    const allowed =
+      foreign.params.length === 0 ? (status: number) => status < 500 : (status: number) => [403, 404].includes(status) || (!operation.bearer && status === 401);
+    const where = `${operation.method} ${fillPath(operation.path, target.params, String)} as B's ${credential ?? "DSN key / client credentials"} (${label})`;
     if (!allowed(seen.status)) differences.push(`${where}: ${seen.status} ${seen.body}`);
     if (JSON.stringify(seen) !== JSON.stringify(missing)) differences.push(`${where}: existing ${JSON.stringify(seen)} ≠ absent ${JSON.stringify(missing)}`);
   }
@@ -168,19 +184,24 @@ describe("cross-organization authorization: another organization's ids answer li
     for (const operation of operations) {
       const reps = Math.max(1, ...operation.pathParams.map((name) => a.params[name]?.length ?? 1));
       const dataParams = operation.pathParams.filter((name) => !(name in GLOBAL_PARAMS));
-      const beyondPath = bodyNamesData(operation) || operation.queryParams.some((name) => name in QUERY_REFERENCES);
-      if (dataParams.length === 0 && !beyondPath) continue;
+      const references = bodyNamesData(operation) || operation.queryParams.some((name) => name in QUERY_REFERENCES);
+      if (dataParams.length === 0 && !references) continue;
       const credentials: Array<CredentialKind | null> = operation.bearer ? BEARER_KINDS : [null];
       for (const credential of credentials) {
         for (let rep = 0; rep < reps; rep++) {
-          // A's everything: A's organization, A's resources.
-          await compare(operation, targetOf(a, operation, rep), credential, [], `A's ids, representation ${rep}`);
-          // B's own anchor (the first path parameter: its organization, installation, app…) with A's resources inside it.
+          const own = targetOf(b, operation, rep);
+          const theirs = targetOf(a, operation, rep);
+          // 1. A's everything: A's organization, A's resources, A's references.
+          await compare(operation, theirs, credential, { params: dataParams, references }, `A's ids, representation ${rep}`);
+          // 2. B's own anchor (the first path parameter: its organization, installation, app…) with A's resources inside it.
           const [anchor, ...inner] = dataParams;
-          if (anchor && (inner.length > 0 || beyondPath)) {
-            const mixed = targetOf(a, operation, rep);
-            mixed.params[anchor] = targetOf(b, operation, rep).params[anchor] as string;
-            await compare(operation, mixed, credential, [anchor], `B's ${anchor}, A's resources, representation ${rep}`);
+          if (anchor && inner.length > 0) {
+            const params = { ...own.params, ...Object.fromEntries(inner.map((name) => [name, theirs.params[name] as string])) };
+            await compare(operation, { ...own, params }, credential, { params: inner, references: false }, `B's ${anchor}, A's resources, representation ${rep}`);
+          }
+          // 3. B's own path throughout, A's references in the query or body (an assignee, group members, an issue to link…).
+          if (references && dataParams.length > 0) {
+            await compare(operation, { ...own, query: theirs.query, body: theirs.body }, credential, { params: [], references: true }, `B's path, A's references, representation ${rep}`);
           }
         }
       }

@@ -120,6 +120,8 @@ interface Segment {
 
 interface GeneratedRequest {
   operation: Operation;
+  /** The operation's method, or now and then one the path does not declare (405). */
+  method: string;
   path: string;
   query: string;
   credential: string | null;
@@ -133,6 +135,10 @@ interface GeneratedRequest {
 const operations = loadOperations().filter(
   (operation) => !(operation.body && operation.body.contentType !== "application/json") && !(isMutating(operation) && !operation.body && operation.pathParams.length === 0),
 );
+
+/** The methods each path template declares. */
+const declaredMethods = new Map<string, Set<string>>();
+for (const operation of loadOperations()) declaredMethods.set(operation.path, new Set([...(declaredMethods.get(operation.path) ?? []), operation.method]));
 
 describe("fuzz: every operation of docs/openapi.json with hostile input (issue #13)", () => {
   let instance: TestInstance;
@@ -270,7 +276,8 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
       const value = sampleBody(operation, { ...VALID_BODY_FIELDS, ...scenario.acting.bodyValues });
       return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
     };
-    const poisoned = fc.constantFrom("\u0000", "\ud800", "\udfff", "a\u0000b", "x\udc00y");
+    // Between plain letters, so that a neighbouring surrogate cannot pair up with it into a valid character.
+    const poisoned = fc.constantFrom("\u0000", "\ud800", "\udfff", "\udbff", "\udc00").map((bad) => `a${bad}a`);
     return fc.oneof(
       fc.constantFrom('{"a":', "{", "[", '{"a":1,}', "{'a':1}", '{"a":undefined}', "nul\u0000", '{"a":"\\ud800', "\u0000", '{"a":1}{"b":2}'),
       fc.constantFrom("null", "[]", "42", '"text"', "true", "[{}]", "-0", "1e999"),
@@ -328,10 +335,21 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
           .tuple(segments, fc.nat({ max: operation.pathParams.length - 1 }), garbageSegment())
           .map(([list, index, garbage]) => list.map((segment, i) => (i === index ? garbage : segment)));
       }
-      return fc.tuple(segments, queryArbitrary(scenario, operation), credentials).chain(([params, query, credential]) => {
+      // One request in twenty uses a method the path does not declare.
+      const wrongMethod = fc.nat({ max: 19 }).map((roll) => roll === 0);
+      return fc.tuple(segments, queryArbitrary(scenario, operation), credentials, wrongMethod).chain(([params, query, credential, useWrongMethod]) => {
         let index = 0;
         const path = operation.path.replace(/\{[^}]+\}/g, () => (params[index++] as Segment).text);
-        const request: GeneratedRequest = { operation, path, query, credential };
+        const request: GeneratedRequest = { operation, method: operation.method, path, query, credential };
+        const undeclared = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].filter((method) => !declaredMethods.get(operation.path)?.has(method));
+        if (useWrongMethod && undeclared.length > 0) {
+          // A method the path does not declare: nothing can run, whatever the body.
+          return fc.tuple(fc.constantFrom(...undeclared), anyBody(scenario, operation)).map(([method, bytes]) => ({
+            ...request,
+            method,
+            ...(method !== "GET" && method !== "HEAD" && { body: { bytes, contentType: "application/json" } }),
+          }));
+        }
         if (!isMutating(operation) || !operation.body) return fc.constant(request);
         // A mutation that could succeed (every path parameter valid) gets a body no endpoint accepts.
         const mayAct = scenario.mutations === "free" || params.some((segment) => segment.garbage);
@@ -344,7 +362,7 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
     const headers: Record<string, string> = { ...(request.credential !== null && { Authorization: `Bearer ${request.credential}` }) };
     if (request.body?.contentType) headers["content-type"] = request.body.contentType;
     const response = await fetch(`${server.url}${request.path}${request.query ? `?${request.query}` : ""}`, {
-      method: request.operation.method,
+      method: request.method,
       headers,
       body: request.body?.bytes as BodyInit | undefined,
     });
@@ -353,9 +371,9 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
 
   /** The contract for any answer: no 5xx; an error is JSON with a string `detail` (SCIM routes: the SCIM error schema). */
   function checkAnswer(request: GeneratedRequest, answer: { status: number; contentType: string; text: string }) {
-    const where = `${request.operation.method} ${request.path}${request.query ? `?${request.query}` : ""} → ${answer.status} ${answer.text.slice(0, 300)}`;
+    const where = `${request.method} ${request.path}${request.query ? `?${request.query}` : ""} → ${answer.status} ${answer.text.slice(0, 300)}`;
     expect(answer.status, where).toBeLessThan(500);
-    if (answer.status < 400 || request.operation.method === "HEAD") return;
+    if (answer.status < 400 || request.method === "HEAD") return;
     expect(answer.contentType, where).toMatch(/json/);
     const body = JSON.parse(answer.text) as Record<string, unknown>;
     expect(typeof body.detail, where).toBe("string");
@@ -435,6 +453,43 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
             expect(response.status, where).toBeGreaterThanOrEqual(400);
             expect(response.status, where).toBeLessThan(500);
             expect(typeof (JSON.parse(answer) as { detail?: unknown }).detail, where).toBe("string");
+          }),
+          { numRuns: 300, interruptAfterTimeLimit: INGEST_MS, ...replay },
+        );
+      },
+      INGEST_MS * 4,
+    );
+
+    it(
+      "hostile project ids, DSN keys and auth headers → 4xx with a detail (the right pair alone → 200)",
+      async () => {
+        const projectText = fc.oneof(
+          fc.constantFrom(ingest.id, a.params.project_id?.[0] as string, b.params.project_id?.[0] as string),
+          garbageSegment().map((segment) => segment.text),
+        );
+        const key = fc.oneof(
+          fc.constantFrom(ingest.key, b.credentials.dsnKey, "0".repeat(32), "", "%00", "%zz", "%ED%A0%80"),
+          hostileString.map((text) => text.replace(/[^\x20-\x7e]/g, "x")),
+        );
+        const place = fc.constantFrom("query", "header", "both", "none");
+        await fc.assert(
+          fc.asyncProperty(projectText, key, place, async (project, dsnKey, where) => {
+            // B's own pair would be a valid request, adding to B's seeded issue.
+            fc.pre(!(project === b.params.project_id?.[0] && dsnKey === b.credentials.dsnKey));
+            const eventId = newEventId();
+            const body = envelopeOf(eventId, JSON.stringify({ ...errorEvent(), event_id: eventId }));
+            const headers: Record<string, string> = where === "header" || where === "both" ? { "X-Sentry-Auth": `Sentry sentry_version=7, sentry_key=${dsnKey}` } : {};
+            const query = where === "query" || where === "both" ? `?sentry_key=${dsnKey.includes("%") ? dsnKey : encodeURIComponent(dsnKey)}` : "";
+            const response = await fetch(`${server.url}/api/${project}/envelope/${query}`, { method: "POST", headers, body });
+            const answer = await response.text();
+            const context = `${project.slice(0, 80)} ${where} ${JSON.stringify(dsnKey)} → ${response.status} ${answer.slice(0, 200)}`;
+            if (project === ingest.id && dsnKey === ingest.key && where !== "none") {
+              expect(response.status, context).toBe(200);
+              return;
+            }
+            expect(response.status, context).toBeGreaterThanOrEqual(400);
+            expect(response.status, context).toBeLessThan(500);
+            expect(typeof (JSON.parse(answer) as { detail?: unknown }).detail, context).toBe("string");
           }),
           { numRuns: 300, interruptAfterTimeLimit: INGEST_MS, ...replay },
         );
