@@ -6,6 +6,7 @@ import { silentLogger } from "../../src/logging/logger.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { errorEvent } from "../helpers/events.js";
 import { hostileJson, hostileString, nested } from "../helpers/hostile-json.js";
+import { percentEncode, RAW_TROUBLE, safeDecode } from "../helpers/hostile-url.js";
 import { isMutating, loadOperations, type Operation, sampleBody, SCIM_ERROR_SCHEMA } from "../helpers/openapi-operations.js";
 import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
 import { GLOBAL_PARAMS, seedTenant, snapshotTables, type Tenant, VALID_BODY_FIELDS } from "../helpers/tenant.js";
@@ -34,40 +35,11 @@ const BUDGET_MS = Number(process.env.FUZZ_TIME_LIMIT_MS ?? 20_000);
 const WALK_MS = Math.round(BUDGET_MS * 0.45);
 const FREE_MS = Math.round(BUDGET_MS * 0.25);
 const INGEST_MS = Math.round(BUDGET_MS * 0.15);
+/** Properties run until their share of the budget is spent (fast-check's interruptAfterTimeLimit), however fast the machine. */
+const UNBOUNDED_RUNS = 10_000_000;
 /** One seed for every property, printed up front: a failure found after the property (data changed) replays with it too. */
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
 const replay = { seed: SEED, ...(process.env.FUZZ_PATH && { path: process.env.FUZZ_PATH }) };
-
-/**
- * Percent-encodes text as UTF-8, lone surrogates included (as the 3-byte sequences a careless
- * client sends, which are not valid UTF-8): `encodeURIComponent` would throw on them.
- */
-function percentEncode(text: string): string {
-  let out = "";
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    const next = text.charCodeAt(i + 1);
-    let code = unit;
-    if (unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
-      code = 0x10000 + ((unit - 0xd800) << 10) + (next - 0xdc00);
-      i++;
-    }
-    if (code < 0x80 && /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(code))) {
-      out += String.fromCharCode(code);
-      continue;
-    }
-    const bytes =
-      code < 0x80
-        ? [code]
-        : code < 0x800
-          ? [0xc0 | (code >> 6), 0x80 | (code & 0x3f)]
-          : code < 0x10000
-            ? [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
-            : [0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)];
-    out += bytes.map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join("");
-  }
-  return out;
-}
 
 function isJsonObject(text: string): boolean {
   try {
@@ -77,41 +49,6 @@ function isJsonObject(text: string): boolean {
     return false;
   }
 }
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
-}
-
-/** URL text that no decoder can turn into a seeded value, and that is not a `.`/`..` segment the URL parser would resolve. */
-const RAW_TROUBLE = [
-  "%00",
-  "a%00b",
-  "%ED%A0%80",
-  "%C0%80",
-  "%FF%FE",
-  "%zz",
-  "%",
-  "%2F",
-  "99999999999999999999999",
-  "9223372036854775808",
-  "-1",
-  "0",
-  "1e309",
-  "NaN",
-  "0x10",
-  "%F0%9F%9A%80",
-  "%C3%A9",
-  "%20",
-  "null",
-  "__proto__",
-  "constructor",
-  "00000000-0000-0000-0000-000000000000",
-  "not-a-uuid-0000-0000",
-];
 
 interface Segment {
   text: string;
@@ -303,10 +240,32 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
     const example = sampleBody(operation, { ...VALID_BODY_FIELDS, ...scenario.acting.bodyValues });
     const base = example && typeof example === "object" && !Array.isArray(example) ? (example as Record<string, unknown>) : {};
     const keys = Object.keys(base);
+    const declared = [...new Set([...keys, ...Object.keys(operation.body?.schema.properties ?? {}), "extra"])];
+    /** Well-typed values at and past every boundary an id column, a date or a length has. */
+    const extreme = fc.constantFrom<unknown>(
+      2 ** 31,
+      2 ** 53,
+      -(2 ** 31) - 1,
+      1e308,
+      -1,
+      0,
+      0.5,
+      "x".repeat(10_001),
+      "9999-12-31T23:59:59Z",
+      "+275760-09-13T00:00:00.000Z",
+      "0000-01-01T00:00:00Z",
+      "2026-02-30T25:61:61Z",
+      [],
+      {},
+      null,
+      true,
+      Array.from({ length: 200 }, (_, i) => `v${i}`),
+    );
     return fc.oneof(
       invalidBody(scenario, operation),
       hostileJson.map((value) => JSON.stringify(value)),
       fc.tuple(fc.constantFrom(...keys, "extra"), hostileJson).map(([field, value]) => JSON.stringify({ ...base, [field]: value })),
+      fc.tuple(fc.constantFrom(...declared), extreme).map(([field, value]) => JSON.stringify({ ...base, [field]: value })),
       fc.constant(JSON.stringify(base)),
       fc.constant("x".repeat(1024 * 1024 + 10)),
     );
@@ -391,7 +350,7 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
           runs++;
           checkAnswer(request, await send(request));
         }),
-        { numRuns: 5000, interruptAfterTimeLimit: WALK_MS, ...replay },
+        { numRuns: UNBOUNDED_RUNS, interruptAfterTimeLimit: WALK_MS, ...replay },
       );
       process.stderr.write(`fuzz: ${runs} requests over ${operations.length} operations (FUZZ_SEED=${SEED})\n`);
       expect(runs).toBeGreaterThan(50);
@@ -411,7 +370,7 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
           count++;
           checkAnswer(request, await send(request));
         }),
-        { numRuns: 3000, interruptAfterTimeLimit: FREE_MS, ...replay },
+        { numRuns: UNBOUNDED_RUNS, interruptAfterTimeLimit: FREE_MS, ...replay },
       );
       expect(count).toBeGreaterThan(20);
     },
@@ -454,7 +413,7 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
             expect(response.status, where).toBeLessThan(500);
             expect(typeof (JSON.parse(answer) as { detail?: unknown }).detail, where).toBe("string");
           }),
-          { numRuns: 300, interruptAfterTimeLimit: INGEST_MS, ...replay },
+          { numRuns: UNBOUNDED_RUNS, interruptAfterTimeLimit: INGEST_MS, ...replay },
         );
       },
       INGEST_MS * 4,
@@ -491,7 +450,7 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
             expect(response.status, context).toBeLessThan(500);
             expect(typeof (JSON.parse(answer) as { detail?: unknown }).detail, context).toBe("string");
           }),
-          { numRuns: 300, interruptAfterTimeLimit: INGEST_MS, ...replay },
+          { numRuns: UNBOUNDED_RUNS, interruptAfterTimeLimit: INGEST_MS, ...replay },
         );
       },
       INGEST_MS * 4,
@@ -525,7 +484,7 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
             const stored = await db().selectFrom("events").select("event_id").where("event_id", "=", eventId).executeTakeFirst();
             expect(stored, `event ${eventId} acknowledged but not stored: ${payload.slice(0, 300)}`).toBeDefined();
           }),
-          { numRuns: 200, interruptAfterTimeLimit: INGEST_MS, ...replay },
+          { numRuns: UNBOUNDED_RUNS, interruptAfterTimeLimit: INGEST_MS, ...replay },
         );
       },
       INGEST_MS * 4,
