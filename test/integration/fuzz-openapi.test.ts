@@ -26,12 +26,12 @@ import { GLOBAL_PARAMS, seedTenant, snapshotTables, type Tenant, VALID_BODY_FIEL
  * requests may change (valid ids with hostile but well-formed bodies reach the handlers); the
  * seeded rows of the others must still all be there, unchanged, at the end.
  *
- * Bounded in time (FUZZ_TIME_LIMIT_MS, default 20 s for the whole file) and reproducible: a failure
+ * Bounded in time (FUZZ_TIME_LIMIT_MS, default 15 s for the whole file) and reproducible: a failure
  * prints fast-check's seed and path; rerun with FUZZ_SEED=<seed> FUZZ_PATH=<path>.
  */
 
 /** The whole suite's time budget, shared out between the properties. */
-const BUDGET_MS = Number(process.env.FUZZ_TIME_LIMIT_MS ?? 20_000);
+const BUDGET_MS = Number(process.env.FUZZ_TIME_LIMIT_MS ?? 15_000);
 const WALK_MS = Math.round(BUDGET_MS * 0.45);
 const FREE_MS = Math.round(BUDGET_MS * 0.25);
 const INGEST_MS = Math.round(BUDGET_MS * 0.15);
