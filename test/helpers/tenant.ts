@@ -40,6 +40,8 @@ export interface Tenant {
     app: { clientId: string; clientSecret: string };
   };
   eventIds: string[];
+  /** Strings only this tenant's data contains (uuids, hex ids, slugs, names): another tenant's reads must never show one. */
+  markers: string[];
 }
 
 /**
@@ -136,28 +138,29 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
   const scimUser = await scimCall("Users", { schemas: [SCIM_USER], userName: `pat@${slug}.test`, name: { givenName: "Pat", familyName: slug } });
   const scimGroup = await scimCall("Groups", { schemas: [SCIM_GROUP], displayName: `${slug} platform`, members: [{ value: scimUser.id }] });
 
+  const params: Record<string, string[]> = {
+    organization_id_or_slug: [slug, String(seeded.organization.id)],
+    project_id_or_slug: [project.slug, String(project.id)],
+    project_id: [String(project.id)],
+    issue_id: [issueId],
+    /** Not a path parameter: what `?query=` takes for a short-id lookup. */
+    short_id: [issues[0]?.shortId as string],
+    comment_id: [String(comment.id)],
+    event_id: [eventIds[0] as string],
+    hook_id: [String(hook.id)],
+    delivery_id: [String(deliveryId)],
+    alert_rule_id: [String(alertRule.id)],
+    rule_id: [String(issueRule.id)],
+    token_id: [String(apiToken.id)],
+    app_slug: [app.slug],
+    uuid: [installation.uuid],
+    link_id: [String(link.id)],
+    user_id: [scimUser.id],
+    group_id: [scimGroup.id],
+  };
   return {
     slug,
-    params: {
-      organization_id_or_slug: [slug, String(seeded.organization.id)],
-      project_id_or_slug: [project.slug, String(project.id)],
-      project_id: [String(project.id)],
-      issue_id: [issueId],
-      /** Not a path parameter: what `?query=` takes for a short-id lookup. */
-      short_id: [issues[0]?.shortId as string],
-      comment_id: [String(comment.id)],
-      event_id: [eventIds[0] as string],
-      hook_id: [String(hook.id)],
-      delivery_id: [String(deliveryId)],
-      alert_rule_id: [String(alertRule.id)],
-      rule_id: [String(issueRule.id)],
-      token_id: [String(apiToken.id)],
-      app_slug: [app.slug],
-      uuid: [installation.uuid],
-      link_id: [String(link.id)],
-      user_id: [scimUser.id],
-      group_id: [scimGroup.id],
-    },
+    params,
     bodyValues: {
       projects: [project.slug],
       project: project.slug,
@@ -171,6 +174,18 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
     },
     credentials: { user, organization: organizationToken, installation: installationToken, scim, dsnKey, app: { clientId: app.clientId, clientSecret: app.clientSecret } },
     eventIds,
+    markers: [
+      ...Object.values(params)
+        .flat()
+        // Bare numbers are in everyone's data; the bare slug is in longer words (the quoted one is below).
+        .filter((value) => !/^\d+$/.test(value) && value !== slug),
+      `"${slug}"`,
+      `${slug}-owner`,
+      `pat@${slug}.test`,
+      `a comment in ${slug}`,
+      `${slug} failure`,
+      app.clientId,
+    ],
   };
 }
 

@@ -210,6 +210,25 @@ describe("cross-organization authorization: another organization's ids answer li
     expect(compared).toBeGreaterThan(operations.length);
   });
 
+  it("B's own reads, with each of its credentials, never show anything of A's", async () => {
+    const leaks: string[] = [];
+    for (const operation of operations.filter((candidate) => candidate.method === "GET")) {
+      const reps = Math.max(1, ...operation.pathParams.map((name) => b.params[name]?.length ?? 1));
+      for (const credential of BEARER_KINDS) {
+        for (let rep = 0; rep < reps; rep++) {
+          const own = targetOf(b, operation, rep);
+          const query = new URLSearchParams({ ...own.query, ...(operation.queryParams.includes("per_page") && { per_page: "100" }) });
+          const url = `${server.url}${fillPath(operation.path, own.params)}${query.size > 0 ? `?${query}` : ""}`;
+          const response = await fetch(url, { headers: bearer(b.credentials[credential]) });
+          const text = await response.text();
+          const shown = a.markers.filter((marker) => text.includes(marker));
+          if (shown.length > 0) leaks.push(`${url} as B's ${credential} → ${response.status} shows ${shown.join(", ")}`);
+        }
+      }
+    }
+    expect(leaks, leaks.join("\n")).toEqual([]);
+  });
+
   it("ingest with B's DSN key naming A's project is refused exactly like a project that does not exist", async () => {
     const envelope = (eventId: string) => [JSON.stringify({ event_id: eventId }), '{"type":"event"}', JSON.stringify({ ...errorEvent(), event_id: eventId })].join("\n");
     const projectA = a.params.project_id?.[0] as string;
