@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SCOPES } from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { errorEvent } from "../helpers/events.js";
@@ -17,8 +18,13 @@ import { GLOBAL_PARAMS, seedTenant, snapshotTables, type Tenant, VALID_BODY_FIEL
  * as soon as it is in the document (a new parameter name fails the suite until it is seeded).
  */
 
-type CredentialKind = "user" | "organization" | "installation" | "scim";
-const BEARER_KINDS: CredentialKind[] = ["user", "organization", "installation", "scim"];
+/**
+ * B's bearer credentials: its owner's user token, its organization token, the installation token
+ * of its own internal app, that of a public app *owned by A* installed in B (an app acts only
+ * where it is installed, never in its owner's organization), and its SCIM token.
+ */
+type CredentialKind = "user" | "organization" | "installation" | "installationOfAppOwnedByA" | "scim";
+const BEARER_KINDS: CredentialKind[] = ["user", "organization", "installation", "installationOfAppOwnedByA", "scim"];
 
 /** A well-formed value of the same shape as `value` that names nothing. */
 function absentLike(value: string): string {
@@ -59,12 +65,23 @@ describe("cross-organization authorization: another organization's ids answer li
   let a: Tenant;
   let b: Tenant;
   let before: Record<string, string[]>;
+  let credentialsOfB: Record<CredentialKind, string>;
 
   beforeAll(async () => {
     instance = await createTestInstance({ worker: false, logger: silentLogger });
     server = await serveFaultline(instance.faultline);
     a = await seedTenant(instance, server.url, "alpha");
     b = await seedTenant(instance, server.url, "bravo");
+    const { api } = instance.faultline;
+    const app = await api.apps.create({ organization: "alpha", name: "Alpha public", slug: "alpha-public", scopes: [...SCOPES] });
+    const installed = (await api.installations.install({ organization: "bravo", app: app.slug })) as { uuid: string; code: string };
+    const exchanged = await fetch(`${server.url}/api/0/svc-app-installations/${installed.uuid}/authorizations/`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ grant_type: "authorization_code", code: installed.code, client_id: app.clientId, client_secret: app.clientSecret }),
+    });
+    const { token } = (await exchanged.json()) as { token: string };
+    credentialsOfB = { ...b.credentials, installationOfAppOwnedByA: token };
     before = await snapshotTables(instance);
   });
   afterAll(async () => {
@@ -133,7 +150,7 @@ describe("cross-organization authorization: another organization's ids answer li
     const response = await fetch(`${server.url}${fillPath(operation.path, target.params)}${query.size > 0 ? `?${query}` : ""}`, {
       method: operation.method,
       headers: {
-        ...(credential ? bearer(b.credentials[credential]) : {}),
+        ...(credential ? bearer(credentialsOfB[credential]) : {}),
         ...(operation.body && { "content-type": operation.body.contentType }),
       },
       body: bodyFor(operation, target),
@@ -219,7 +236,7 @@ describe("cross-organization authorization: another organization's ids answer li
           const own = targetOf(b, operation, rep);
           const query = new URLSearchParams({ ...own.query, ...(operation.queryParams.includes("per_page") && { per_page: "100" }) });
           const url = `${server.url}${fillPath(operation.path, own.params)}${query.size > 0 ? `?${query}` : ""}`;
-          const response = await fetch(url, { headers: bearer(b.credentials[credential]) });
+          const response = await fetch(url, { headers: bearer(credentialsOfB[credential]) });
           const text = await response.text();
           const shown = a.markers.filter((marker) => text.includes(marker));
           if (shown.length > 0) leaks.push(`${url} as B's ${credential} → ${response.status} shows ${shown.join(", ")}`);
