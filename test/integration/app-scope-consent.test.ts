@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomHex } from "../../src/crypto/secrets.js";
 import { coreMigrations } from "../../src/db/migrations/index.js";
 import { runMigrations } from "../../src/db/migrator.js";
-import { createFaultline, definePlugin, SCOPES } from "../../src/index.js";
+import { createFaultline, definePlugin, SCOPES, tokens } from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { openRawDatabase, type RawDatabase } from "../helpers/database.js";
@@ -115,7 +115,7 @@ describe("app scope changes and installation consent", () => {
     globex = await seedOrganization(instance.faultline, "globex");
     acme = await victim("acme");
     initech = await victim("initech");
-    app = await instance.faultline.api.apps.create({ organization: "globex", name: "Reach", slug: "reach", scopes: ["event:read"] });
+    app = await instance.faultline.api.apps.create({ organization: "globex", name: "Reach", slug: "reach", scopes: ["event:read"], webhookUrl: HOOK_URL, events: ["installation"] });
     const admin = await instance.faultline.api.users.create({ username: "acme-admin" });
     await instance.faultline.api.members.add({ organization: "acme", user: admin.id, role: "admin" });
     acmeAdminRole = (await instance.faultline.api.tokens.create({ user: admin.id, scopes: [...SCOPES] })).token;
@@ -220,6 +220,22 @@ describe("app scope changes and installation consent", () => {
     expect(approved).toEqual([
       expect.objectContaining({ organizationId: Number(acme.organization.id), installation: inAcme.uuid, scopes: ["member:read", "project:write"], storedConsent: ["event:read", "member:read", "project:write"] }),
       expect.objectContaining({ installation: inAcme.uuid, scopes: ["org:admin"], storedConsent: ESCALATED, actor: expect.objectContaining({ type: "user", id: String(acme.owner.id) }) }),
+    ]);
+    // The app is told with a webhook (queued: no worker runs here); the organization by the event above.
+    const db = instance.faultline.container.resolve(tokens.Db);
+    const told = await db.selectFrom("deliveries").select("body").where("installation_uuid", "=", inAcme.uuid).where("event_type", "=", "installation.scopes_approved").orderBy("seq").execute();
+    expect(told.map((delivery) => JSON.parse(delivery.body))).toEqual([
+      {
+        action: "scopes_approved",
+        installation: { uuid: inAcme.uuid },
+        data: {
+          installation: { uuid: inAcme.uuid, app: { uuid: expect.any(String), slug: "reach" }, organization: { slug: "acme" }, status: "installed" },
+          scopes: ["event:read", "member:read", "project:write"],
+          approved_scopes: ["member:read", "project:write"],
+        },
+        actor: { type: "user", id: expect.any(String), name: expect.any(String) },
+      },
+      expect.objectContaining({ action: "scopes_approved", data: expect.objectContaining({ scopes: ESCALATED, approved_scopes: ["org:admin"] }) }),
     ]);
     // A refreshed token carries them too.
     const refreshed = await refresh(inAcme.uuid, acmeToken.refreshToken);
