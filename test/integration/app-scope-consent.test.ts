@@ -295,12 +295,22 @@ describe("app scope changes and installation consent", () => {
   });
 
   it("an installation consents over HTTP to what its installer holds; the rest is pending", async () => {
-    await instance.faultline.api.apps.create({ organization: "globex", name: "Admin Bot", slug: "admin-bot", scopes: ["event:read", "org:admin"] });
+    // Without this, a member with org:integrations but not org:admin could install an app of their
+    // own making and exchange its grant code for an org:admin token.
+    const adminBot = await instance.faultline.api.apps.create({ organization: "globex", name: "Admin Bot", slug: "admin-bot", scopes: ["event:read", "org:admin"] });
     const before = seen.length;
     const installed = await call("POST", "/api/0/organizations/acme/svc-app-installations/", acmeAdminRole, { slug: "admin-bot" });
     expect(installed.status).toBe(201);
     expect(installed.body).toMatchObject({ scopes: ["event:read"], pendingScopes: ["org:admin"], code: expect.any(String) });
     expect(seen.slice(before)).toEqual([expect.objectContaining({ name: "installation.scopes_requested", installation: installed.body.uuid, scopes: ["org:admin"], storedConsent: ["event:read"] })]);
+    const exchanged = await call("POST", `/api/0/svc-app-installations/${installed.body.uuid}/authorizations/`, undefined, {
+      grant_type: "authorization_code",
+      code: installed.body.code,
+      client_id: adminBot.clientId,
+      client_secret: adminBot.clientSecret,
+    });
+    expect(exchanged.body.scopes).toEqual(["event:read"]);
+    expect((await call("POST", "/api/0/svc-apps/", exchanged.body.token, { organization: "acme", name: "Planted" })).status).toBe(403);
   });
 
   it("offers approval in-process (the trusted host), with the same validation", async () => {
