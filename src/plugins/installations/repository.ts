@@ -77,9 +77,13 @@ export class InstallationRepository {
     return (options.lock ? query.forUpdate() : query).executeTakeFirst();
   }
 
-  /** `lock` holds the app row: installs (whose foreign key check needs it) wait until the transaction ends. */
-  findAppById(appId: number, db: Kysely<Database> = this.db(), options: { lock?: boolean } = {}) {
+  /**
+   * `lock` holds the app row until the transaction ends: `true` (FOR UPDATE) makes installs and
+   * other changes of the app wait; `"share"` makes changes of the app wait, not other readers.
+   */
+  findAppById(appId: number, db: Kysely<Database> = this.db(), options: { lock?: boolean | "share" } = {}) {
     const query = db.selectFrom("apps").selectAll().where("id", "=", appId);
+    if (options.lock === "share") return query.forShare().executeTakeFirst();
     return (options.lock ? query.forUpdate() : query).executeTakeFirst();
   }
 

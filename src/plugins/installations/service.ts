@@ -99,7 +99,7 @@ export class InstallationService {
       throw error;
     }
     // The caller holds every scope of the app (checkCaller), or is the trusted host: full consent.
-    const installed = values.isInternal ? await this.installApp(owner.id, owner.slug, app, app.scopes, options.actor) : null;
+    const installed = values.isInternal ? await this.installApp(owner.id, owner.slug, app, (appScopes) => appScopes, options.actor) : null;
     return { ...serializeApp(app), clientSecret: app.client_secret, installation: installed ? publicInstallation(installed) : null };
   }
 
@@ -254,8 +254,9 @@ export class InstallationService {
     const organization = await this.organizations.requireOrganization(values.organization);
     const app = await this.repository.findAppBySlug(values.app);
     if (!app || (app.is_internal && app.organization_id !== organization.id)) throw notFound(`Unknown app "${values.app}"`);
-    const consented = options.caller ? grantedScopes(app.scopes, [...options.caller.scopes]) : app.scopes;
-    const installed = await this.installApp(organization.id, organization.slug, app, consented, options.actor);
+    const caller = options.caller;
+    const consentTo = caller ? (appScopes: string[]) => grantedScopes(appScopes, [...caller.scopes]) : (appScopes: string[]) => appScopes;
+    const installed = await this.installApp(organization.id, organization.slug, app, consentTo, options.actor);
     return { ...publicInstallation(installed), created: installed.created };
   }
 
@@ -274,16 +275,26 @@ export class InstallationService {
     });
   }
 
-  private async installApp(organizationId: number, organizationSlug: string, app: App, consentedScopes: string[], actor: Actor = SYSTEM_ACTOR) {
+  /** `consentTo` picks, from the app's scopes as they are when the row is written, what the organization consents to. */
+  private async installApp(
+    organizationId: number,
+    organizationSlug: string,
+    requested: App,
+    consentTo: (appScopes: string[]) => string[],
+    actor: Actor = SYSTEM_ACTOR,
+  ) {
     const now = this.clock.now();
     return runInTransaction(this.db(), async (scope) => {
-      const { installation, created } = await this.repository
-        .install(organizationId, app.id, { uuid: randomUUID(), code: randomBase62(32), consentedScopes, now }, scope.trx)
-        .catch((error: unknown) => {
-          // foreign_key_violation: the app was deleted while this install waited for it.
-          if ((error as { code?: unknown }).code === "23503") throw notFound(`Unknown app "${app.slug}"`);
-          throw error;
-        });
+      // Read again under a share lock: a change of the app's scopes either committed before (and
+      // the consent is taken from it) or waits, then re-derives this installation's consent too.
+      const app = await this.repository.findAppById(requested.id, scope.trx, { lock: "share" });
+      if (!app) throw notFound(`Unknown app "${requested.slug}"`);
+      const { installation, created } = await this.repository.install(
+        organizationId,
+        app.id,
+        { uuid: randomUUID(), code: randomBase62(32), consentedScopes: consentTo(app.scopes), now },
+        scope.trx,
+      );
       if (created) {
         await this.events.emit(scope, { name: "installation.created", organizationId, actor, occurredAt: now, payload: { app, installation } });
         const pending = pendingScopes(app.scopes, installation.consented_scopes);
