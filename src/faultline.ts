@@ -1,10 +1,12 @@
 import "reflect-metadata";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
+import pRetry from "p-retry";
 import type { DependencyContainer, InjectionToken } from "tsyringe";
 import { systemClock } from "./clock.js";
 import { createInstanceContainer, registeredTokens, registerFactory, registerValue } from "./container/container.js";
 import * as tokens from "./container/tokens.js";
 import { type DatabaseConnection, openDatabase } from "./db/connect.js";
+import { DatabaseUnavailableError, isConnectionFailure } from "./db/errors.js";
 import { coreMigrations } from "./db/migrations/index.js";
 import { type MigrationReport, runMigrations } from "./db/migrator.js";
 import type { Database } from "./db/schema.js";
@@ -101,7 +103,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   }
 
   const connect = () =>
-    (connection ??= openDatabase(options.database, options.schema).catch((error: unknown) => {
+    (connection ??= openDatabase(options.database, options.schema, { logger, connectTimeoutMs: options.connection.timeoutMs }).catch((error: unknown) => {
       connection = undefined; // a later call may retry (the database may come up)
       throw error;
     }));
@@ -119,8 +121,34 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     return { applied };
   }
 
+  /**
+   * One query before anything else, so that a database that is down gives one clear error (or,
+   * with `connection.startupWaitMs`, is waited for with backoff) rather than a failure deep in
+   * migrations.
+   */
+  async function reachDatabase(opened: DatabaseConnection): Promise<void> {
+    const deadline = Date.now() + options.connection.startupWaitMs;
+    try {
+      await pRetry(() => sql`SELECT 1`.execute(opened.root), {
+        retries: options.connection.startupWaitMs > 0 ? Number.POSITIVE_INFINITY : 0,
+        minTimeout: 200,
+        maxTimeout: 5_000,
+        randomize: true,
+        shouldRetry: ({ error }) => isConnectionFailure(error) && Date.now() < deadline && !closed,
+        onFailedAttempt: ({ error, attemptNumber }) => {
+          if (isConnectionFailure(error) && Date.now() < deadline) logger.warn({ err: error, attemptNumber }, `faultline: waiting for ${opened.label}`);
+        },
+      });
+    } catch (error) {
+      if (!isConnectionFailure(error)) throw error;
+      const waited = options.connection.startupWaitMs > 0 ? ` (waited ${options.connection.startupWaitMs} ms)` : "";
+      throw new DatabaseUnavailableError(`Faultline could not connect to ${opened.label}${waited}: ${describeError(error)}`, { cause: error });
+    }
+  }
+
   async function init(): Promise<Kysely<Database>> {
     const opened = await connect();
+    await reachDatabase(opened);
     if (options.autoMigrate) await migrate();
     db = opened.db;
     for (const plugin of composition.plugins) await plugin.init?.({ container });
@@ -184,6 +212,12 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     services: () => registeredTokens(container),
     call: inProcess.call,
   };
+}
+
+/** An error's message, or its code when it has none (Node's AggregateError of a refused connection). */
+function describeError(error: unknown): string {
+  const { message, code } = error as { message?: unknown; code?: unknown };
+  return (typeof message === "string" && message) || (typeof code === "string" && code) || String(error);
 }
 
 /** Merges plugin API namespaces; every function awaits initialisation first. */
