@@ -173,7 +173,6 @@ function listenWith(connect: () => Promise<pg.PoolClient>, logger: Logger) {
     const statement = `LISTEN "${channel.replaceAll('"', "")}"`;
     const stop = new AbortController();
     let current: pg.PoolClient | undefined;
-    let reconnecting: Promise<void> | undefined;
     const held = new Map<pg.PoolClient, () => void>();
 
     const onNotification = (message: pg.Notification) => {
@@ -217,7 +216,7 @@ function listenWith(connect: () => Promise<pg.PoolClient>, logger: Logger) {
       discard(client, error ?? true);
       if (stop.signal.aborted) return;
       logger.warn({ err: error, channel }, "faultline: the LISTEN connection was lost; reconnecting (polling covers the gap)");
-      reconnecting = pRetry(subscribe, {
+      void pRetry(subscribe, {
         ...LISTEN_RECONNECT,
         retries: Number.POSITIVE_INFINITY,
         signal: stop.signal,
@@ -234,8 +233,9 @@ function listenWith(connect: () => Promise<pg.PoolClient>, logger: Logger) {
 
     await subscribe();
     return async () => {
+      // A reconnect attempt still in flight is not waited for (a host's pool may have no connect
+      // timeout): once it settles it sees the abort and gives its connection back.
       stop.abort();
-      await reconnecting;
       const client = current;
       current = undefined;
       if (!client) return;

@@ -202,6 +202,20 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
     }
   });
 
+  it("close() during an outage returns promptly: LISTEN stops reconnecting and nothing is left running", async () => {
+    const proxy = await proxyToServer();
+    const { faultline, applicationName } = await openInstance({ via: proxy, connection: { timeoutMs: 500 }, delivery: { allowPrivateNetworks: true, pollIntervalMs: 50 } });
+    await waitFor(async () => isListening(await backendsOf(applicationName)), 5_000, "LISTEN connection");
+    proxy.blackhole();
+    await sleep(300); // the worker's polls and the LISTEN reconnects meet the outage
+    const started = Date.now();
+    await faultline.close();
+    expect(Date.now() - started).toBeLessThan(3_000);
+    proxy.restore();
+    await sleep(300);
+    expect(await backendsOf(applicationName)).toEqual([]); // no reconnect after close
+  });
+
   it("startup with the database down fails with one clear error; with connection.startupWaitMs it waits for the database", async () => {
     const closedPort = await unusedPort();
     const down = createFaultline({ logger: silentLogger, database: `postgres://faultline:s3cret@127.0.0.1:${closedPort}/nowhere`, worker: false });
@@ -256,9 +270,17 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
     await Promise.all(Array.from({ length: 8 }, sender));
     loading = false;
     await terminator;
+    // Still serving: once the last terminations have gone through, an event is accepted again.
+    const last = newEventId();
+    await waitFor(
+      async () => (await fetch(`${server.url}/api/${seeded.project.id}/envelope/?sentry_version=7&sentry_key=${key}`, { method: "POST", body: envelope(last) })).status === 200,
+      5_000,
+      "an event accepted after the terminations",
+    );
+    accepted.push(last);
 
     expect(terminated).toBeGreaterThan(0);
-    expect(accepted.length + refused.length).toBe(320);
+    expect(accepted.length + refused.length).toBe(321);
     expect(accepted.length).toBeGreaterThan(0);
     for (const answer of refused) {
       expect([429, 503]).toContain(answer.status);
@@ -287,7 +309,8 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
     expect(ids).toHaveLength(60);
 
     // A worker instance on the same schema drains them in small slices while its connections are cut.
-    const worker = await openInstance({ schema: seeder.schema, autoMigrate: false, delivery: { allowPrivateNetworks: true, concurrency: 4, pollIntervalMs: 200 } });
+    // A short timeoutMs keeps the lease (timeoutMs + 30 s) short: a claim whose reply was lost is re-claimed after it.
+    const worker = await openInstance({ schema: seeder.schema, autoMigrate: false, delivery: { allowPrivateNetworks: true, concurrency: 4, pollIntervalMs: 200, timeoutMs: 1_000 } });
     let terminated = 0;
     while (receiver.received.length < 60) {
       terminated += (await terminateBackends(worker.applicationName)).length;
