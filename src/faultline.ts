@@ -76,6 +76,8 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   let initialised: Promise<Kysely<Database>> | undefined;
   let db: Kysely<Database> | undefined;
   let closed = false;
+  /** Aborted by close(): ends a startup wait for the database. */
+  const closing = new AbortController();
   let unlisten: (() => Promise<void>) | undefined;
 
   registerValue(container, tokens.Options, options);
@@ -127,21 +129,24 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
    * migrations.
    */
   async function reachDatabase(opened: DatabaseConnection): Promise<void> {
-    const deadline = Date.now() + options.connection.startupWaitMs;
+    const waitMs = options.connection.startupWaitMs;
     try {
       await pRetry(() => sql`SELECT 1`.execute(opened.root), {
-        retries: options.connection.startupWaitMs > 0 ? Number.POSITIVE_INFINITY : 0,
+        retries: waitMs > 0 ? Number.POSITIVE_INFINITY : 0,
+        maxRetryTime: waitMs,
         minTimeout: 200,
         maxTimeout: 5_000,
         randomize: true,
-        shouldRetry: ({ error }) => isConnectionFailure(error) && Date.now() < deadline && !closed,
+        signal: closing.signal,
+        shouldRetry: ({ error }) => isConnectionFailure(error),
         onFailedAttempt: ({ error, attemptNumber }) => {
-          if (isConnectionFailure(error) && Date.now() < deadline) logger.warn({ err: error, attemptNumber }, `faultline: waiting for ${opened.label}`);
+          if (waitMs > 0 && isConnectionFailure(error)) logger.warn({ err: error, attemptNumber }, `faultline: waiting for ${opened.label}`);
         },
       });
     } catch (error) {
+      if (closing.signal.aborted) throw new ApiError(503, "This Faultline instance is closed");
       if (!isConnectionFailure(error)) throw error;
-      const waited = options.connection.startupWaitMs > 0 ? ` (waited ${options.connection.startupWaitMs} ms)` : "";
+      const waited = waitMs > 0 ? ` (waited ${waitMs} ms)` : "";
       throw new DatabaseUnavailableError(`Faultline could not connect to ${opened.label}${waited}: ${describeError(error)}`, { cause: error });
     }
   }
@@ -172,6 +177,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
+    closing.abort();
     await initialised?.catch(() => undefined);
     await worker.stop();
     await unlisten?.().catch(() => undefined);

@@ -80,26 +80,57 @@ async function openSource(source: DatabaseSource | undefined, options: ConnectOp
  * that used it, never an unhandled `'error'` event (which would end the host process):
  * - the pool's `'error'` (an idle connection died: a terminated backend, a restart, an idle
  *   timeout) is logged; pg-pool has already dropped that connection;
- * - a connection Faultline holds gets an `'error'` listener for as long as it holds it (between
- *   two queries of a transaction nothing else would listen); its next query fails, and pg-pool
- *   drops it on release since it is no longer queryable.
- * A host's Pool gets the same listeners (the pool's removed on close) and is never ended by Faultline.
+ * - every connection the pool opens gets an `'error'` listener as it is created (pg-pool's
+ *   `'connect'` event, before anyone holds it: a backend terminated right after the handshake
+ *   reports in the same read as its ReadyForQuery, before the borrower's code runs). A connection
+ *   in use then fails its next query, and pg-pool drops it on release (no longer queryable);
+ * - a host's pool may hold connections opened before Faultline's listener: one of those gets a
+ *   listener for as long as Faultline holds it.
+ * A host's pool gets these listeners while the instance is open; close() removes them and never
+ * ends the pool.
  */
 function openPool(pool: pg.Pool, owned: boolean, logger: Logger, label: string): Omit<DatabaseConnection, "db"> {
   const onIdleError = (error: Error) => logger.warn({ err: error }, "faultline: an idle database connection was lost (the pool opens a new one when needed)");
+  const onClientError = (error: Error) => logger.warn({ err: error }, "faultline: a database connection was lost (a query on it fails and it is discarded)");
+  const watched = new Set<pg.PoolClient>();
+  const watch = (client: pg.PoolClient) => {
+    client.on("error", onClientError);
+    watched.add(client);
+  };
+  const forget = (client: pg.PoolClient) => watched.delete(client);
   pool.on("error", onIdleError);
-  const onHeldError = (error: Error) => logger.warn({ err: error }, "faultline: a database connection in use was lost (its query fails and it is discarded)");
+  pool.on("connect", watch);
+  pool.on("remove", forget);
   const forKysely: PostgresPool = {
-    connect: async () => guardWhileHeld(await pool.connect(), onHeldError),
-    // Kysely's destroy() ends its pool: a host's pool stays open, without our listener. Our own
-    // pool keeps it: a backend terminated just before close() may report after it.
+    connect: async () => {
+      const client = await pool.connect();
+      return watched.has(client) ? client : guardWhileHeld(client, onClientError);
+    },
+    // Kysely's destroy() ends its pool. Ours keeps its listeners: a backend terminated just
+    // before close() may report after it. A host's pool stays open, without them.
     end: async () => {
-      if (owned) await pool.end();
-      else pool.off("error", onIdleError);
+      if (owned) return pool.end();
+      pool.off("error", onIdleError);
+      pool.off("connect", watch);
+      pool.off("remove", forget);
+      for (const client of watched) client.off("error", onClientError);
+      watched.clear();
     },
   };
   const root = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: forKysely }) });
   return { root, engine: "postgres", label, close: () => root.destroy(), listen: listenWith(() => pool.connect(), logger) };
+}
+
+/** Listens for `'error'` on a checked-out client (one opened before our listener) until it is released. */
+function guardWhileHeld(client: pg.PoolClient, onError: (error: Error) => void): pg.PoolClient {
+  client.on("error", onError);
+  // pg-pool gives every checkout its own release function.
+  const release = client.release.bind(client);
+  client.release = (destroy?: Error | boolean) => {
+    client.off("error", onError);
+    release(destroy);
+  };
+  return client;
 }
 
 /** `host:port/database` of a connection string, without its credentials. */
@@ -110,18 +141,6 @@ function describeConnectionString(connectionString: string): string {
   } catch {
     return "PostgreSQL (connection string not parseable as a URL)";
   }
-}
-
-/** Listens for `'error'` on a checked-out client until it is released. */
-function guardWhileHeld(client: pg.PoolClient, onError: (error: Error) => void): pg.PoolClient {
-  client.on("error", onError);
-  // pg-pool gives every checkout its own release function.
-  const release = client.release.bind(client);
-  client.release = (destroy?: Error | boolean) => {
-    client.off("error", onError);
-    release(destroy);
-  };
-  return client;
 }
 
 async function createPGlite(dataDir: string | undefined): Promise<PGlite> {

@@ -239,10 +239,24 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
     proxy.restore();
     await readying;
     expect(await waiting.faultline.api.organizations.create({ slug: "late" })).toMatchObject({ slug: "late" });
+
+    // close() ends a startup wait at once.
+    proxy.cut();
+    const abandoned = await openInstance({ via: proxy, ready: false, worker: false, connection: { startupWaitMs: 20_000 } });
+    const abandoning = abandoned.faultline.ready().then(
+      () => "ready",
+      (error: unknown) => error,
+    );
+    await sleep(300);
+    const closeStarted = Date.now();
+    await abandoned.faultline.close();
+    expect(await abandoning).toMatchObject({ status: 503, detail: "This Faultline instance is closed" });
+    expect(Date.now() - closeStarted).toBeLessThan(2_000);
   });
 
   it("ingest under load while every connection is terminated again and again: every event answered 200 is stored exactly once; the rest get 503 + Retry-After", async () => {
-    const { faultline, applicationName } = await openInstance({ worker: false, connection: { timeoutMs: 2_000 } });
+    // The worker runs too (alert rules, deliveries, purges): the whole host meets the terminations.
+    const { faultline, applicationName } = await openInstance({ connection: { timeoutMs: 2_000 } });
     const seeded = await seedOrganization(faultline);
     const key = seeded.project.keys[0]?.public as string;
     const server = await serveFaultline(faultline);
@@ -340,7 +354,7 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
     });
     await faultline.ready();
     await Promise.all([faultline.api.organizations.create({ slug: "acme" }), faultline.api.organizations.create({ slug: "globex" })]);
-    expect(hostPool.listenerCount("error")).toBe(1);
+    expect([hostPool.listenerCount("error"), hostPool.listenerCount("connect")]).toEqual([1, 1]);
     await waitFor(async () => isListening(await backendsOf(applicationName)), 5_000, "LISTEN connection");
 
     const terminated = await terminateBackends(applicationName);
@@ -349,7 +363,7 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
     expect(await faultline.api.organizations.get("acme")).toMatchObject({ slug: "acme" });
 
     await faultline.close();
-    expect(hostPool.listenerCount("error")).toBe(0);
+    expect([hostPool.listenerCount("error"), hostPool.listenerCount("connect"), hostPool.listenerCount("remove")]).toEqual([0, 0, 0]);
     expect((await hostPool.query<{ one: number }>("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
   });
 });
