@@ -110,8 +110,14 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
       throw error;
     }));
 
+  /** `faultline.migrate()` (and the CLI): a database that is down gives the same one clear error as startup. */
   async function migrate(): Promise<MigrationReport> {
-    const { root } = await connect();
+    const opened = await connect();
+    await reachDatabase(opened);
+    return applyMigrations(opened.root);
+  }
+
+  async function applyMigrations(root: Kysely<unknown>): Promise<MigrationReport> {
     const core = await runMigrations(root, { schema: options.schema, migrations: coreMigrations, tableName: "faultline_migration" });
     const applied = [...core.applied];
     for (const plugin of composition.plugins) {
@@ -154,7 +160,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   async function init(): Promise<Kysely<Database>> {
     const opened = await connect();
     await reachDatabase(opened);
-    if (options.autoMigrate) await migrate();
+    if (options.autoMigrate) await applyMigrations(opened.root);
     db = opened.db;
     for (const plugin of composition.plugins) await plugin.init?.({ container });
     if (options.worker) {

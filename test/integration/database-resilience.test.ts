@@ -228,6 +228,8 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
     expect(String((failure as Error).message)).toContain(`127.0.0.1:${closedPort}`);
     expect(String((failure as Error).message)).not.toContain("s3cret");
     expect(((failure as Error).cause as NodeJS.ErrnoException).code).toBe("ECONNREFUSED");
+    // migrate() (what `faultline migrate` runs) says the same.
+    await expect(down.migrate()).rejects.toThrow(DatabaseUnavailableError);
 
     const proxy = await proxyToServer();
     proxy.cut();
