@@ -146,7 +146,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
 
   function renderError(error: unknown, path: string, requestId: string): Response {
     if (isConnectionFailure(error)) {
-      // An outage passes: the client is told when to come back (SDKs back off and send again).
+      // An outage passes: the client is told when to come back (Sentry SDKs pause sending for Retry-After).
       deps.logger.warn({ err: error, requestId, errorId: requestId }, "faultline: the database is unreachable; answered 503");
       error = databaseUnavailable(requestId);
     }
