@@ -1,10 +1,12 @@
 import "reflect-metadata";
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
+import pRetry from "p-retry";
 import type { DependencyContainer, InjectionToken } from "tsyringe";
 import { systemClock } from "./clock.js";
 import { createInstanceContainer, registeredTokens, registerFactory, registerValue } from "./container/container.js";
 import * as tokens from "./container/tokens.js";
 import { type DatabaseConnection, openDatabase } from "./db/connect.js";
+import { DatabaseUnavailableError, isConnectionFailure } from "./db/errors.js";
 import { coreMigrations } from "./db/migrations/index.js";
 import { type MigrationReport, runMigrations } from "./db/migrator.js";
 import type { Database } from "./db/schema.js";
@@ -74,6 +76,8 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   let initialised: Promise<Kysely<Database>> | undefined;
   let db: Kysely<Database> | undefined;
   let closed = false;
+  /** Aborted by close(): ends a startup wait for the database. */
+  const closing = new AbortController();
   let unlisten: (() => Promise<void>) | undefined;
 
   registerValue(container, tokens.Options, options);
@@ -101,13 +105,19 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   }
 
   const connect = () =>
-    (connection ??= openDatabase(options.database, options.schema).catch((error: unknown) => {
+    (connection ??= openDatabase(options.database, options.schema, { logger, connectTimeoutMs: options.connection.timeoutMs }).catch((error: unknown) => {
       connection = undefined; // a later call may retry (the database may come up)
       throw error;
     }));
 
+  /** `faultline.migrate()` (and the CLI): a database that is down gives the same one clear error as startup. */
   async function migrate(): Promise<MigrationReport> {
-    const { root } = await connect();
+    const opened = await connect();
+    await reachDatabase(opened);
+    return applyMigrations(opened.root);
+  }
+
+  async function applyMigrations(root: Kysely<unknown>): Promise<MigrationReport> {
     const core = await runMigrations(root, { schema: options.schema, migrations: coreMigrations, tableName: "faultline_migration" });
     const applied = [...core.applied];
     for (const plugin of composition.plugins) {
@@ -119,9 +129,38 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     return { applied };
   }
 
+  /**
+   * One query before anything else, so that a database that is down gives one clear error (or,
+   * with `connection.startupWaitMs`, is waited for with backoff) rather than a failure deep in
+   * migrations.
+   */
+  async function reachDatabase(opened: DatabaseConnection): Promise<void> {
+    const waitMs = options.connection.startupWaitMs;
+    try {
+      await pRetry(() => sql`SELECT 1`.execute(opened.root), {
+        retries: waitMs > 0 ? Number.POSITIVE_INFINITY : 0,
+        maxRetryTime: waitMs,
+        minTimeout: 200,
+        maxTimeout: 5_000,
+        randomize: true,
+        signal: closing.signal,
+        shouldRetry: ({ error }) => isConnectionFailure(error),
+        onFailedAttempt: ({ error, attemptNumber }) => {
+          if (waitMs > 0 && isConnectionFailure(error)) logger.warn({ err: error, attemptNumber }, `faultline: waiting for ${opened.label}`);
+        },
+      });
+    } catch (error) {
+      if (closing.signal.aborted) throw new ApiError(503, "This Faultline instance is closed");
+      if (!isConnectionFailure(error)) throw error;
+      const waited = waitMs > 0 ? ` (waited ${waitMs} ms)` : "";
+      throw new DatabaseUnavailableError(`Faultline could not connect to ${opened.label}${waited}: ${describeError(error)}`, { cause: error });
+    }
+  }
+
   async function init(): Promise<Kysely<Database>> {
     const opened = await connect();
-    if (options.autoMigrate) await migrate();
+    await reachDatabase(opened);
+    if (options.autoMigrate) await applyMigrations(opened.root);
     db = opened.db;
     for (const plugin of composition.plugins) await plugin.init?.({ container });
     if (options.worker) {
@@ -144,6 +183,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   async function close(): Promise<void> {
     if (closed) return;
     closed = true;
+    closing.abort();
     await initialised?.catch(() => undefined);
     await worker.stop();
     await unlisten?.().catch(() => undefined);
@@ -184,6 +224,12 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     services: () => registeredTokens(container),
     call: inProcess.call,
   };
+}
+
+/** An error's message, or its code when it has none (Node's AggregateError of a refused connection). */
+function describeError(error: unknown): string {
+  const { message, code } = error as { message?: unknown; code?: unknown };
+  return (typeof message === "string" && message) || (typeof code === "string" && code) || String(error);
 }
 
 /** Merges plugin API namespaces; every function awaits initialisation first. */

@@ -51,6 +51,7 @@ export {
 export type { TaskDefinition, TaskContext } from "./worker/task.js";
 export { defineEndpoint, json, type EndpointDefinition, type EndpointContext, type Reply } from "./http/endpoint.js";
 export { ApiError } from "./http/errors.js";
+export { DatabaseUnavailableError, isConnectionFailure } from "./db/errors.js";
 export { keysetPage, linkHeader, type Page, type KeysetBound } from "./http/pagination.js";
 export { runInTransaction, type TransactionScope } from "./db/transaction.js";
 export type { Actor, DomainEvent, DomainEventMap, DomainEventName } from "./events/event-bus.js";

@@ -56,6 +56,24 @@ export const optionsSchema = z.strictObject({
       bodyDepth: z.number().int().min(2).max(512).default(DEFAULT_BODY_DEPTH),
     })
     .prefault({}),
+  /** Connections to PostgreSQL (a connection string or a pg Pool). */
+  connection: z
+    .strictObject({
+      /**
+       * A pool Faultline creates from a connection string gives up on getting a connection
+       * (opening one, or waiting for a free one) after this many milliseconds: a request during
+       * an outage gets 503 with Retry-After instead of hanging. Default 10000. A host's Pool keeps
+       * its own `connectionTimeoutMillis`.
+       */
+      timeoutMs: z.number().int().min(100).max(600_000).default(10_000),
+      /**
+       * On startup (`ready()`, or the first request), keep retrying an unreachable database for up
+       * to this many milliseconds before failing. Default 0: fail at once with one
+       * DatabaseUnavailableError.
+       */
+      startupWaitMs: z.number().int().min(0).max(3_600_000).default(0),
+    })
+    .prefault({}),
   /** Apply pending migrations during init (default true); turn off when deploys run `faultline migrate`. */
   autoMigrate: z.boolean().default(true),
   /** Webhook and service hook delivery. */

@@ -1,6 +1,8 @@
 import type { PGlite } from "@electric-sql/pglite";
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, type PostgresPool } from "kysely";
+import pRetry from "p-retry";
 import pg from "pg";
+import type { Logger } from "../logging/logger.js";
 import type { Database } from "./schema.js";
 
 /**
@@ -21,6 +23,8 @@ export interface DatabaseConnection {
   db: Kysely<Database>;
   root: Kysely<unknown>;
   engine: "postgres" | "pglite" | "kysely";
+  /** Where it is, for error messages: `host:port/database` (never credentials), or what was given. */
+  label: string;
   /** LISTEN on a channel (PostgreSQL and PGlite); undefined for a host's Kysely (polling only). Resolves to an unsubscribe. */
   listen?: (channel: string, onNotify: () => void) => Promise<() => Promise<void>>;
   /** Releases only what Faultline itself opened; a host's Pool, PGlite or Kysely stays open. */
@@ -45,27 +49,98 @@ function hasFunctions(value: unknown, names: string[]): boolean {
   return names.every((name) => typeof record[name] === "function");
 }
 
-export async function openDatabase(input: DatabaseInput | undefined, schema: string): Promise<DatabaseConnection> {
+/** How connections to PostgreSQL are opened and watched. */
+export interface ConnectOptions {
+  logger: Logger;
+  /** `connectionTimeoutMillis` of a pool Faultline creates from a connection string. */
+  connectTimeoutMs: number;
+}
+
+export async function openDatabase(input: DatabaseInput | undefined, schema: string, options: ConnectOptions): Promise<DatabaseConnection> {
   const source = typeof input === "function" ? await input() : input;
-  const opened = await openSource(source);
+  const opened = await openSource(source, options);
   return { ...opened, db: (opened.root as Kysely<Database>).withSchema(schema) };
 }
 
-async function openSource(source: DatabaseSource | undefined): Promise<Omit<DatabaseConnection, "db">> {
-  if (source === undefined) return openPGlite(await createPGlite(undefined), true);
+async function openSource(source: DatabaseSource | undefined, options: ConnectOptions): Promise<Omit<DatabaseConnection, "db">> {
+  if (source === undefined) return openPGlite(await createPGlite(undefined), true, "embedded PGlite (in memory)");
   if (typeof source === "string") {
-    const pool = new pg.Pool({ connectionString: source });
-    return { ...withOwnedKysely(new Kysely({ dialect: new PostgresDialect({ pool }) }), "postgres"), listen: listenWith(() => pool.connect()) };
+    // keepAlive: an idle connection (LISTEN above all) notices a silently dropped route.
+    const pool = new pg.Pool({ connectionString: source, connectionTimeoutMillis: options.connectTimeoutMs, keepAlive: true });
+    return openPool(pool, true, options.logger, describeConnectionString(source));
   }
-  if (isKysely(source)) return { root: source, engine: "kysely", close: async () => {} };
-  if (isPGlite(source)) return openPGlite(source, false);
-  if (isPgPool(source)) {
-    // Kysely's PostgresDialect ends the pool on destroy(); the pool is the host's, so we hand it a
-    // wrapper whose end() is a no-op.
-    const borrowed = Object.assign(Object.create(source) as pg.Pool, { end: async () => {} });
-    return { ...withOwnedKysely(new Kysely({ dialect: new PostgresDialect({ pool: borrowed }) }), "postgres"), listen: listenWith(() => source.connect()) };
+  if (isKysely(source)) return { root: source, engine: "kysely", label: "the Kysely instance given as `database`", close: async () => {} };
+  if (isPGlite(source)) return openPGlite(source, false, "the PGlite instance given as `database`");
+  if (isPgPool(source)) return openPool(source, false, options.logger, "the pg Pool given as `database`");
+  return openPGlite(await createPGlite(source.dataDir), true, `embedded PGlite (${source.dataDir})`);
+}
+
+/**
+ * Kysely and LISTEN over a `pg` Pool, guarded so that a lost connection is an error of the query
+ * that used it, never an unhandled `'error'` event (which would end the host process):
+ * - the pool's `'error'` (an idle connection died: a terminated backend, a restart, an idle
+ *   timeout) is logged; pg-pool has already dropped that connection;
+ * - every connection the pool opens gets an `'error'` listener as it is created (pg-pool's
+ *   `'connect'` event, before anyone holds it: a backend terminated right after the handshake
+ *   reports in the same read as its ReadyForQuery, before the borrower's code runs). A connection
+ *   in use then fails its next query, and pg-pool drops it on release (no longer queryable);
+ * - a host's pool may hold connections opened before Faultline's listener: one of those gets a
+ *   listener for as long as Faultline holds it.
+ * A host's pool gets these listeners while the instance is open; close() removes them and never
+ * ends the pool.
+ */
+function openPool(pool: pg.Pool, owned: boolean, logger: Logger, label: string): Omit<DatabaseConnection, "db"> {
+  const onIdleError = (error: Error) => logger.warn({ err: error }, "faultline: an idle database connection was lost (the pool opens a new one when needed)");
+  const onClientError = (error: Error) => logger.warn({ err: error }, "faultline: a database connection was lost (a query on it fails and it is discarded)");
+  const watched = new Set<pg.PoolClient>();
+  const watch = (client: pg.PoolClient) => {
+    client.on("error", onClientError);
+    watched.add(client);
+  };
+  const forget = (client: pg.PoolClient) => watched.delete(client);
+  pool.on("error", onIdleError);
+  pool.on("connect", watch);
+  pool.on("remove", forget);
+  const forKysely: PostgresPool = {
+    connect: async () => {
+      const client = await pool.connect();
+      return watched.has(client) ? client : guardWhileHeld(client, onClientError);
+    },
+    // Kysely's destroy() ends its pool. Ours keeps its listeners: a backend terminated just
+    // before close() may report after it. A host's pool stays open, without them.
+    end: async () => {
+      if (owned) return pool.end();
+      pool.off("error", onIdleError);
+      pool.off("connect", watch);
+      pool.off("remove", forget);
+      for (const client of watched) client.off("error", onClientError);
+      watched.clear();
+    },
+  };
+  const root = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: forKysely }) });
+  return { root, engine: "postgres", label, close: () => root.destroy(), listen: listenWith(() => pool.connect(), logger) };
+}
+
+/** Listens for `'error'` on a checked-out client (one opened before our listener) until it is released. */
+function guardWhileHeld(client: pg.PoolClient, onError: (error: Error) => void): pg.PoolClient {
+  client.on("error", onError);
+  // pg-pool gives every checkout its own release function.
+  const release = client.release.bind(client);
+  client.release = (destroy?: Error | boolean) => {
+    client.off("error", onError);
+    release(destroy);
+  };
+  return client;
+}
+
+/** `host:port/database` of a connection string, without its credentials. */
+function describeConnectionString(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    return `PostgreSQL at ${url.hostname || "localhost"}:${url.port || "5432"}${url.pathname}`;
+  } catch {
+    return "PostgreSQL (connection string not parseable as a URL)";
   }
-  return openPGlite(await createPGlite(source.dataDir), true);
 }
 
 async function createPGlite(dataDir: string | undefined): Promise<PGlite> {
@@ -80,7 +155,7 @@ async function createPGlite(dataDir: string | undefined): Promise<PGlite> {
  */
 const sharedPGliteRoots = new WeakMap<PGlite, Kysely<unknown>>();
 
-async function openPGlite(pglite: PGlite, owned: boolean): Promise<Omit<DatabaseConnection, "db">> {
+async function openPGlite(pglite: PGlite, owned: boolean, label: string): Promise<Omit<DatabaseConnection, "db">> {
   let root = sharedPGliteRoots.get(pglite);
   if (!root) {
     const { PGliteDialect } = await import("kysely-pglite-dialect");
@@ -92,6 +167,7 @@ async function openPGlite(pglite: PGlite, owned: boolean): Promise<Omit<Database
   return {
     root: kysely,
     engine: "pglite",
+    label,
     close: async () => (owned ? kysely.destroy() : undefined),
     listen: async (channel, onNotify) => {
       const unsubscribe = await pglite.listen(channel, onNotify);
@@ -100,21 +176,93 @@ async function openPGlite(pglite: PGlite, owned: boolean): Promise<Omit<Database
   };
 }
 
-function withOwnedKysely(root: Kysely<unknown>, engine: "postgres"): Omit<DatabaseConnection, "db"> {
-  return { root, engine, close: () => root.destroy() };
-}
+/** Reconnect delays of a lost LISTEN connection: from 100 ms, doubling with jitter, at most 10 s apart. */
+const LISTEN_RECONNECT = { minTimeout: 100, maxTimeout: 10_000, factor: 2, randomize: true, unref: true } as const;
 
-/** A dedicated connection held for LISTEN; released (after UNLISTEN) on unsubscribe. */
-function listenWith(connect: () => Promise<pg.PoolClient>) {
-  return async (channel: string, onNotify: () => void) => {
-    const client = await connect();
-    client.on("notification", (message) => {
+/**
+ * A dedicated connection held for LISTEN. When it is lost (`'error'` or `'end'`) it is
+ * discarded and a new one is opened with backoff until that succeeds or the subscription ends;
+ * once listening again, `onNotify` is called once, since notifications sent in between were
+ * lost: the subscriber catches up as if woken. The first connection is opened before this
+ * resolves (a failure there rejects: startup reports it). Unsubscribing stops reconnecting and
+ * releases the connection after UNLISTEN.
+ */
+function listenWith(connect: () => Promise<pg.PoolClient>, logger: Logger) {
+  return async (channel: string, onNotify: () => void): Promise<() => Promise<void>> => {
+    const statement = `LISTEN "${channel.replaceAll('"', "")}"`;
+    const stop = new AbortController();
+    let current: pg.PoolClient | undefined;
+    const held = new Map<pg.PoolClient, () => void>();
+
+    const onNotification = (message: pg.Notification) => {
       if (message.channel === channel) onNotify();
-    });
-    await client.query(`LISTEN "${channel.replaceAll('"', "")}"`);
+    };
+
+    async function subscribe(): Promise<void> {
+      const client = await connect();
+      const onLost = (error?: Error) => lost(client, error);
+      const detach = () => {
+        client.off("notification", onNotification);
+        client.off("error", onLost);
+        client.off("end", onLost);
+        // A dead client can still emit 'error'; pg-pool listens again only once it is released.
+        client.on("error", () => undefined);
+      };
+      client.on("notification", onNotification);
+      client.on("error", onLost);
+      client.on("end", onLost);
+      held.set(client, detach);
+      try {
+        await client.query(statement);
+      } catch (error) {
+        discard(client, error instanceof Error ? error : true);
+        throw error;
+      }
+      if (stop.signal.aborted) return discard(client, true);
+      current = client;
+    }
+
+    /** Stops listening to `client` and gives it back: `reason` (an error, or true) destroys it, false keeps it in the pool. */
+    function discard(client: pg.PoolClient, reason: Error | boolean): void {
+      held.get(client)?.();
+      held.delete(client);
+      client.release(reason);
+    }
+
+    function lost(client: pg.PoolClient, error: Error | undefined): void {
+      if (current !== client) return; // 'error' and 'end' of one loss, or a connection already discarded
+      current = undefined;
+      discard(client, error ?? true);
+      if (stop.signal.aborted) return;
+      logger.warn({ err: error, channel }, "faultline: the LISTEN connection was lost; reconnecting (polling covers the gap)");
+      void pRetry(subscribe, {
+        ...LISTEN_RECONNECT,
+        retries: Number.POSITIVE_INFINITY,
+        signal: stop.signal,
+        onFailedAttempt: ({ error: failure, attemptNumber }) => logger.debug({ err: failure, channel, attemptNumber }, "faultline: LISTEN reconnect failed"),
+      }).then(
+        () => {
+          if (stop.signal.aborted) return;
+          logger.info({ channel }, "faultline: LISTEN connection restored");
+          onNotify();
+        },
+        () => undefined, // aborted by unsubscribe
+      );
+    }
+
+    await subscribe();
     return async () => {
-      await client.query("UNLISTEN *").catch(() => undefined);
-      client.release();
+      // A reconnect attempt still in flight is not waited for (a host's pool may have no connect
+      // timeout): once it settles it sees the abort and gives its connection back.
+      stop.abort();
+      const client = current;
+      current = undefined;
+      if (!client) return;
+      const unlistened = await client.query("UNLISTEN *").then(
+        () => true,
+        () => false,
+      );
+      discard(client, !unlistened);
     };
   };
 }

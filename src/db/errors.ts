@@ -13,3 +13,46 @@ export function isDataException(error: unknown): boolean {
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
   return typeof code === "string" && (code.startsWith("22") || code === "54001");
 }
+
+/**
+ * SQLSTATEs of a lost or refused connection: class 08 (connection exception), the server shutting
+ * the session down (57P01 admin_shutdown, e.g. pg_terminate_backend; 57P02 crash_shutdown; 57P03
+ * cannot_connect_now while starting or in recovery) and 53300 too_many_connections.
+ */
+const CONNECTION_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+
+/** Socket errors of an unreachable or vanished server (a host name that does not resolve at all is configuration, not an outage). */
+const CONNECTION_ERRNOS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "ENETDOWN", "EAI_AGAIN"]);
+
+/**
+ * `pg` reports a dead socket, a client made unusable by one and its pool's connect timeout with
+ * plain Errors and these messages (pg 8 / pg-pool 3).
+ */
+const PG_CONNECTION_MESSAGES = [
+  /^Connection terminated/, // "… unexpectedly", "… due to connection timeout"
+  /^timeout exceeded when trying to connect$/,
+  /^Client has encountered a connection error and is not queryable$/,
+  /^Client was closed and is not queryable$/,
+];
+
+/**
+ * True when `error` (or its `cause`, or one of an AggregateError's `errors`) means the database
+ * could not be reached or the connection was lost: a condition that passes (retry later), not a
+ * bug in the request. The HTTP layer answers these with 503 and `Retry-After`.
+ */
+export function isConnectionFailure(error: unknown, depth = 0): boolean {
+  if (typeof error !== "object" || error === null || depth > 5) return false;
+  const { code, message, cause, errors } = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === "string" && (code.startsWith("08") || CONNECTION_SQLSTATES.has(code) || CONNECTION_ERRNOS.has(code))) return true;
+  if (typeof message === "string" && PG_CONNECTION_MESSAGES.some((pattern) => pattern.test(message))) return true;
+  if (Array.isArray(errors) && errors.some((inner) => isConnectionFailure(inner, depth + 1))) return true;
+  return cause !== undefined && isConnectionFailure(cause, depth + 1);
+}
+
+/** Startup could not reach the database (after `connection.startupWaitMs`, if set); `cause` is the last connection error. */
+export class DatabaseUnavailableError extends Error {
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+    this.name = "DatabaseUnavailableError";
+  }
+}

@@ -1,3 +1,5 @@
+import { isConnectionFailure } from "./errors.js";
+
 export interface BatcherOptions {
   /** Most items written in one transaction. */
   maxBatch: number;
@@ -17,7 +19,8 @@ interface Pending<T> {
  * Group commit: items submitted within a few milliseconds are written together in one
  * transaction, and each caller's promise settles only after that transaction committed — so an
  * acknowledged item is durable. A failing batch is retried item by item, so one bad item fails
- * alone.
+ * alone; except when the database is unreachable, which no item caused: every caller of the
+ * batch gets that error at once rather than after one more failed connection each.
  */
 export class GroupCommitBatcher<T> {
   readonly #queue: Array<Pending<T>> = [];
@@ -63,7 +66,10 @@ export class GroupCommitBatcher<T> {
       await this.write(batch.map((p) => p.item));
       for (const pending of batch) pending.resolve();
     } catch (error) {
-      if (batch.length === 1) return (batch[0] as Pending<T>).reject(error);
+      if (batch.length === 1 || isConnectionFailure(error)) {
+        for (const pending of batch) pending.reject(error);
+        return;
+      }
       for (const pending of batch) await this.#writeBatch([pending]);
     }
   }

@@ -125,6 +125,12 @@ export interface AppInstallationsTable {
   status: "installed";
   /** One-time grant code for the OAuth authorization exchange; null once used. */
   code: string | null;
+  /**
+   * The app scopes this organization consented to (0007_installation_consent), always a subset of
+   * the app's scopes: what the installation's tokens carry. Required on insert, so that every
+   * install decides it.
+   */
+  consented_scopes: string[];
   date_created: Timestamp;
 }
 

@@ -1,5 +1,7 @@
 import { type Kysely, sql } from "kysely";
+import pRetry from "p-retry";
 import type { Clock } from "../clock.js";
+import { isConnectionFailure } from "../db/errors.js";
 import { GroupCommitBatcher } from "../db/group-commit.js";
 import type { Database, Delivery, DeliveryStatus } from "../db/schema.js";
 import { runInTransaction, type TransactionScope } from "../db/transaction.js";
@@ -126,12 +128,32 @@ export class DeliveryEngine {
    * logged: the outcomes are committed, and the destination's next failure disables it again.
    */
   async #recordGroup(attempts: Attempt[]): Promise<void> {
-    const disabling = await runInTransaction(this.db(), (scope) => this.#record(scope, attempts));
+    const disabling = await this.#untilRecorded(() => runInTransaction(this.db(), (scope) => this.#record(scope, attempts)));
     for (const { delivery, reason } of disabling) {
       await runInTransaction(this.db(), (scope) => this.#disable(scope, delivery, reason)).catch((error: unknown) =>
         this.logger.error({ err: error, destinationType: delivery.destination_type, destinationId: delivery.destination_id }, "faultline: disabling a webhook destination failed"),
       );
     }
+  }
+
+  /**
+   * The sends happened: if the database is unreachable when their outcomes are written, the
+   * write is retried with backoff for as long as the claim's lease lasts, rather than leaving the
+   * deliveries to be sent again once the lease runs out. Re-running the write is harmless: the
+   * outcome update is guarded by the attempt number.
+   */
+  #untilRecorded<T>(write: () => Promise<T>): Promise<T> {
+    return pRetry(write, {
+      retries: Number.POSITIVE_INFINITY,
+      minTimeout: 100,
+      maxTimeout: 5_000,
+      randomize: true,
+      maxRetryTime: LEASE_EXTRA_MS,
+      shouldRetry: ({ error }) => isConnectionFailure(error),
+      onFailedAttempt: ({ error, attemptNumber }) => {
+        if (isConnectionFailure(error)) this.logger.warn({ err: error, attemptNumber }, "faultline: recording delivery outcomes failed (database unreachable); retrying");
+      },
+    });
   }
 
   /** Records a group of finished attempts in one transaction (a few statements per group, not per send); returns what to disable. */

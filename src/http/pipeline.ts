@@ -7,7 +7,7 @@ import type { Principal } from "../auth/principal.js";
 import type { Scope } from "../auth/scopes.js";
 import type { Clock } from "../clock.js";
 import type { Database, Organization } from "../db/schema.js";
-import { isDataException } from "../db/errors.js";
+import { isConnectionFailure, isDataException } from "../db/errors.js";
 import type { Logger } from "../logging/logger.js";
 import type { ResolvedOptions } from "../options.js";
 import type { Composition } from "../plugin/compose.js";
@@ -145,6 +145,11 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   }
 
   function renderError(error: unknown, path: string, requestId: string): Response {
+    if (isConnectionFailure(error)) {
+      // An outage passes: the client is told when to come back (Sentry SDKs pause sending for Retry-After).
+      deps.logger.warn({ err: error, requestId, errorId: requestId }, "faultline: the database is unreachable; answered 503");
+      error = databaseUnavailable(requestId);
+    }
     if (isDataException(error)) {
       // Backstop of the input policy: still logged as an error, since the policy should have caught it.
       deps.logger.error({ err: error, requestId, errorId: requestId }, "faultline: the database refused a request value");
@@ -158,6 +163,18 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     const renderer = renderers.find((candidate) => candidate.matches(path));
     return renderer ? renderer.render(apiError, requestId) : renderSentryError(apiError);
   }
+}
+
+/** Seconds a client waits before retrying a request that met a database outage. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+function databaseUnavailable(requestId: string): ApiError {
+  return new ApiError(
+    503,
+    "The database is temporarily unavailable; retry later",
+    { errorId: requestId },
+    { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
+  );
 }
 
 /** The 403 of a missing scope; exported for endpoints that authorize an organization they resolve themselves. */

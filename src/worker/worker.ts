@@ -1,21 +1,28 @@
 import type { DependencyContainer } from "tsyringe";
 import type { Clock } from "../clock.js";
+import { isConnectionFailure } from "../db/errors.js";
 import type { Logger } from "../logging/logger.js";
 import type { TaskDefinition } from "./task.js";
 
 /** Upper bound of back-to-back slices of one task before yielding to the timer. */
 const MAX_SLICES_PER_TICK = 50;
+/** A task failing again and again (the database is down) runs at most this far apart. */
+const MAX_BACKOFF_MS = 30_000;
 
 /**
  * Runs plugin tasks on their intervals. `start()` schedules them (timers do not keep the
  * process alive), `stop()` waits for in-flight slices, `runDue()` runs every task until it
- * reports no more work — what tests and `drain()` use.
+ * reports no more work — what tests and `drain()` use. A failing run is logged and the task
+ * runs again later, its interval doubling with each consecutive failure (up to 30 s); a wake
+ * (new work, a LISTEN connection restored) runs it at once.
  */
 export class Worker {
   readonly #timers = new Map<string, NodeJS.Timeout>();
   readonly #running = new Set<Promise<void>>();
   readonly #busy = new Set<string>();
   readonly #wakeAgain = new Set<string>();
+  /** Consecutive failed ticks per task. */
+  readonly #failures = new Map<string, number>();
   #started = false;
 
   constructor(
@@ -73,7 +80,7 @@ export class Worker {
         this.#running.delete(tick);
         this.#busy.delete(task.id);
         const again = this.#wakeAgain.delete(task.id);
-        if (this.#started) this.#schedule(task, again ? 0 : task.intervalMs);
+        if (this.#started) this.#schedule(task, again ? 0 : this.#nextDelay(task));
       });
       this.#running.add(tick);
     }, delayMs);
@@ -85,11 +92,24 @@ export class Worker {
     try {
       await this.deps.ready();
       for (let i = 0; i < MAX_SLICES_PER_TICK && this.#started; i++) {
-        if (!(await this.#slice(task))) return;
+        const more = await this.#slice(task);
+        this.#failures.delete(task.id);
+        if (!more) return;
       }
     } catch (error) {
-      this.deps.logger.error({ err: error, task: task.id }, "faultline: background task failed");
+      const failures = (this.#failures.get(task.id) ?? 0) + 1;
+      this.#failures.set(task.id, failures);
+      const details = { err: error, task: task.id, consecutiveFailures: failures, nextRunMs: this.#nextDelay(task) };
+      // An outage is expected to pass and is said once per run, not as a crash.
+      if (isConnectionFailure(error)) this.deps.logger.warn(details, "faultline: background task could not reach the database; retrying later");
+      else this.deps.logger.error(details, "faultline: background task failed");
     }
+  }
+
+  #nextDelay(task: TaskDefinition): number {
+    const failures = this.#failures.get(task.id) ?? 0;
+    if (failures === 0) return task.intervalMs;
+    return Math.min(task.intervalMs * 2 ** failures, Math.max(MAX_BACKOFF_MS, task.intervalMs));
   }
 
   #slice(task: TaskDefinition): Promise<boolean> {

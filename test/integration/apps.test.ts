@@ -235,6 +235,8 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
         organization: { slug: "acme" },
         uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
         status: "installed",
+        scopes: ["event:read", "event:write"],
+        pendingScopes: [],
         code: expect.stringMatching(/^[A-Za-z0-9]{32}$/),
       });
       const again = await install("acme", "tracker", acme.allScopesToken);
@@ -381,9 +383,13 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
       // Another organization — even the one that owns the app — is a 404.
       expect((await call("GET", "/api/0/organizations/globex/issues/", token)).status).toBe(404);
       expect((await call("GET", "/api/0/svc-apps/scoped/", token)).status).toBe(404);
-      // Narrowing the app narrows the tokens it holds; widening needs the owner's scopes.
+      // Replacing the app's scopes narrows the tokens it holds at once; what it adds waits for
+      // acme's approval (app-scope-consent.test.ts covers the consent flow).
       expect((await call("PUT", "/api/0/svc-apps/scoped/", globex.allScopesToken, { scopes: ["org:read"] })).status).toBe(200);
       expect((await call("GET", "/api/0/organizations/acme/issues/", token)).status).toBe(403);
+      expect((await call("GET", "/api/0/organizations/acme/svc-app-installations/", token)).status).toBe(403);
+      const approved = await call("POST", `/api/0/svc-app-installations/${installed.uuid}/approve-scopes/`, acme.allScopesToken, { scopes: ["org:read"] });
+      expect(approved.body).toMatchObject({ scopes: ["org:read"], pendingScopes: [] });
       expect((await call("GET", "/api/0/organizations/acme/svc-app-installations/", token)).status).toBe(200);
       // Uninstalling revokes it.
       expect((await call("DELETE", `/api/0/svc-app-installations/${installed.uuid}/`, acme.allScopesToken)).status).toBe(204);

@@ -35,6 +35,8 @@ describe("GET /api/0/organizations/{org}/svc-app-installations/", () => {
       organization: { slug: "acme" },
       uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
       status: "installed",
+      scopes: ["event:write"],
+      pendingScopes: [],
     });
     expect(body[1].app.slug).toBe("internal-tool");
     const link = response.headers.get("link") ?? "";

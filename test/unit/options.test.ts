@@ -8,6 +8,9 @@ describe("createFaultline options", () => {
     expect(() => createFaultline({ basePath: "faultline/" })).toThrow(/option "basePath"/);
     expect(() => createFaultline({ limits: { bodyBytes: -1 } })).toThrow(/option "limits.bodyBytes"/);
     expect(() => createFaultline({ databse: "postgres://x" } as never)).toThrow(/unknown option "databse"/);
+    expect(() => createFaultline({ connection: { timeoutMs: 0 } })).toThrow(/option "connection.timeoutMs"/);
+    expect(() => createFaultline({ connection: { startupWaitMs: -1 } })).toThrow(/option "connection.startupWaitMs"/);
+    expect(() => createFaultline({ connection: { timeout: 5 } } as never)).toThrow(/unknown option "connection.timeout"/);
   });
 
   it("opens nothing at construction (no database needed to build an instance)", async () => {

@@ -4,8 +4,9 @@ import { scimMigration } from "./0003-scim.js";
 import { deliveryMigration } from "./0004-delivery.js";
 import { appsMigration } from "./0005-apps.js";
 import { alertsMigration } from "./0006-alerts.js";
+import { installationConsentMigration } from "./0007-installation-consent.js";
 import type { SchemaMigration } from "./types.js";
 
 /** Every first-party migration, in name order (Kysely applies them by name). Never rename or edit a released one. */
-export const coreMigrations: readonly SchemaMigration[] = [coreMigration, issuesMigration, scimMigration, deliveryMigration, appsMigration, alertsMigration];
+export const coreMigrations: readonly SchemaMigration[] = [coreMigration, issuesMigration, scimMigration, deliveryMigration, appsMigration, alertsMigration, installationConsentMigration];
 export type { SchemaMigration } from "./types.js";

@@ -68,11 +68,11 @@ export const updateApp = defineEndpoint({
   method: "PUT",
   path: APP,
   operationId: "apps.update",
-  summary: "Change an app's name, webhook URL, event categories, scopes or UI schema",
+  summary: "Change an app's name, webhook URL, event categories, scopes or UI schema; added scopes wait for each installing organization's approval",
   body: updateAppInput,
   handler: async (ctx) => {
     const { app, scopes } = await authorizeApp(accessDeps(ctx), ctx.params.app_slug, ["org:admin"]);
-    return { body: await ctx.container.resolve(InstallationServiceToken).updateApp(app, ctx.body, { caller: { scopes } }) };
+    return { body: await ctx.container.resolve(InstallationServiceToken).updateApp(app, ctx.body, { actor: await actorOf(ctx), caller: { scopes } }) };
   },
 });
 

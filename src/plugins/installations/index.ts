@@ -6,8 +6,16 @@ import { OrganizationServiceToken } from "../organizations/index.js";
 import { createApp, deleteApp, getApp, listAppRequests, listApps, rotateAppSecret, updateApp } from "./app-routes.js";
 import { InstallationAuthorizer } from "./oauth.js";
 import { InstallationRepository } from "./repository.js";
-import { authorizeInstallationToken, installApp, listComponents, listInstallations, uninstallApp } from "./routes.js";
-import type { CreateAppInput, InstallAppInput, UpdateAppInput } from "./schemas.js";
+import {
+  approveInstallationScopes,
+  authorizeInstallationToken,
+  getInstallation,
+  installApp,
+  listComponents,
+  listInstallations,
+  uninstallApp,
+} from "./routes.js";
+import type { ApproveScopesInput, CreateAppInput, InstallAppInput, UpdateAppInput } from "./schemas.js";
 import { InstallationService } from "./service.js";
 import { InstallationAuthorizerToken, InstallationRepositoryToken, InstallationServiceToken } from "./tokens.js";
 
@@ -39,6 +47,8 @@ export const installationsPlugin = definePlugin({
   endpoints: [
     listInstallations,
     installApp,
+    getInstallation,
+    approveInstallationScopes,
     uninstallApp,
     authorizeInstallationToken,
     listComponents,
@@ -56,6 +66,10 @@ export const installationsPlugin = definePlugin({
       apps: {
         /** Creates an app; `clientSecret` is in this result only. Internal apps are installed in their owner. */
         create: (input: CreateAppInput) => service().createApp(input),
+        /**
+         * Changes an app. Scopes it drops leave every installation at once; scopes it adds are
+         * pending in each installing organization but its owner (`installation.scopes_requested`).
+         */
         update: async (slug: string, input: UpdateAppInput) => service().updateApp(await service().requireApp(slug), input),
         /** Deletes an app, uninstalling it everywhere (`installation.deleted` for each installation). */
         delete: async (slug: string) => service().deleteApp(await service().requireApp(slug)),
@@ -63,8 +77,14 @@ export const installationsPlugin = definePlugin({
         rotateSecret: async (slug: string) => service().rotateSecret(await service().requireApp(slug)),
       },
       installations: {
+        /** Installs an app, consenting to all its scopes (the host is trusted). */
         install: (input: InstallAppInput) => service().install(input),
         uninstall: (uuid: string) => service().uninstall(uuid),
+        /**
+         * Approves pending scopes of an installation, as the host (no holder check): its tokens,
+         * existing and future, carry them at once (`installation.scopes_approved`).
+         */
+        approveScopes: (uuid: string, input: ApproveScopesInput) => service().approveScopes(uuid, input),
       },
     };
   },

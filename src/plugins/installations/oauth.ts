@@ -7,6 +7,7 @@ import { runInTransaction } from "../../db/transaction.js";
 import { ApiError, badRequest } from "../../http/errors.js";
 import { isoDate } from "../../http/format.js";
 import type { TokenService } from "../api-tokens/service.js";
+import { grantedScopes } from "./consent.js";
 import type { InstallationRepository } from "./repository.js";
 import type { AuthorizationBody } from "./schemas.js";
 
@@ -19,7 +20,8 @@ export const INSTALLATION_TOKEN_LIFETIME_MS = 8 * 3_600_000;
 /**
  * The OAuth exchange that lets an app call the API on behalf of the organization it is installed
  * in: the installation's one-time grant code (or a refresh token) and the app's client
- * credentials buy an installation-bound `fli_` token carrying the app's scopes.
+ * credentials buy an installation-bound `fli_` token carrying the app's scopes that the
+ * installation's organization consented to.
  */
 export class InstallationAuthorizer {
   constructor(
@@ -41,6 +43,12 @@ export class InstallationAuthorizer {
     if (!installation || !app || !idMatches || !secretMatches) throw new ApiError(401, "Invalid client credentials");
 
     return runInTransaction(this.db(), async ({ trx }) => {
+      // Locked before anything else (the order app updates and approvals lock in: installation,
+      // then tokens): a concurrent change of the app's scopes or of the consent either committed
+      // before and is read below, or waits and then re-scopes the token made here.
+      const current = await this.repository.findInstallation(installation.uuid, trx, { lock: true });
+      const currentApp = current && (await this.repository.findAppById(current.app_id, trx));
+      if (!current || !currentApp) throw new ApiError(401, "Invalid client credentials");
       if (body.grant_type === "authorization_code") {
         const code = installation.code;
         // The UPDATE … WHERE code = … is what makes the code single-use under concurrency.
@@ -58,6 +66,8 @@ export class InstallationAuthorizer {
           .executeTakeFirst();
         if (!replaced) throw invalidGrant("refresh_token", "The refresh token is invalid or has already been used");
       }
+      // Never more than the organization consented to, whatever the app asks for now.
+      const scopes = grantedScopes(currentApp.scopes, current.consented_scopes);
       const refreshToken = randomBase62(48);
       const expiresAt = new Date(this.clock.now().getTime() + INSTALLATION_TOKEN_LIFETIME_MS);
       const { row, plaintext } = this.tokens.prepare({
@@ -67,11 +77,11 @@ export class InstallationAuthorizer {
         installationId: installation.id,
         refreshTokenHash: sha256Hex(refreshToken),
         name: app.name,
-        scopes: app.scopes,
+        scopes,
         expiresAt,
       });
       await trx.insertInto("api_tokens").values(row).execute();
-      return { token: plaintext, refreshToken, expiresAt: isoDate(expiresAt), scopes: app.scopes };
+      return { token: plaintext, refreshToken, expiresAt: isoDate(expiresAt), scopes };
     });
   }
 }

@@ -36,11 +36,27 @@ export class InstallationRepository {
     await db.deleteFrom("apps").where("id", "=", appId).execute();
   }
 
-  /** Installs an app once per organization; a repeat returns the existing installation. */
-  async install(organizationId: number, appId: number, values: { uuid: string; code: string; now: Date }, db = this.db()) {
+  /**
+   * Installs an app once per organization, consenting to `consentedScopes`; a repeat returns the
+   * existing installation with the consent it has.
+   */
+  async install(
+    organizationId: number,
+    appId: number,
+    values: { uuid: string; code: string; consentedScopes: string[]; now: Date },
+    db = this.db(),
+  ) {
     const inserted = await db
       .insertInto("app_installations")
-      .values({ uuid: values.uuid, app_id: appId, organization_id: organizationId, status: "installed", code: values.code, date_created: values.now })
+      .values({
+        uuid: values.uuid,
+        app_id: appId,
+        organization_id: organizationId,
+        status: "installed",
+        code: values.code,
+        consented_scopes: values.consentedScopes,
+        date_created: values.now,
+      })
       .onConflict((oc) => oc.columns(["organization_id", "app_id"]).doNothing())
       .returningAll()
       .executeTakeFirst();
@@ -61,9 +77,13 @@ export class InstallationRepository {
     return (options.lock ? query.forUpdate() : query).executeTakeFirst();
   }
 
-  /** `lock` holds the app row: installs (whose foreign key check needs it) wait until the transaction ends. */
-  findAppById(appId: number, db: Kysely<Database> = this.db(), options: { lock?: boolean } = {}) {
+  /**
+   * `lock` holds the app row until the transaction ends: `true` (FOR UPDATE) makes installs and
+   * other changes of the app wait; `"share"` makes changes of the app wait, not other readers.
+   */
+  findAppById(appId: number, db: Kysely<Database> = this.db(), options: { lock?: boolean | "share" } = {}) {
     const query = db.selectFrom("apps").selectAll().where("id", "=", appId);
+    if (options.lock === "share") return query.forShare().executeTakeFirst();
     return (options.lock ? query.forUpdate() : query).executeTakeFirst();
   }
 
@@ -82,27 +102,58 @@ export class InstallationRepository {
     return used !== undefined;
   }
 
-  /** Installation tokens follow their app's scopes, so narrowing an app narrows every token it holds. */
-  async rescopeTokens(appId: number, scopes: string[], db: Kysely<Database>): Promise<void> {
+  /** Records what these installations (all of one app) consented to. */
+  async setConsent(installationIds: readonly number[], consentedScopes: string[], db: Kysely<Database>): Promise<void> {
+    if (installationIds.length === 0) return;
+    await db.updateTable("app_installations").set({ consented_scopes: consentedScopes }).where("id", "in", installationIds).execute();
+  }
+
+  /**
+   * Every installation token of the app (or of one installation) carries its installation's
+   * consent, which is kept a subset of the app's scopes: so narrowing an app narrows every token at
+   * once, and widening it widens none.
+   */
+  async syncTokenScopes(target: { appId: number } | { installationId: number }, db: Kysely<Database>): Promise<void> {
     await db
-      .updateTable("api_tokens")
-      .set({ scopes })
-      .where("kind", "=", "installation")
-      .where("installation_id", "in", (eb) => eb.selectFrom("app_installations").select("id").where("app_id", "=", appId))
+      .updateTable("api_tokens as t")
+      .from("app_installations as i")
+      .set((eb) => ({ scopes: eb.ref("i.consented_scopes") }))
+      .whereRef("t.installation_id", "=", "i.id")
+      .where("t.kind", "=", "installation")
+      .where("appId" in target ? "i.app_id" : "i.id", "=", "appId" in target ? target.appId : target.installationId)
       .execute();
   }
 
   /** One organization's installations with their app, newest first. */
   listInstallations(organizationId: number, bound: KeysetBound) {
     const condition = keysetCondition(bound, "i.date_created", "i.id");
-    let query = this.db()
+    let query = this.installationRows(this.db()).where("i.organization_id", "=", organizationId);
+    if (condition) query = query.where(condition);
+    return query.orderBy("i.date_created", bound.order).orderBy("i.id", bound.order).limit(bound.limit).execute();
+  }
+
+  /** One installation with its app, as the list shows it. */
+  installationRow(installationId: number, db: Kysely<Database> = this.db()) {
+    return this.installationRows(db).where("i.id", "=", installationId).executeTakeFirstOrThrow();
+  }
+
+  private installationRows(db: Kysely<Database>) {
+    return db
       .selectFrom("app_installations as i")
       .innerJoin("apps as a", "a.id", "i.app_id")
       .innerJoin("organizations as o", "o.id", "i.organization_id")
-      .select(["i.id", "i.uuid", "i.status", "i.date_created", "a.uuid as app_uuid", "a.slug as app_slug", "a.name as app_name", "o.slug as organization_slug"])
-      .where("i.organization_id", "=", organizationId);
-    if (condition) query = query.where(condition);
-    return query.orderBy("i.date_created", bound.order).orderBy("i.id", bound.order).limit(bound.limit).execute();
+      .select([
+        "i.id",
+        "i.uuid",
+        "i.status",
+        "i.date_created",
+        "i.consented_scopes",
+        "a.uuid as app_uuid",
+        "a.slug as app_slug",
+        "a.name as app_name",
+        "a.scopes as app_scopes",
+        "o.slug as organization_slug",
+      ]);
   }
 
   /** Apps installed in an organization that declare UI components, oldest installation first. */

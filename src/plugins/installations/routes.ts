@@ -1,13 +1,15 @@
 import { z } from "zod";
 import { defineEndpoint } from "../../http/endpoint.js";
+import { ApiError } from "../../http/errors.js";
 import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
 import { authorizeInstallation } from "./access.js";
 import { accessDeps, actorOf } from "./app-routes.js";
-import { authorizationBody, componentsQuery, installAppBody } from "./schemas.js";
+import { approveScopesInput as approveScopesBody, authorizationBody, componentsQuery, installAppBody } from "./schemas.js";
 import { serializeComponents, serializeInstallation } from "./serialize.js";
 import { InstallationAuthorizerToken, InstallationRepositoryToken, InstallationServiceToken } from "./tokens.js";
 
 const INSTALLATIONS = "/api/0/organizations/{organization_id_or_slug}/svc-app-installations/";
+const INSTALLATION = "/api/0/svc-app-installations/{uuid}/";
 
 export const listInstallations = defineEndpoint({
   method: "GET",
@@ -30,20 +32,48 @@ export const installApp = defineEndpoint({
   method: "POST",
   path: INSTALLATIONS,
   operationId: "installations.install",
-  summary: "Install an app by slug: 201 with the new installation (and its grant code), 200 when already installed",
+  summary: "Install an app by slug: 201 with the new installation (and its grant code), 200 when already installed; app scopes the installer lacks are pending",
   scopes: ["org:integrations"],
   body: installAppBody,
   handler: async (ctx) => {
     const { created, ...installation } = await ctx.container
       .resolve(InstallationServiceToken)
-      .install({ organization: ctx.organization.id, app: ctx.body.slug }, await actorOf(ctx));
+      .install({ organization: ctx.organization.id, app: ctx.body.slug }, { actor: await actorOf(ctx), caller: { scopes: ctx.scopes } });
     return { status: created ? 201 : 200, body: installation };
+  },
+});
+
+export const getInstallation = defineEndpoint({
+  method: "GET",
+  path: INSTALLATION,
+  operationId: "installations.get",
+  summary: "Retrieve an installation: the scopes its tokens carry and the app's scopes waiting for approval",
+  handler: async (ctx) => {
+    const { installation } = await authorizeInstallation(accessDeps(ctx), ctx.params.uuid, ["org:read"]);
+    return { body: serializeInstallation(await ctx.container.resolve(InstallationRepositoryToken).installationRow(installation.id)) };
+  },
+});
+
+export const approveInstallationScopes = defineEndpoint({
+  method: "POST",
+  path: `${INSTALLATION}approve-scopes/`,
+  operationId: "installations.approveScopes",
+  summary: "Approve scopes the app asks for beyond the organization's consent; the installation's tokens carry them from now on",
+  body: approveScopesBody,
+  handler: async (ctx) => {
+    const { installation, scopes } = await authorizeInstallation(accessDeps(ctx), ctx.params.uuid, ["org:integrations"]);
+    // Consent is the organization's to give, never the app's: not even for its own installation.
+    if (ctx.principal && ctx.principal.installationId !== null) throw new ApiError(403, "An installation token cannot approve scopes");
+    const approved = await ctx.container
+      .resolve(InstallationServiceToken)
+      .approveScopes(installation.uuid, ctx.body, { actor: await actorOf(ctx), caller: { scopes } });
+    return { body: approved };
   },
 });
 
 export const uninstallApp = defineEndpoint({
   method: "DELETE",
-  path: "/api/0/svc-app-installations/{uuid}/",
+  path: INSTALLATION,
   operationId: "installations.uninstall",
   summary: "Uninstall an app; installation.deleted is still delivered to it",
   handler: async (ctx) => {

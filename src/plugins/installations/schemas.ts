@@ -8,7 +8,9 @@ const appSlug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,49}$/, "must be lowercase
 const webhookUrl = z.url({ protocol: /^https?$/, error: "must be an http or https URL" }).max(2000);
 /** Duplicates are dropped: a set, stored as an array. */
 const events = z.array(z.enum(APP_EVENT_CATEGORIES)).max(APP_EVENT_CATEGORIES.length * 2).transform((list) => [...new Set(list)]);
-const scopes = z.array(scopeSchema).max(50).transform((list) => [...new Set(list)]);
+const scopeList = z.array(scopeSchema).max(50);
+const dedupe = <T>(list: T[]): T[] => [...new Set(list)];
+const scopes = scopeList.transform(dedupe);
 
 /**
  * UI components for the host's UI (Sentry's `schema`): `{elements: [{type, …}]}`. Only the
@@ -43,6 +45,9 @@ export const installAppInput = z.object({
   app: z.string().min(1).max(200),
 });
 
+/** `POST /api/0/svc-app-installations/{uuid}/approve-scopes/`: the pending scopes the organization approves, named. */
+export const approveScopesInput = z.object({ scopes: scopeList.min(1, "name at least one scope to approve").transform(dedupe) });
+
 /** `POST /api/0/organizations/{org}/svc-app-installations/`. */
 export const installAppBody = z.object({ slug: z.string().min(1).max(200) });
 
@@ -73,4 +78,5 @@ export const componentsQuery = z.object({
 export type CreateAppInput = z.input<typeof createAppInput>;
 export type UpdateAppInput = z.input<typeof updateAppInput>;
 export type InstallAppInput = z.input<typeof installAppInput>;
+export type ApproveScopesInput = z.input<typeof approveScopesInput>;
 export type AuthorizationBody = z.output<typeof authorizationBody>;

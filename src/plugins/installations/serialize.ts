@@ -1,25 +1,36 @@
 import { createHash } from "node:crypto";
 import type { App, AppInstallation } from "../../db/schema.js";
 import { isoDate } from "../../http/format.js";
+import { grantedScopes, pendingScopes } from "./consent.js";
 import type { InstallationListRow, InstalledSchemaRow, RequestLogRow } from "./repository.js";
 
-/** The seed's Installation shape. */
+/**
+ * What an installation's tokens carry (`scopes`) and what its app asks for beyond the
+ * organization's consent (`pendingScopes`, waiting for approval).
+ */
+function consent(appScopes: readonly string[], consented: readonly string[]) {
+  return { scopes: grantedScopes(appScopes, consented), pendingScopes: pendingScopes(appScopes, consented) };
+}
+
+/** The seed's Installation shape, plus its consent. */
 export function serializeInstallation(row: InstallationListRow) {
   return {
     app: { uuid: row.app_uuid, slug: row.app_slug, name: row.app_name },
     organization: { slug: row.organization_slug },
     uuid: row.uuid,
     status: row.status,
+    ...consent(row.app_scopes, row.consented_scopes),
   };
 }
 
-/** An installation as its installer sees it: the seed's shape plus the one-time grant `code` (null once used). */
+/** An installation as its installer sees it: the list's shape plus the one-time grant `code` (null once used). */
 export function serializeNewInstallation(app: App, installation: AppInstallation, organizationSlug: string) {
   return {
     app: { uuid: app.uuid, slug: app.slug, name: app.name },
     organization: { slug: organizationSlug },
     uuid: installation.uuid,
     status: installation.status,
+    ...consent(app.scopes, installation.consented_scopes),
     code: installation.code,
   };
 }

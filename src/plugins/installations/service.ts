@@ -4,7 +4,7 @@ import type { Clock } from "../../clock.js";
 import { randomBase62, randomHex, randomUUID } from "../../crypto/secrets.js";
 import { isUniqueViolation } from "../../db/errors.js";
 import type { App, AppInstallation, AppsTable, Database } from "../../db/schema.js";
-import { runInTransaction } from "../../db/transaction.js";
+import { runInTransaction, type TransactionScope } from "../../db/transaction.js";
 import { checkDestination } from "../../delivery/ssrf.js";
 import { type Actor, type EventBus, SYSTEM_ACTOR } from "../../events/event-bus.js";
 import { ApiError, fieldErrors, notFound } from "../../http/errors.js";
@@ -12,15 +12,33 @@ import { slugify } from "../../http/format.js";
 import { parseOrThrow } from "../../http/validate.js";
 import type { OrganizationService } from "../organizations/index.js";
 import { cancelPendingDeliveries, resetDestinationHealth, retargetPendingDeliveries } from "./pending-deliveries.js";
+import { consentAfterAppChange, grantedScopes, pendingScopes, sameScopes, scopesBeyond } from "./consent.js";
 import type { InstallationRepository } from "./repository.js";
-import { type CreateAppInput, createAppInput, type InstallAppInput, installAppInput, type UpdateAppInput, updateAppInput } from "./schemas.js";
-import { serializeApp, serializeNewInstallation } from "./serialize.js";
+import {
+  type ApproveScopesInput,
+  approveScopesInput,
+  type CreateAppInput,
+  createAppInput,
+  type InstallAppInput,
+  installAppInput,
+  type UpdateAppInput,
+  updateAppInput,
+} from "./schemas.js";
+import { serializeApp, serializeInstallation, serializeNewInstallation } from "./serialize.js";
 
 declare module "../../events/event-bus.js" {
   interface DomainEventMap {
     "installation.created": { app: App; installation: AppInstallation };
     /** Emitted before the rows are deleted, in the same transaction, so subscribers can still read them. */
     "installation.deleted": { app: App; installation: AppInstallation };
+    /**
+     * The app asks the installation's organization for scopes it has not consented to: its owner
+     * added them, or the installer did not hold them. `requestedScopes` are the newly pending ones,
+     * `pendingScopes` all that wait for approval. The installation's tokens do not carry them.
+     */
+    "installation.scopes_requested": { app: App; installation: AppInstallation; requestedScopes: string[]; pendingScopes: string[] };
+    /** The organization approved pending scopes: `scopes` is what the installation's tokens carry from now on. */
+    "installation.scopes_approved": { app: App; installation: AppInstallation; approvedScopes: string[]; scopes: string[] };
   }
 }
 
@@ -30,6 +48,15 @@ export interface AppChangeOptions {
    * An API caller (HTTP), with its scopes in the owning organization: the app's scopes may not
    * exceed them, and its webhook URL must pass the SSRF policy. In-process calls come from the
    * host itself, which is trusted with its own configuration, and pass nothing.
+   */
+  caller?: { scopes: ReadonlySet<Scope> };
+}
+
+export interface ConsentOptions {
+  actor?: Actor;
+  /**
+   * An API caller (HTTP) with its scopes in the installation's organization: it consents only to
+   * scopes it holds itself. The in-process API (the trusted host) passes nothing.
    */
   caller?: { scopes: ReadonlySet<Scope> };
 }
@@ -71,7 +98,8 @@ export class InstallationService {
       if (isUniqueViolation(error)) throw new ApiError(409, `App slug "${slug}" is already taken`, { errors: { slug: ["This slug is already taken"] } });
       throw error;
     }
-    const installed = values.isInternal ? await this.installApp(owner.id, owner.slug, app, options.actor) : null;
+    // The caller holds every scope of the app (checkCaller), or is the trusted host: full consent.
+    const installed = values.isInternal ? await this.installApp(owner.id, owner.slug, app, (appScopes) => appScopes, options.actor) : null;
     return { ...serializeApp(app), clientSecret: app.client_secret, installation: installed ? publicInstallation(installed) : null };
   }
 
@@ -82,7 +110,11 @@ export class InstallationService {
     return app;
   }
 
-  /** Changes name, webhook URL, categories, scopes or UI schema. Installation tokens follow the new scopes. */
+  /**
+   * Changes name, webhook URL, categories, scopes or UI schema. Installations follow a narrowing at
+   * once; added scopes wait for each installing organization's approval (its owner's own
+   * installation consents implicitly).
+   */
   async updateApp(app: App, input: UpdateAppInput, options: AppChangeOptions = {}) {
     const values = parseOrThrow(updateAppInput, input ?? {});
     await this.checkCaller(options.caller, values);
@@ -95,15 +127,93 @@ export class InstallationService {
       ...(values.webhookUrl !== undefined && { webhook_url: values.webhookUrl, webhook_status: "active" as const }),
     };
     if (Object.keys(changes).length === 0) return serializeApp(app);
-    return runInTransaction(this.db(), async ({ trx }) => {
-      const updated = await this.repository.updateApp(app.id, changes, trx);
-      if (values.scopes !== undefined) await this.repository.rescopeTokens(app.id, values.scopes, trx);
+    return runInTransaction(this.db(), async (scope) => {
+      // Locked: the scopes it had are what "newly requested" is measured against, and an approval
+      // (which locks the app first too) waits rather than consenting against stale scopes.
+      const before = await this.repository.findAppById(app.id, scope.trx, { lock: true });
+      if (!before) throw notFound();
+      const updated = await this.repository.updateApp(app.id, changes, scope.trx);
+      if (values.scopes !== undefined) await this.followScopeChange(scope, before, updated, options.actor ?? SYSTEM_ACTOR);
       if (values.webhookUrl !== undefined) {
-        await resetDestinationHealth(trx, app.id);
-        if (values.webhookUrl === null) await cancelPendingDeliveries(trx, this.clock.now(), { appId: app.id }, { uninstallNoticesToo: true });
-        else await retargetPendingDeliveries(trx, app.id, { url: values.webhookUrl });
+        await resetDestinationHealth(scope.trx, app.id);
+        if (values.webhookUrl === null) await cancelPendingDeliveries(scope.trx, this.clock.now(), { appId: app.id }, { uninstallNoticesToo: true });
+        else await retargetPendingDeliveries(scope.trx, app.id, { url: values.webhookUrl });
       }
       return serializeApp(updated);
+    });
+  }
+
+  /**
+   * Re-derives every installation's consent from the app's new scopes, re-scopes their tokens to
+   * it, and tells each organization asked for something new (`installation.scopes_requested`).
+   */
+  private async followScopeChange(scope: TransactionScope, before: App, updated: App, actor: Actor): Promise<void> {
+    const installations = await this.repository.installationsOfApp(updated.id, scope.trx);
+    const now = this.clock.now();
+    const requests: Array<{ installation: AppInstallation; requestedScopes: string[]; pendingScopes: string[] }> = [];
+    // Installations sharing a consent are updated together: a public app's installations mostly do.
+    const changed = new Map<string, { consentedScopes: string[]; ids: number[] }>();
+    for (const installation of installations) {
+      const isOwner = installation.organization_id === updated.organization_id;
+      const consentedScopes = consentAfterAppChange(updated.scopes, installation.consented_scopes, isOwner);
+      if (!sameScopes(consentedScopes, installation.consented_scopes)) {
+        const key = JSON.stringify(consentedScopes);
+        const group = changed.get(key) ?? { consentedScopes, ids: [] };
+        group.ids.push(installation.id);
+        changed.set(key, group);
+      }
+      const pendingBefore = new Set(pendingScopes(before.scopes, installation.consented_scopes));
+      const pendingNow = pendingScopes(updated.scopes, consentedScopes);
+      const requestedScopes = pendingNow.filter((pending) => !pendingBefore.has(pending));
+      if (requestedScopes.length > 0) {
+        requests.push({ installation: { ...installation, consented_scopes: consentedScopes }, requestedScopes, pendingScopes: pendingNow });
+      }
+    }
+    for (const { consentedScopes, ids } of changed.values()) await this.repository.setConsent(ids, consentedScopes, scope.trx);
+    await this.repository.syncTokenScopes({ appId: updated.id }, scope.trx);
+    for (const request of requests) {
+      await this.events.emit(scope, {
+        name: "installation.scopes_requested",
+        organizationId: request.installation.organization_id,
+        actor,
+        occurredAt: now,
+        payload: { app: updated, ...request },
+      });
+    }
+  }
+
+  /**
+   * The organization approves pending scopes of an installation: its tokens (existing and future)
+   * carry them from now on. Each must be one the app asks for; an API caller must hold each itself.
+   */
+  async approveScopes(uuid: string, input: ApproveScopesInput, options: ConsentOptions = {}) {
+    const { scopes: approving } = parseOrThrow(approveScopesInput, input ?? {});
+    return runInTransaction(this.db(), async (scope) => {
+      const found = await this.repository.findInstallation(uuid, scope.trx);
+      // The app first, then the installation: the order updateApp locks them in.
+      const app = found && (await this.repository.findAppById(found.app_id, scope.trx, { lock: true }));
+      const installation = app && (await this.repository.findInstallation(uuid, scope.trx, { lock: true }));
+      if (!app || !installation) throw notFound();
+      const notAsked = approving.filter((requested) => !app.scopes.includes(requested));
+      if (notAsked.length > 0) throw fieldErrors({ scopes: [`The app does not ask for: ${notAsked.join(", ")}`] });
+      const beyond = options.caller ? scopesBeyond(approving, options.caller.scopes) : [];
+      if (beyond.length > 0) throw fieldErrors({ scopes: [`Approved scopes exceed yours: ${beyond.join(", ")}`] });
+
+      const consentedScopes = grantedScopes(app.scopes, [...installation.consented_scopes, ...approving]);
+      const wasPending = pendingScopes(app.scopes, installation.consented_scopes);
+      const approvedScopes = wasPending.filter((pending) => consentedScopes.includes(pending));
+      if (approvedScopes.length > 0) {
+        await this.repository.setConsent([installation.id], consentedScopes, scope.trx);
+        await this.repository.syncTokenScopes({ installationId: installation.id }, scope.trx);
+        await this.events.emit(scope, {
+          name: "installation.scopes_approved",
+          organizationId: installation.organization_id,
+          actor: options.actor ?? SYSTEM_ACTOR,
+          occurredAt: this.clock.now(),
+          payload: { app, installation: { ...installation, consented_scopes: consentedScopes }, approvedScopes, scopes: consentedScopes },
+        });
+      }
+      return serializeInstallation(await this.repository.installationRow(installation.id, scope.trx));
     });
   }
 
@@ -134,13 +244,19 @@ export class InstallationService {
     });
   }
 
-  /** Installs a public app (or an internal one in its owner) by slug; installing twice returns the existing one. */
-  async install(input: InstallAppInput, actor: Actor = SYSTEM_ACTOR) {
+  /**
+   * Installs a public app (or an internal one in its owner) by slug; installing twice returns the
+   * existing one. The organization consents to the app's scopes, or over HTTP to those of them the
+   * installer holds: the rest are pending (`installation.scopes_requested`).
+   */
+  async install(input: InstallAppInput, options: ConsentOptions = {}) {
     const values = parseOrThrow(installAppInput, input);
     const organization = await this.organizations.requireOrganization(values.organization);
     const app = await this.repository.findAppBySlug(values.app);
     if (!app || (app.is_internal && app.organization_id !== organization.id)) throw notFound(`Unknown app "${values.app}"`);
-    const installed = await this.installApp(organization.id, organization.slug, app, actor);
+    const caller = options.caller;
+    const consentTo = caller ? (appScopes: string[]) => grantedScopes(appScopes, [...caller.scopes]) : (appScopes: string[]) => appScopes;
+    const installed = await this.installApp(organization.id, organization.slug, app, consentTo, options.actor);
     return { ...publicInstallation(installed), created: installed.created };
   }
 
@@ -159,18 +275,33 @@ export class InstallationService {
     });
   }
 
-  private async installApp(organizationId: number, organizationSlug: string, app: App, actor: Actor = SYSTEM_ACTOR) {
+  /** `consentTo` picks, from the app's scopes as they are when the row is written, what the organization consents to. */
+  private async installApp(
+    organizationId: number,
+    organizationSlug: string,
+    requested: App,
+    consentTo: (appScopes: string[]) => string[],
+    actor: Actor = SYSTEM_ACTOR,
+  ) {
     const now = this.clock.now();
     return runInTransaction(this.db(), async (scope) => {
-      const { installation, created } = await this.repository
-        .install(organizationId, app.id, { uuid: randomUUID(), code: randomBase62(32), now }, scope.trx)
-        .catch((error: unknown) => {
-          // foreign_key_violation: the app was deleted while this install waited for it.
-          if ((error as { code?: unknown }).code === "23503") throw notFound(`Unknown app "${app.slug}"`);
-          throw error;
-        });
+      // Read again under a share lock: a change of the app's scopes either committed before (and
+      // the consent is taken from it) or waits, then re-derives this installation's consent too.
+      const app = await this.repository.findAppById(requested.id, scope.trx, { lock: "share" });
+      if (!app) throw notFound(`Unknown app "${requested.slug}"`);
+      const { installation, created } = await this.repository.install(
+        organizationId,
+        app.id,
+        { uuid: randomUUID(), code: randomBase62(32), consentedScopes: consentTo(app.scopes), now },
+        scope.trx,
+      );
       if (created) {
         await this.events.emit(scope, { name: "installation.created", organizationId, actor, occurredAt: now, payload: { app, installation } });
+        const pending = pendingScopes(app.scopes, installation.consented_scopes);
+        if (pending.length > 0) {
+          const payload = { app, installation, requestedScopes: pending, pendingScopes: pending };
+          await this.events.emit(scope, { name: "installation.scopes_requested", organizationId, actor, occurredAt: now, payload });
+        }
       }
       return { app, installation, organizationSlug, created };
     });

@@ -22,7 +22,7 @@ import type { listDeliveries, redeliver } from "../deliveries/routes.js";
 import type { listLinks, createLink, deleteLink } from "../external-issues/routes.js";
 import type { postEnvelope, postStore, preflightEnvelope, preflightStore } from "../ingest/routes.js";
 import type { createApp, listApps, getApp, updateApp, deleteApp, rotateAppSecret, listAppRequests } from "../installations/app-routes.js";
-import type { listInstallations, installApp, uninstallApp, authorizeInstallationToken, listComponents } from "../installations/routes.js";
+import type { listInstallations, installApp, getInstallation, approveInstallationScopes, uninstallApp, authorizeInstallationToken, listComponents } from "../installations/routes.js";
 import type { listComments, createComment, updateComment, deleteComment } from "../issues/routes/comments.js";
 import type { getEvent, getEventJson, listIssueHashes, listIssueExternalIssues } from "../issues/routes/events.js";
 import type { getIssue, updateIssue, deleteIssue } from "../issues/routes/issue.js";
@@ -61,8 +61,10 @@ export interface FirstPartyEndpoints {
   "ingest.envelope.preflight": typeof preflightEnvelope;
   "ingest.store": typeof postStore;
   "ingest.store.preflight": typeof preflightStore;
+  "installations.approveScopes": typeof approveInstallationScopes;
   "installations.authorize": typeof authorizeInstallationToken;
   "installations.components": typeof listComponents;
+  "installations.get": typeof getInstallation;
   "installations.install": typeof installApp;
   "installations.list": typeof listInstallations;
   "installations.uninstall": typeof uninstallApp;
@@ -121,8 +123,8 @@ export const TYPED_OPERATIONS = [
   "apps.requests", "apps.rotateSecret", "apps.update", "comments.create", "comments.delete", "comments.list",
   "comments.update", "deliveries.list", "deliveries.redeliver", "events.get", "events.json", "externalIssues.create",
   "externalIssues.delete", "externalIssues.list", "ingest.envelope", "ingest.envelope.preflight", "ingest.store",
-  "ingest.store.preflight", "installations.authorize", "installations.components", "installations.install",
-  "installations.list", "installations.uninstall", "issueAlertRules.create", "issueAlertRules.delete",
+  "ingest.store.preflight", "installations.approveScopes", "installations.authorize", "installations.components",
+  "installations.get", "installations.install", "installations.list", "installations.uninstall", "issueAlertRules.create", "issueAlertRules.delete",
   "issueAlertRules.get", "issueAlertRules.list", "issueAlertRules.update", "issues.bulkDelete", "issues.bulkUpdate",
   "issues.delete", "issues.externalIssues", "issues.get", "issues.hashes", "issues.list", "issues.update",
   "metricAlertRules.create", "metricAlertRules.delete", "metricAlertRules.get", "metricAlertRules.incidents",

@@ -29,7 +29,7 @@ function forward<N extends DomainEventName>(
 }
 
 /** `data.installation`; the grant `code` only appears while it is unused (installation.created). */
-function installationData(event: DomainEvent<"installation.created" | "installation.deleted">, links: LinkContext) {
+function installationData(event: DomainEvent<"installation.created" | "installation.deleted" | "installation.scopes_approved">, links: LinkContext) {
   const { app, installation } = event.payload;
   return {
     installation: {
@@ -40,6 +40,15 @@ function installationData(event: DomainEvent<"installation.created" | "installat
       ...(event.name === "installation.created" && installation.code ? { code: installation.code } : {}),
     },
   };
+}
+
+/**
+ * The organization approved scopes the app asked for: its tokens carry `scopes` from now on
+ * (existing ones included, so no new exchange is needed). Only the app is told: the request
+ * itself came from its owner, so `installation.scopes_requested` is not sent to it.
+ */
+function scopesApprovedData(event: DomainEvent<"installation.scopes_approved">, links: LinkContext) {
+  return { ...installationData(event, links), scopes: event.payload.scopes, approved_scopes: event.payload.approvedScopes };
 }
 
 const issueOnly = (event: { payload: { issue: IssueSnapshot } }, links: LinkContext) => ({ issue: issueData(event.payload.issue, links) });
@@ -64,6 +73,7 @@ export const webhooksPlugin = definePlugin({
     "comment.deleted": forward("comment", (event) => commentData(event.payload.issue, event.payload.comment)),
     "installation.created": forward("installation", installationData, (event) => event.payload.installation.uuid),
     "installation.deleted": forward("installation", installationData, (event) => event.payload.installation.uuid),
+    "installation.scopes_approved": forward("installation", scopesApprovedData, (event) => event.payload.installation.uuid),
   },
 });
 

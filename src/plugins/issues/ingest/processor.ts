@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Clock } from "../../../clock.js";
 import type { Database } from "../../../db/schema.js";
+import { isConnectionFailure } from "../../../db/errors.js";
 import { runInTransaction } from "../../../db/transaction.js";
 import type { EventBus } from "../../../events/event-bus.js";
 import { normalizeEvent } from "../grouping/index.js";
@@ -41,6 +42,10 @@ export class EventProcessor implements EventSink {
       // Lock ordering makes deadlocks unlikely, not impossible (a host's own transactions): retry.
       const code = (error as { code?: string }).code;
       if (attempt < 3 && code && DEADLOCK_OR_SERIALIZATION.has(code)) return this.#write(items, attempt + 1);
+      // A connection lost mid-batch (a terminated backend, a failover) is retried once on a fresh
+      // one. Safe even if the lost COMMIT had landed: events are unique per (project, event id)
+      // and only newly inserted ones count. A second failure is an outage: 503, the SDK retries.
+      if (attempt === 1 && isConnectionFailure(error)) return this.#write(items, attempt + 1);
       throw error;
     }
   }
