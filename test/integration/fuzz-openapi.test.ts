@@ -61,7 +61,8 @@ interface GeneratedRequest {
   method: string;
   path: string;
   query: string;
-  credential: string | null;
+  /** The whole `Authorization` header, or none. */
+  authorization: string | null;
   body?: { bytes: string | Uint8Array; contentType: string | null };
 }
 
@@ -275,12 +276,31 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
 
   function requestArbitrary(scenario: Scenario): fc.Arbitrary<GeneratedRequest> {
     const own = scenario.acting.credentials;
+    // Header values are byte strings without controls (fetch refuses others before sending).
+    const headerSafe = (text: string) => text.replace(/[^\x20-\x7e\x80-\xff]/g, "\xe9");
     const credentials = fc.oneof(
-      { arbitrary: fc.constant(own.user), weight: 8 },
-      { arbitrary: fc.constantFrom(own.organization, own.installation, own.scim), weight: 3 },
-      { arbitrary: fc.constantFrom<string | null>(null, "flu_0000000000000000000000000000000000000000", "not a token"), weight: 1 },
-      // Header values are byte strings without controls (fetch refuses others before sending).
-      { arbitrary: hostileString.map((text) => `flu_${text.replace(/[^\x20-\x7e\x80-\xff]/g, "\xe9")}`), weight: 1 },
+      { arbitrary: fc.constant(`Bearer ${own.user}`), weight: 8 },
+      { arbitrary: fc.constantFrom(own.organization, own.installation, own.scim).map((token) => `Bearer ${token}`), weight: 3 },
+      {
+        arbitrary: fc.constantFrom<string | null>(
+          null,
+          "Bearer flu_0000000000000000000000000000000000000000",
+          "Bearer not a token",
+          "Bearer",
+          "Bearer ",
+          `bearer ${own.user}`,
+          `Bearer  ${own.user}`,
+          `Bearer ${own.user} ${own.organization}`,
+          `Token ${own.user}`,
+          "Basic Zm9vOmJhcg==",
+          `Sentry sentry_key=${own.dsnKey}`,
+          `Bearer ${own.user.slice(0, -1)}`,
+          `Bearer ${own.user}x`,
+        ),
+        weight: 2,
+      },
+      { arbitrary: hostileString.map((text) => `Bearer flu_${headerSafe(text)}`), weight: 1 },
+      { arbitrary: hostileString.map(headerSafe), weight: 1 },
     );
     // Acting freely, deletions come rarer: each one ends the walk's reach into what it deleted.
     const pickOperation = fc.oneof(
@@ -296,10 +316,10 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
       }
       // One request in twenty uses a method the path does not declare.
       const wrongMethod = fc.nat({ max: 19 }).map((roll) => roll === 0);
-      return fc.tuple(segments, queryArbitrary(scenario, operation), credentials, wrongMethod).chain(([params, query, credential, useWrongMethod]) => {
+      return fc.tuple(segments, queryArbitrary(scenario, operation), credentials, wrongMethod).chain(([params, query, authorization, useWrongMethod]) => {
         let index = 0;
         const path = operation.path.replace(/\{[^}]+\}/g, () => (params[index++] as Segment).text);
-        const request: GeneratedRequest = { operation, method: operation.method, path, query, credential };
+        const request: GeneratedRequest = { operation, method: operation.method, path, query, authorization };
         const undeclared = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].filter((method) => !declaredMethods.get(operation.path)?.has(method));
         if (useWrongMethod && undeclared.length > 0) {
           // A method the path does not declare: nothing can run, whatever the body.
@@ -318,7 +338,7 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
   }
 
   async function send(request: GeneratedRequest): Promise<{ status: number; contentType: string; text: string }> {
-    const headers: Record<string, string> = { ...(request.credential !== null && { Authorization: `Bearer ${request.credential}` }) };
+    const headers: Record<string, string> = { ...(request.authorization !== null && { Authorization: request.authorization }) };
     if (request.body?.contentType) headers["content-type"] = request.body.contentType;
     const response = await fetch(`${server.url}${request.path}${request.query ? `?${request.query}` : ""}`, {
       method: request.method,
