@@ -57,6 +57,15 @@ interface Answer {
   wwwAuthenticate: string | null;
 }
 
+/** Who calls and whose data it names: the attacker's credentials, by kind, and the victim's seeded values. */
+interface Direction {
+  attacker: Tenant;
+  victim: Tenant;
+  credentials: Partial<Record<CredentialKind, string>>;
+  /** Every seeded value of each parameter (slug and numeric id, several installations), or only the first. */
+  allRepresentations: boolean;
+}
+
 const operations = loadOperations().filter((operation) => operation.method !== "OPTIONS");
 
 describe("cross-organization authorization: another organization's ids answer like ids that do not exist (issue #13)", () => {
@@ -65,7 +74,10 @@ describe("cross-organization authorization: another organization's ids answer li
   let a: Tenant;
   let b: Tenant;
   let before: Record<string, string[]>;
-  let credentialsOfB: Record<CredentialKind, string>;
+  /** B against A, with every credential B holds (the main direction). */
+  let bAgainstA: Direction;
+  /** A against B: A owns an app installed in B, which must give A nothing of B's. */
+  let aAgainstB: Direction;
 
   beforeAll(async () => {
     instance = await createTestInstance({ worker: false, logger: silentLogger });
@@ -81,7 +93,11 @@ describe("cross-organization authorization: another organization's ids answer li
       body: JSON.stringify({ grant_type: "authorization_code", code: installed.code, client_id: app.clientId, client_secret: app.clientSecret }),
     });
     const { token } = (await exchanged.json()) as { token: string };
-    credentialsOfB = { ...b.credentials, installationOfAppOwnedByA: token };
+    // B's installation of A's app is B's data too, first among B's installations so that the A→B
+    // walk (slugs and first values only) names it.
+    b.params.uuid = [installed.uuid, ...(b.params.uuid ?? [])];
+    bAgainstA = { attacker: b, victim: a, credentials: { ...b.credentials, installationOfAppOwnedByA: token }, allRepresentations: true };
+    aAgainstB = { attacker: a, victim: b, credentials: a.credentials, allRepresentations: false };
     before = await snapshotTables(instance);
   });
   afterAll(async () => {
@@ -126,34 +142,35 @@ describe("cross-organization authorization: another organization's ids answer li
     return { params, query, body };
   }
 
-  /** Whether the operation's JSON body has a field that names tenant data (so that A's data can be put there). */
+  /** Whether the operation's JSON body has a field that names tenant data (so that the victim's data can be put there). */
   function bodyNamesData(operation: Operation): boolean {
     if (operation.body?.contentType !== "application/json") return false;
     return JSON.stringify(sampleBody(operation, { ...VALID_BODY_FIELDS, ...a.bodyValues })) !== JSON.stringify(sampleBody(operation, VALID_BODY_FIELDS));
   }
 
-  /** The request body: B's client credentials (never the target's), the target's data otherwise. */
-  function bodyFor(operation: Operation, target: Target): string | undefined {
+  /** The request body: the attacker's client credentials (never the target's), the target's data otherwise. */
+  function bodyFor(direction: Direction, operation: Operation, target: Target): string | undefined {
     if (!operation.body) return undefined;
     if (operation.body.contentType !== "application/json") {
       // The only non-JSON bodies are ingest: an envelope, or a bare event for /store/.
       const event = JSON.stringify({ ...errorEvent(), event_id: "f".repeat(32) });
       return operation.path.endsWith("/store/") ? event : [JSON.stringify({ event_id: "f".repeat(32) }), '{"type":"event"}', event].join("\n");
     }
-    const known = { ...VALID_BODY_FIELDS, ...target.body, client_id: b.credentials.app.clientId, client_secret: b.credentials.app.clientSecret };
+    const { app } = direction.attacker.credentials;
+    const known = { ...VALID_BODY_FIELDS, ...target.body, client_id: app.clientId, client_secret: app.clientSecret };
     return JSON.stringify(sampleBody(operation, known));
   }
 
-  async function send(operation: Operation, target: Target, credential: CredentialKind | null): Promise<Answer> {
+  async function send(direction: Direction, operation: Operation, target: Target, credential: CredentialKind | null): Promise<Answer> {
     const query = new URLSearchParams(target.query);
-    if (credential === null) query.set("sentry_key", b.credentials.dsnKey);
+    if (credential === null) query.set("sentry_key", direction.attacker.credentials.dsnKey);
     const response = await fetch(`${server.url}${fillPath(operation.path, target.params)}${query.size > 0 ? `?${query}` : ""}`, {
       method: operation.method,
       headers: {
-        ...(credential ? bearer(credentialsOfB[credential]) : {}),
+        ...(credential ? bearer(direction.credentials[credential] as string) : {}),
         ...(operation.body && { "content-type": operation.body.contentType }),
       },
-      body: bodyFor(operation, target),
+      body: bodyFor(direction, operation, target),
     });
     const text = await response.text();
     // The names asked for may be echoed ("Unknown app "x""): that is the caller's own input, not an answer.
@@ -187,44 +204,59 @@ describe("cross-organization authorization: another organization's ids answer li
    * answer to an unknown reference may be a 400 naming the field or an empty list: any answer but
    * a 5xx, as long as it is the absent twin's (A's data, checked at the end, is untouched).
    */
-  async function compare(operation: Operation, target: Target, credential: CredentialKind | null, foreign: Foreign, label: string) {
-    const [seen, missing] = [await send(operation, target, credential), await send(operation, absentTarget(target, foreign), credential)];
+  async function compare(direction: Direction, operation: Operation, target: Target, credential: CredentialKind | null, foreign: Foreign, label: string) {
+    const [seen, missing] = [await send(direction, operation, target, credential), await send(direction, operation, absentTarget(target, foreign), credential)];
     compared++;
     const allowed =
       foreign.params.length === 0 ? (status: number) => status < 500 : (status: number) => [403, 404].includes(status) || (!operation.bearer && status === 401);
-    const where = `${operation.method} ${fillPath(operation.path, target.params, String)} as B's ${credential ?? "DSN key / client credentials"} (${label})`;
+    const where = `${operation.method} ${fillPath(operation.path, target.params, String)} as ${direction.attacker.slug}'s ${credential ?? "DSN key / client credentials"} (${label})`;
     if (!allowed(seen.status)) differences.push(`${where}: ${seen.status} ${seen.body}`);
     if (JSON.stringify(seen) !== JSON.stringify(missing)) differences.push(`${where}: existing ${JSON.stringify(seen)} ≠ absent ${JSON.stringify(missing)}`);
   }
 
-  it("every operation, with each of B's credentials, answers A's resources exactly like ones that do not exist", async () => {
+  /**
+   * Every operation, with each of the attacker's credentials, three ways: (1) the victim's
+   * everything; (2) the attacker's own anchor (the first path parameter: its organization,
+   * installation, app…) with the victim's resources further down the path; (3) the attacker's own
+   * path throughout with the victim's references in the query or body (an assignee, group
+   * members, an issue to link…).
+   */
+  async function walk(direction: Direction) {
+    const { attacker, victim } = direction;
     for (const operation of operations) {
-      const reps = Math.max(1, ...operation.pathParams.map((name) => a.params[name]?.length ?? 1));
+      const reps = direction.allRepresentations ? Math.max(1, ...operation.pathParams.map((name) => victim.params[name]?.length ?? 1)) : 1;
       const dataParams = operation.pathParams.filter((name) => !(name in GLOBAL_PARAMS));
       const references = bodyNamesData(operation) || operation.queryParams.some((name) => name in QUERY_REFERENCES);
       if (dataParams.length === 0 && !references) continue;
-      const credentials: Array<CredentialKind | null> = operation.bearer ? BEARER_KINDS : [null];
+      const credentials = operation.bearer ? BEARER_KINDS.filter((kind) => kind in direction.credentials) : [null];
       for (const credential of credentials) {
         for (let rep = 0; rep < reps; rep++) {
-          const own = targetOf(b, operation, rep);
-          const theirs = targetOf(a, operation, rep);
-          // 1. A's everything: A's organization, A's resources, A's references.
-          await compare(operation, theirs, credential, { params: dataParams, references }, `A's ids, representation ${rep}`);
-          // 2. B's own anchor (the first path parameter: its organization, installation, app…) with A's resources inside it.
+          const own = targetOf(attacker, operation, rep);
+          const theirs = targetOf(victim, operation, rep);
+          await compare(direction, operation, theirs, credential, { params: dataParams, references }, `victim's ids, value ${rep}`);
           const [anchor, ...inner] = dataParams;
           if (anchor && inner.length > 0) {
             const params = { ...own.params, ...Object.fromEntries(inner.map((name) => [name, theirs.params[name] as string])) };
-            await compare(operation, { ...own, params }, credential, { params: inner, references: false }, `B's ${anchor}, A's resources, representation ${rep}`);
+            await compare(direction, operation, { ...own, params }, credential, { params: inner, references: false }, `own ${anchor}, victim's resources, value ${rep}`);
           }
-          // 3. B's own path throughout, A's references in the query or body (an assignee, group members, an issue to link…).
           if (references && dataParams.length > 0) {
-            await compare(operation, { ...own, query: theirs.query, body: theirs.body }, credential, { params: [], references: true }, `B's path, A's references, representation ${rep}`);
+            await compare(direction, operation, { ...own, query: theirs.query, body: theirs.body }, credential, { params: [], references: true }, `own path, victim's references, value ${rep}`);
           }
         }
       }
     }
+  }
+
+  it("every operation, with each of B's credentials, answers A's resources exactly like ones that do not exist", async () => {
+    await walk(bAgainstA);
     expect(differences, differences.join("\n")).toEqual([]);
     expect(compared).toBeGreaterThan(operations.length);
+  });
+
+  it("…and the other way round, A (whose app B installed) reaches nothing of B's, that installation included", async () => {
+    differences.length = 0;
+    await walk(aAgainstB);
+    expect(differences, differences.join("\n")).toEqual([]);
   });
 
   it("B's own reads, with each of its credentials, never show anything of A's", async () => {
@@ -236,7 +268,7 @@ describe("cross-organization authorization: another organization's ids answer li
           const own = targetOf(b, operation, rep);
           const query = new URLSearchParams({ ...own.query, ...(operation.queryParams.includes("per_page") && { per_page: "100" }) });
           const url = `${server.url}${fillPath(operation.path, own.params)}${query.size > 0 ? `?${query}` : ""}`;
-          const response = await fetch(url, { headers: bearer(credentialsOfB[credential]) });
+          const response = await fetch(url, { headers: bearer(bAgainstA.credentials[credential] as string) });
           const text = await response.text();
           const shown = a.markers.filter((marker) => text.includes(marker));
           if (shown.length > 0) leaks.push(`${url} as B's ${credential} → ${response.status} shows ${shown.join(", ")}`);
