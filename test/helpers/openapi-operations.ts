@@ -96,7 +96,7 @@ export const isMutating = (operation: Operation) => !["GET", "HEAD", "OPTIONS"].
  * `known` supplies values for property names whose valid values depend on the seeded data (an
  * issue id, client credentials); a property of that name is always included.
  */
-export function exampleFor(schema: JsonSchema, known: Record<string, unknown> = {}, depth = 0): unknown {
+function exampleFor(schema: JsonSchema, known: Record<string, unknown> = {}, depth = 0): unknown {
   if (depth > 8) return null;
   if (schema.const !== undefined) return schema.const;
   if (schema.enum?.length) return schema.enum[0];

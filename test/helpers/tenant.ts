@@ -7,7 +7,7 @@ import { seedOrganization } from "./seed.js";
 import { bearer } from "./server.js";
 
 /** A public address literal: accepted without DNS, never contacted (the suites run no worker). */
-export const PUBLIC_URL = "https://93.184.215.14/hooks/faultline";
+const PUBLIC_URL = "https://93.184.215.14/hooks/faultline";
 const SCIM_USER = "urn:ietf:params:scim:schemas:core:2.0:User";
 const SCIM_GROUP = "urn:ietf:params:scim:schemas:core:2.0:Group";
 
@@ -190,22 +190,16 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
 }
 
 /** Every row of every table of the instance's schema, as JSON text, sorted: to prove nothing changed. */
-export async function snapshotTables(instance: TestInstance, ignore: { tables?: string[]; columns?: string[] } = {}): Promise<Record<string, string[]>> {
+export async function snapshotTables(instance: TestInstance): Promise<Record<string, string[]>> {
   const db = instance.faultline.container.resolve(tokens.Db);
   const tables = await sql<{ table_name: string }>`
     SELECT table_name FROM information_schema.tables
     WHERE table_schema = ${instance.schema} AND table_type = 'BASE TABLE' ORDER BY table_name`.execute(db);
   const snapshot: Record<string, string[]> = {};
   for (const { table_name: table } of tables.rows) {
-    if (ignore.tables?.includes(table)) continue;
-    const rows = await sql<{ row: Record<string, unknown> }>`SELECT to_jsonb(t) AS row FROM ${sql.table(`${instance.schema}.${table}`)} t`.execute(db);
-    snapshot[table] = rows.rows
-      .map(({ row }) => {
-        const value = typeof row === "string" ? (JSON.parse(row) as Record<string, unknown>) : row;
-        for (const column of ignore.columns ?? []) delete value[column];
-        return JSON.stringify(value);
-      })
-      .sort();
+    const rows = await sql<{ row: unknown }>`SELECT to_jsonb(t) AS row FROM ${sql.table(`${instance.schema}.${table}`)} t`.execute(db);
+    // Drivers hand jsonb back parsed (pg) or as text; either way one canonical string per row.
+    snapshot[table] = rows.rows.map(({ row }) => (typeof row === "string" ? row : JSON.stringify(row))).sort();
   }
   return snapshot;
 }
