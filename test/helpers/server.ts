@@ -39,6 +39,32 @@ export function serveFaultline(faultline: HasHandler, basePath = ""): Promise<Ru
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 /**
+ * Calls a running server over HTTP, as `token` when given: a string body goes out verbatim
+ * (malformed JSON), anything else as JSON. The reply's status, JSON body (null when empty) and
+ * headers. `baseUrl` is read at each call, so the server may be started after this is made.
+ */
+export function httpCaller(baseUrl: () => string) {
+  return async (method: string, path: string, token?: string, body?: unknown) => {
+    const response = await fetch(`${baseUrl()}${path}`, {
+      method,
+      headers: { ...(token ? bearer(token) : {}), ...(body !== undefined && { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
+  };
+}
+
+/** {@link httpCaller} answering only `{status, body}`, for tests that compare whole answers. */
+export function httpAnswerCaller(baseUrl: () => string) {
+  const call = httpCaller(baseUrl);
+  return async (...args: Parameters<typeof call>) => {
+    const { status, body } = await call(...args);
+    return { status, body };
+  };
+}
+
+/**
  * Calls an instance's handler in-process, as `token`: a string body goes out verbatim (malformed
  * JSON), anything else as JSON. The reply's JSON body, null when empty.
  */

@@ -5,13 +5,14 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomHex } from "../../src/crypto/secrets.js";
 import { coreMigrations } from "../../src/db/migrations/index.js";
+import type { Database } from "../../src/db/schema.js";
 import { runMigrations } from "../../src/db/migrator.js";
 import { createFaultline, definePlugin, SCOPES, tokens } from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { openRawDatabase, type RawDatabase } from "../helpers/database.js";
 import { seedOrganization } from "../helpers/seed.js";
-import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
+import { type RunningServer, serveFaultline, httpAnswerCaller } from "../helpers/server.js";
 
 interface SeenConsentEvent {
   name: string;
@@ -24,32 +25,23 @@ interface SeenConsentEvent {
 }
 
 const seen: SeenConsentEvent[] = [];
+
+/** Records a consent event with the consent its installation's row holds in the emitting transaction. */
+async function record(
+  event: { name: string; organizationId: number; actor: SeenConsentEvent["actor"]; payload: { installation: { id: number; uuid: string } } },
+  scope: { trx: Kysely<Database> },
+  scopes: string[],
+): Promise<void> {
+  const row = await scope.trx.selectFrom("app_installations").select("consented_scopes").where("id", "=", event.payload.installation.id).executeTakeFirstOrThrow();
+  seen.push({ name: event.name, organizationId: event.organizationId, installation: event.payload.installation.uuid, actor: event.actor, scopes, storedConsent: row.consented_scopes });
+}
+
 /** A host plugin that would tell the organization's admins; here it records what it was told. */
 const notifier = definePlugin({
   id: "consent-notifier",
   on: {
-    "installation.scopes_requested": async (event, scope) => {
-      const row = await scope.trx.selectFrom("app_installations").select("consented_scopes").where("id", "=", event.payload.installation.id).executeTakeFirstOrThrow();
-      seen.push({
-        name: event.name,
-        organizationId: event.organizationId,
-        installation: event.payload.installation.uuid,
-        actor: event.actor,
-        scopes: event.payload.requestedScopes,
-        storedConsent: row.consented_scopes,
-      });
-    },
-    "installation.scopes_approved": async (event, scope) => {
-      const row = await scope.trx.selectFrom("app_installations").select("consented_scopes").where("id", "=", event.payload.installation.id).executeTakeFirstOrThrow();
-      seen.push({
-        name: event.name,
-        organizationId: event.organizationId,
-        installation: event.payload.installation.uuid,
-        actor: event.actor,
-        scopes: event.payload.approvedScopes,
-        storedConsent: row.consented_scopes,
-      });
-    },
+    "installation.scopes_requested": (event, scope) => record(event, scope, event.payload.requestedScopes),
+    "installation.scopes_approved": (event, scope) => record(event, scope, event.payload.approvedScopes),
   },
 });
 
@@ -77,15 +69,7 @@ describe("app scope changes and installation consent", () => {
   let inInitech: { uuid: string; code: string };
   let initechToken: string;
 
-  async function call(method: string, path: string, token?: string, body?: unknown) {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { ...(token ? bearer(token) : {}), ...(body !== undefined && { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  }
+  const call = httpAnswerCaller(() => server.url);
 
   const credentials = () => ({ client_id: app.clientId, client_secret: app.clientSecret });
   const exchangeCode = (uuid: string, code: string) =>

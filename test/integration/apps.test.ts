@@ -3,7 +3,7 @@ import { definePlugin, SCOPES, tokens } from "../../src/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { seedOrganization } from "../helpers/seed.js";
-import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
+import { bearer, type RunningServer, serveFaultline, httpCaller } from "../helpers/server.js";
 
 interface SeenEvent {
   name: string;
@@ -55,15 +55,7 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
   let clockOffsetMs = 0;
   const clock = { now: () => new Date(Date.now() + clockOffsetMs) };
 
-  async function call(method: string, path: string, token?: string, body?: unknown) {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { ...(token ? bearer(token) : {}), ...(body !== undefined && { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
-  }
+  const call = httpCaller(() => server.url);
 
   const createApp = (body: Record<string, unknown>, token = acme.allScopesToken) => call("POST", "/api/0/svc-apps/", token, { organization: "acme", ...body });
   const install = (org: string, slug: string, token: string) => call("POST", `/api/0/organizations/${org}/svc-app-installations/`, token, { slug });

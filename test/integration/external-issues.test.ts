@@ -3,7 +3,7 @@ import { tokens } from "../../src/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { seedOrganization } from "../helpers/seed.js";
-import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
+import { bearer, type RunningServer, serveFaultline, httpCaller } from "../helpers/server.js";
 
 describe("external issue links (platform.md §2)", () => {
   let instance: TestInstance;
@@ -15,15 +15,7 @@ describe("external issue links (platform.md §2)", () => {
   /** Issues: acme/web, acme/api, globex/web. */
   const issue = { web: "", api: "", globex: "" };
 
-  async function call(method: string, path: string, token?: string, body?: unknown) {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { ...(token ? bearer(token) : {}), ...(body !== undefined && { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
-  }
+  const call = httpCaller(() => server.url);
   const links = (uuid: string) => `/api/0/svc-app-installations/${uuid}/external-issues/`;
   const link = (uuid: string, token: string, body: unknown) => call("POST", links(uuid), token, body);
   const valid = (overrides: Record<string, unknown> = {}) => ({ issueId: Number(issue.web), webUrl: "https://tracker.test/TRK-1", project: "web", identifier: "TRK-1", ...overrides });

@@ -3,7 +3,7 @@ import { definePlugin, tokens } from "../../src/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { seedOrganization } from "../helpers/seed.js";
-import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
+import { bearer, type RunningServer, serveFaultline, httpAnswerCaller } from "../helpers/server.js";
 
 /** Every domain event emitted, by name: a PUT that changes nothing must add none. */
 const emitted: string[] = [];
@@ -27,15 +27,7 @@ describe("mutations never widen, never 500 on an empty change, never leak existe
   let acme: Awaited<ReturnType<typeof seedOrganization>>;
   let globex: Awaited<ReturnType<typeof seedOrganization>>;
 
-  async function call(method: string, path: string, token?: string, body?: unknown) {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { ...(token ? bearer(token) : {}), ...(body !== undefined && { "content-type": "application/json" }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null };
-  }
+  const call = httpAnswerCaller(() => server.url);
 
   /** Status, body and the headers a client could tell answers apart by. */
   async function answer(method: string, path: string, token?: string, body?: unknown) {
