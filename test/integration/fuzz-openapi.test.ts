@@ -51,6 +51,13 @@ function isJsonObject(text: string): boolean {
   }
 }
 
+/** A client error (4xx) whose body is JSON with a string `detail`; `context` describes the request on failure. */
+function expectClientError(status: number, answer: string, context: string): void {
+  expect(status, context).toBeGreaterThanOrEqual(400);
+  expect(status, context).toBeLessThan(500);
+  expect(typeof (JSON.parse(answer) as { detail?: unknown }).detail, context).toBe("string");
+}
+
 interface Segment {
   text: string;
   garbage: boolean;
@@ -450,9 +457,7 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
             const response = await fetch(`${server.url}/api/${ingest.id}/${endpoint}/?sentry_key=${ingest.key}`, { method: "POST", headers, body: body as BodyInit });
             const answer = await response.text();
             const where = `${endpoint} ${claimed ?? ""} (${how}) ${JSON.stringify(text.slice(0, 200))} → ${response.status} ${answer.slice(0, 200)}`;
-            expect(response.status, where).toBeGreaterThanOrEqual(400);
-            expect(response.status, where).toBeLessThan(500);
-            expect(typeof (JSON.parse(answer) as { detail?: unknown }).detail, where).toBe("string");
+            expectClientError(response.status, answer, where);
           }),
           { numRuns: UNBOUNDED_RUNS, interruptAfterTimeLimit: INGEST_MS, ...replay },
         );
@@ -487,9 +492,7 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
               expect(response.status, context).toBe(200);
               return;
             }
-            expect(response.status, context).toBeGreaterThanOrEqual(400);
-            expect(response.status, context).toBeLessThan(500);
-            expect(typeof (JSON.parse(answer) as { detail?: unknown }).detail, context).toBe("string");
+            expectClientError(response.status, answer, context);
           }),
           { numRuns: UNBOUNDED_RUNS, interruptAfterTimeLimit: INGEST_MS, ...replay },
         );
