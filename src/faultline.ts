@@ -2,6 +2,7 @@ import "reflect-metadata";
 import { type Kysely, sql } from "kysely";
 import pRetry from "p-retry";
 import type { DependencyContainer, InjectionToken } from "tsyringe";
+import { TokenCache } from "./auth/token-cache.js";
 import { systemClock } from "./clock.js";
 import { createInstanceContainer, registeredTokens, registerFactory, registerValue } from "./container/container.js";
 import * as tokens from "./container/tokens.js";
@@ -84,6 +85,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   registerValue(container, tokens.Logger, logger);
   registerValue(container, tokens.Clock, clock);
   registerValue(container, tokens.EventBus, bus);
+  registerValue(container, tokens.TokenCache, new TokenCache(options.tokenCache));
   registerFactory(container, tokens.Db, () => {
     if (!db) throw new Error("Faultline is not ready: await faultline.ready() first");
     return db;

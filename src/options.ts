@@ -46,6 +46,17 @@ export const optionsSchema = z.strictObject({
   permalinkTemplate: z.string().min(1).optional(),
   logger: z.custom<Logger>(isLogger, { message: "expected a pino-compatible logger (debug, info, warn, error)" }).optional(),
   authenticate: z.custom<AuthenticateHook>(isFunction, { message: "expected a function (request) => principal | null" }).optional(),
+  /**
+   * API tokens found are trusted for `ttlMs` without reading them again (default 5000; 0 turns
+   * the cache off). Revoking or re-scoping a token through this instance takes effect at once;
+   * through another process, within `ttlMs`. Expiry is checked on every request.
+   */
+  tokenCache: z
+    .strictObject({
+      ttlMs: z.number().int().min(0).max(60_000).default(5000),
+      maxEntries: z.number().int().min(1).max(1_000_000).default(10_000),
+    })
+    .prefault({}),
   plugins: z.array(z.custom<FaultlinePlugin>(isPlugin, { message: "expected a plugin object with an id" })).readonly().default([]),
   limits: z
     .strictObject({

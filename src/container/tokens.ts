@@ -1,5 +1,6 @@
 import type { InjectionToken } from "tsyringe";
 import type { Kysely } from "kysely";
+import type { TokenCache as TokenCacheService } from "../auth/token-cache.js";
 import type { Clock as ClockService } from "../clock.js";
 import type { Database } from "../db/schema.js";
 import type { EventBus as EventBusService } from "../events/event-bus.js";
@@ -12,3 +13,5 @@ export const Clock: InjectionToken<ClockService> = Symbol("faultline.Clock");
 export const Logger: InjectionToken<LoggerService> = Symbol("faultline.Logger");
 export const Options: InjectionToken<ResolvedOptions> = Symbol("faultline.Options");
 export const EventBus: InjectionToken<EventBusService> = Symbol("faultline.EventBus");
+/** Recently looked-up API tokens; call `invalidate()` after a commit that revokes or re-scopes any. */
+export const TokenCache: InjectionToken<TokenCacheService> = Symbol("faultline.TokenCache");

@@ -6,6 +6,7 @@ import { authorizeOrganization } from "../auth/organization-access.js";
 import type { Principal } from "../auth/principal.js";
 import type { Scope } from "../auth/scopes.js";
 import type { Clock } from "../clock.js";
+import { TokenCache as TokenCacheToken } from "../container/tokens.js";
 import type { Database, Organization } from "../db/schema.js";
 import { isConnectionFailure, isDataException } from "../db/errors.js";
 import type { Logger } from "../logging/logger.js";
@@ -43,6 +44,7 @@ const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** Builds the web-standard `Request → Response` handler every adapter calls. */
 export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   const hooks = deps.composition.plugins.flatMap((plugin) => (plugin.hooks ? [plugin.hooks] : []));
+  const tokenCache = deps.container.resolve(TokenCacheToken);
   const renderers = deps.composition.plugins.flatMap((plugin) => (plugin.errorRenderer ? [plugin.errorRenderer] : []));
 
   return async function handle(request, handlerOptions) {
@@ -107,7 +109,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
 
   async function authenticate(endpoint: AnyEndpoint, request: Request, db: Kysely<Database>): Promise<Principal | null> {
     if (endpoint.auth === "none") return null;
-    const principal = await authenticateRequest(request, { db, clock: deps.clock, hook: deps.options.authenticate });
+    const principal = await authenticateRequest(request, { db, clock: deps.clock, hook: deps.options.authenticate, cache: tokenCache });
     if (!principal) throw unauthenticated();
     // A SCIM token exists for the identity provider: it opens SCIM endpoints and nothing else.
     // A valid token used where it has no business: 403 (authenticated, not allowed), before the

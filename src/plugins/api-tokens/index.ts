@@ -1,5 +1,5 @@
 import { registerFactory } from "../../container/container.js";
-import { Clock, Db } from "../../container/tokens.js";
+import { Clock, Db, TokenCache } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { OrganizationServiceToken } from "../organizations/index.js";
 import { TokenRepository } from "./repository.js";
@@ -16,7 +16,7 @@ export const apiTokensPlugin = definePlugin({
     registerFactory(
       container,
       TokenServiceToken,
-      (c) => new TokenService(new TokenRepository(() => c.resolve(Db)), c.resolve(OrganizationServiceToken), c.resolve(Clock)),
+      (c) => new TokenService(new TokenRepository(() => c.resolve(Db)), c.resolve(OrganizationServiceToken), c.resolve(Clock), c.resolve(TokenCache)),
     );
   },
   endpoints: [listTokens, createToken, deleteToken],

@@ -1,5 +1,6 @@
 import type { Insertable } from "kysely";
 import { createTokenSecret } from "../../auth/token-secret.js";
+import type { TokenCache } from "../../auth/token-cache.js";
 import type { Clock } from "../../clock.js";
 import { isUniqueViolation } from "../../db/errors.js";
 import type { ApiTokensTable, TokenKind } from "../../db/schema.js";
@@ -30,6 +31,7 @@ export class TokenService {
     private readonly repository: TokenRepository,
     private readonly organizations: OrganizationService,
     private readonly clock: Clock,
+    private readonly tokenCache: TokenCache,
   ) {}
 
   /** In-process issuing (`faultline.api.tokens.create`): user, organization or SCIM tokens. */
@@ -91,5 +93,6 @@ export class TokenService {
 
   async revokeForUser(userId: number, tokenId: number): Promise<void> {
     if (!(await this.repository.deleteForUser(userId, tokenId))) throw notFound();
+    this.tokenCache.invalidate();
   }
 }

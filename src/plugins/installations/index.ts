@@ -1,5 +1,5 @@
 import { registerFactory } from "../../container/container.js";
-import { Clock, Db, EventBus, Options } from "../../container/tokens.js";
+import { Clock, Db, EventBus, Options, TokenCache } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { TokenServiceToken } from "../api-tokens/index.js";
 import { OrganizationServiceToken } from "../organizations/index.js";
@@ -36,12 +36,13 @@ export const installationsPlugin = definePlugin({
           c.resolve(EventBus),
           c.resolve(Clock),
           c.resolve(Options).delivery.allowPrivateNetworks,
+          c.resolve(TokenCache),
         ),
     );
     registerFactory(
       container,
       InstallationAuthorizerToken,
-      (c) => new InstallationAuthorizer(() => c.resolve(Db), c.resolve(InstallationRepositoryToken), c.resolve(TokenServiceToken), c.resolve(Clock)),
+      (c) => new InstallationAuthorizer(() => c.resolve(Db), c.resolve(InstallationRepositoryToken), c.resolve(TokenServiceToken), c.resolve(Clock), c.resolve(TokenCache)),
     );
   },
   endpoints: [

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
+import type { TokenCache } from "../../auth/token-cache.js";
 import type { Clock } from "../../clock.js";
 import { randomBase62, sha256Hex } from "../../crypto/secrets.js";
 import type { Database } from "../../db/schema.js";
@@ -29,6 +30,7 @@ export class InstallationAuthorizer {
     private readonly repository: InstallationRepository,
     private readonly tokens: TokenService,
     private readonly clock: Clock,
+    private readonly tokenCache: TokenCache,
   ) {}
 
   async exchange(installationUuid: string, body: AuthorizationBody) {
@@ -42,7 +44,7 @@ export class InstallationAuthorizer {
     const secretMatches = constantTimeEqual(body.client_secret, expected.client_secret);
     if (!installation || !app || !idMatches || !secretMatches) throw new ApiError(401, "Invalid client credentials");
 
-    return runInTransaction(this.db(), async ({ trx }) => {
+    return runInTransaction(this.db(), async ({ trx, afterCommit }) => {
       // Locked before anything else (the order app updates and approvals lock in: installation,
       // then tokens): a concurrent change of the app's scopes or of the consent either committed
       // before and is read below, or waits and then re-scopes the token made here.
@@ -65,6 +67,7 @@ export class InstallationAuthorizer {
           .returning("id")
           .executeTakeFirst();
         if (!replaced) throw invalidGrant("refresh_token", "The refresh token is invalid or has already been used");
+        afterCommit(() => this.tokenCache.invalidate());
       }
       // Never more than the organization consented to, whatever the app asks for now.
       const scopes = grantedScopes(currentApp.scopes, current.consented_scopes);

@@ -1,5 +1,6 @@
 import type { Kysely, Updateable } from "kysely";
 import type { Scope } from "../../auth/scopes.js";
+import type { TokenCache } from "../../auth/token-cache.js";
 import type { Clock } from "../../clock.js";
 import { randomBase62, randomHex, randomUUID } from "../../crypto/secrets.js";
 import { isUniqueViolation } from "../../db/errors.js";
@@ -70,6 +71,7 @@ export class InstallationService {
     private readonly events: EventBus,
     private readonly clock: Clock,
     private readonly allowPrivateNetworks: boolean,
+    private readonly tokenCache: TokenCache,
   ) {}
 
   /** Creates an app; the client secret is in this result only. An internal app is installed in its owner at once. */
@@ -171,6 +173,7 @@ export class InstallationService {
     }
     for (const { consentedScopes, ids } of changed.values()) await this.repository.setConsent(ids, consentedScopes, scope.trx);
     await this.repository.syncTokenScopes({ appId: updated.id }, scope.trx);
+    scope.afterCommit(() => this.tokenCache.invalidate());
     for (const request of requests) {
       await this.events.emit(scope, {
         name: "installation.scopes_requested",
@@ -205,6 +208,7 @@ export class InstallationService {
       if (approvedScopes.length > 0) {
         await this.repository.setConsent([installation.id], consentedScopes, scope.trx);
         await this.repository.syncTokenScopes({ installationId: installation.id }, scope.trx);
+        scope.afterCommit(() => this.tokenCache.invalidate());
         await this.events.emit(scope, {
           name: "installation.scopes_approved",
           organizationId: installation.organization_id,
@@ -241,6 +245,8 @@ export class InstallationService {
         await this.events.emit(scope, { name: "installation.deleted", organizationId: installation.organization_id, actor, occurredAt: now, payload: { app: locked, installation } });
       }
       await this.repository.deleteApp(locked.id, scope.trx);
+      // Its installations' tokens went with it (ON DELETE CASCADE).
+      scope.afterCommit(() => this.tokenCache.invalidate());
     });
   }
 
@@ -272,6 +278,8 @@ export class InstallationService {
       await cancelPendingDeliveries(scope.trx, now, { installationUuid: installation.uuid });
       await this.events.emit(scope, { name: "installation.deleted", organizationId: installation.organization_id, actor, occurredAt: now, payload: { app, installation } });
       await this.repository.deleteInstallation(installation.id, scope.trx);
+      // Its tokens went with it (ON DELETE CASCADE).
+      scope.afterCommit(() => this.tokenCache.invalidate());
     });
   }
 

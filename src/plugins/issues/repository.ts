@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database, Issue } from "../../db/schema.js";
+import { type DetailParts, executeDetail, withDetailParts } from "./serialize/detail-query.js";
 import { parseShortId } from "./short-id.js";
 
 const MAX_BIGINT_DIGITS = 15;
@@ -10,19 +11,15 @@ export class IssueRepository {
 
   /** By numeric id or short id (`WEB-1A`); undefined for anything else or another organization's issue. */
   async find(organizationId: number, ref: string, db: Kysely<Database> = this.db(), forUpdate = false): Promise<Issue | undefined> {
-    let query = db.selectFrom("issues").selectAll("issues").where("issues.organization_id", "=", organizationId).where("issues.deleted_at", "is", null);
-    if (/^\d+$/.test(ref)) {
-      if (ref.length > MAX_BIGINT_DIGITS) return undefined;
-      query = query.where("issues.id", "=", Number(ref));
-    } else {
-      const short = parseShortId(ref);
-      if (!short) return undefined;
-      query = query
-        .innerJoin("projects", "projects.id", "issues.project_id")
-        .where("projects.slug", "=", short.projectSlug)
-        .where("issues.short_number", "=", short.shortNumber);
-    }
+    const query = byRef(db, organizationId, ref);
+    if (!query) return undefined;
     return (forUpdate ? query.forUpdate("issues") : query).executeTakeFirst();
+  }
+
+  /** `find` with everything the single-issue shape shows besides the row, in one statement. */
+  async findDetail(organizationId: number, ref: string, userId: number | null, now: Date): Promise<{ issue: Issue; parts: DetailParts } | undefined> {
+    const query = byRef(this.db(), organizationId, ref);
+    return query ? executeDetail(withDetailParts(query, userId, now)) : undefined;
   }
 
   /** Locks issues (in id order, like ingestion) for a change. */
@@ -62,4 +59,17 @@ export class IssueRepository {
       .executeTakeFirst();
     return row !== undefined;
   }
+}
+
+/** The query of one issue by numeric id or short id, or undefined when `ref` can name none. */
+function byRef(db: Kysely<Database>, organizationId: number, ref: string) {
+  const query = db.selectFrom("issues").selectAll("issues").where("issues.organization_id", "=", organizationId).where("issues.deleted_at", "is", null);
+  if (/^\d+$/.test(ref)) return ref.length > MAX_BIGINT_DIGITS ? undefined : query.where("issues.id", "=", Number(ref));
+  const short = parseShortId(ref);
+  if (!short) return undefined;
+  return query
+    .where("issues.project_id", "in", (eb) =>
+      eb.selectFrom("projects").select("projects.id").where("projects.organization_id", "=", organizationId).where("projects.slug", "=", short.projectSlug),
+    )
+    .where("issues.short_number", "=", short.shortNumber);
 }

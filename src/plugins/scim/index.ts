@@ -1,5 +1,5 @@
 import { registerFactory } from "../../container/container.js";
-import { Clock, Db, EventBus } from "../../container/tokens.js";
+import { Clock, Db, EventBus, TokenCache } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { TokenServiceToken } from "../api-tokens/index.js";
 import { OrganizationServiceToken } from "../organizations/index.js";
@@ -36,7 +36,7 @@ export const scimPlugin = definePlugin({
     registerFactory(
       container,
       ScimSetupServiceToken,
-      (c) => new ScimSetupService(() => c.resolve(Db), c.resolve(ScimRepositoryToken), c.resolve(OrganizationServiceToken), c.resolve(TokenServiceToken)),
+      (c) => new ScimSetupService(() => c.resolve(Db), c.resolve(ScimRepositoryToken), c.resolve(OrganizationServiceToken), c.resolve(TokenServiceToken), c.resolve(TokenCache)),
     );
   },
   endpoints: [...userEndpoints, ...groupEndpoints, ...discoveryEndpoints],

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database, Organization } from "../../db/schema.js";
 import { ApiError } from "../../http/errors.js";
+import type { TokenCache } from "../../auth/token-cache.js";
 import type { TokenService } from "../api-tokens/service.js";
 import type { OrganizationService } from "../organizations/index.js";
 import { scimDb } from "./call.js";
@@ -17,6 +18,7 @@ export class ScimSetupService {
     private readonly repository: ScimRepository,
     private readonly organizations: OrganizationService,
     private readonly tokens: TokenService,
+    private readonly tokenCache: TokenCache,
   ) {}
 
   /**
@@ -41,6 +43,7 @@ export class ScimSetupService {
     const organization = await this.organizations.requireOrganization(ref);
     await this.repository.setScimEnabled(scimDb(this.db()), organization.id, false);
     await this.repository.revokeScimTokens(scimDb(this.db()), organization.id, null);
+    this.tokenCache.invalidate();
   }
 
   private async eligible(ref: Reference): Promise<Organization> {
@@ -60,6 +63,7 @@ export class ScimSetupService {
       expiresAt: null,
     });
     await this.repository.revokeScimTokens(scimDb(this.db()), organization.id, Number(token.id));
+    this.tokenCache.invalidate();
     return { ...token, path: `/api/0/organizations/${organization.slug}/scim/v2` };
   }
 }

@@ -15,9 +15,10 @@ export const getIssue = defineEndpoint({
   summary: "Retrieve an issue (by numeric id or short id)",
   scopes: ["event:read"],
   handler: async (ctx) => {
-    const issue = await ctx.container.resolve(IssueRepositoryToken).find(ctx.organization.id, ctx.params.issue_id);
-    if (!issue) throw notFound();
-    return { body: await serializeIssueDetail(issue, serializeContext(ctx, null)) };
+    const serialize = serializeContext(ctx, null);
+    const found = await ctx.container.resolve(IssueRepositoryToken).findDetail(ctx.organization.id, ctx.params.issue_id, serialize.userId, serialize.now);
+    if (!found) throw notFound();
+    return { body: await serializeIssueDetail(found.issue, serialize, found.parts) };
   },
 });
 

@@ -3,7 +3,8 @@ import type { Database, Issue } from "../../../db/schema.js";
 import { idString, isoDate } from "../../../http/format.js";
 import { formatShortId } from "../short-id.js";
 import { snoozeExpired, type Snooze } from "../state.js";
-import { loadTimelines, type Timeline } from "./stats.js";
+import { type DetailParts, loadDetailParts } from "./detail-query.js";
+import { fillTimeline, loadTimelines, type StatsPeriod, type Timeline } from "./stats.js";
 
 export interface SerializeContext {
   db: Kysely<Database>;
@@ -114,42 +115,44 @@ async function loadRelated(rows: readonly Issue[], ctx: SerializeContext): Promi
   };
 }
 
-/** The single-issue shape: the list item plus statusDetails, activity, comments count, 24h and 30d stats. */
-export async function serializeIssueDetail(row: Issue, ctx: SerializeContext) {
-  const [item] = await serializeIssues([row], { ...ctx, statsPeriod: null });
-  const id = Number(row.id);
-  const [hourly, daily, activity] = await Promise.all([
-    loadTimelines(ctx.db, [id], "24h", ctx.now),
-    loadTimelines(ctx.db, [id], "30d", ctx.now),
-    loadActivity(ctx.db, row),
-  ]);
+/**
+ * The single-issue shape: the list item plus statusDetails, activity, 24h and 30d stats. `parts`
+ * come with the issue from `findIssueDetail`; without them (an issue just updated) they are read
+ * in one statement.
+ */
+export async function serializeIssueDetail(row: Issue, ctx: SerializeContext, parts?: DetailParts) {
+  const loaded = parts ?? (await loadDetailParts(ctx.db, row, ctx.userId, ctx.now)) ?? NO_PARTS;
+  const item = issueListItem(row, relatedOf(row, loaded), { ...ctx, statsPeriod: null });
   return {
     ...item,
     statusDetails: effectiveStatus(row, ctx.now).statusDetails,
     userReportCount: 0,
-    activity,
-    stats: { "24h": hourly.get(id) ?? [], "30d": daily.get(id) ?? [] },
+    activity: loaded.activity.map((entry) => ({
+      id: idString(entry.id),
+      type: entry.type,
+      data: entry.data,
+      dateCreated: isoDate(new Date(entry.date_ms)),
+      user: entry.user_id === null ? null : { id: idString(entry.user_id), username: entry.username, name: entry.name, email: entry.email },
+    })),
+    stats: { "24h": timeline(loaded.hourly, "24h", ctx.now), "30d": timeline(loaded.daily, "30d", ctx.now) },
   };
 }
 
-async function loadActivity(db: Kysely<Database>, row: Issue) {
-  const entries = await db
-    .selectFrom("issue_activity as a")
-    .leftJoin("users as u", "u.id", "a.user_id")
-    .select(["a.id", "a.type", "a.data", "a.date_created", "u.id as user_id", "u.username", "u.name", "u.email"])
-    .where("a.organization_id", "=", row.organization_id)
-    .where("a.issue_id", "=", Number(row.id))
-    .orderBy("a.date_created", "desc")
-    .orderBy("a.id", "desc")
-    .limit(100)
-    .execute();
-  return entries.map((entry) => ({
-    id: idString(entry.id),
-    type: entry.type,
-    data: entry.data,
-    dateCreated: isoDate(entry.date_created),
-    user: entry.user_id === null ? null : { id: idString(entry.user_id), username: entry.username, name: entry.name, email: entry.email },
-  }));
+const NO_PARTS: DetailParts = { project: null, assigneeUser: null, assigneeTeam: null, state: null, hourly: [], daily: [], activity: [] };
+
+function timeline(buckets: DetailParts["hourly"], period: StatsPeriod, now: Date) {
+  return fillTimeline(new Map(buckets.map((bucket) => [bucket.bucket_ms, bucket.count])), period, now);
+}
+
+/** The detail's parts in the shape the list item reads them from. */
+function relatedOf(row: Issue, parts: DetailParts): Related {
+  return {
+    projects: new Map(parts.project ? [[parts.project.id, parts.project]] : []),
+    users: new Map(parts.assigneeUser ? [[parts.assigneeUser.id, parts.assigneeUser]] : []),
+    teams: new Map(parts.assigneeTeam ? [[parts.assigneeTeam.id, parts.assigneeTeam]] : []),
+    state: new Map(parts.state ? [[Number(row.id), parts.state]] : []),
+    stats: null,
+  };
 }
 
 export type IssueListItem = Awaited<ReturnType<typeof serializeIssues>>[number];

@@ -13,34 +13,52 @@ const PERIODS: Record<StatsPeriod, { size: number; points: number; table: "issue
 
 export type Timeline = Array<[number, number]>;
 
+/** The first and last bucket (ms) of a period's timeline ending at `now`. */
+export function timelineRange(period: StatsPeriod, now: Date): { first: Date; last: Date } {
+  const { size, points } = PERIODS[period];
+  const last = Math.floor(now.getTime() / size) * size;
+  return { first: new Date(last - (points - 1) * size), last: new Date(last) };
+}
+
+/** The zero-filled timeline of one issue from its bucket counts (bucket start in ms → count). */
+export function fillTimeline(counts: ReadonlyMap<number, number>, period: StatsPeriod, now: Date): Timeline {
+  const { size, points } = PERIODS[period];
+  const first = timelineRange(period, now).first.getTime();
+  return Array.from({ length: points }, (_, i) => {
+    const bucket = first + i * size;
+    return [bucket / 1000, counts.get(bucket) ?? 0];
+  });
+}
+
+/** The table a period's buckets are counted in. */
+export function timelineTable(period: StatsPeriod) {
+  return PERIODS[period].table;
+}
+
 /**
  * Stats timelines from the counters maintained at ingest: `[[epochSeconds, count], …]`, oldest
  * first, buckets aligned to the UTC hour or day, zero-filled. One query for all issues.
  */
 export async function loadTimelines(db: Kysely<Database>, issueIds: number[], period: StatsPeriod, now: Date): Promise<Map<number, Timeline>> {
-  const { size, points, table } = PERIODS[period];
-  const last = Math.floor(now.getTime() / size) * size;
-  const first = last - (points - 1) * size;
+  const { first, last } = timelineRange(period, now);
   const rows =
     issueIds.length === 0
       ? []
       : await db
-          .selectFrom(table)
+          .selectFrom(timelineTable(period))
           .select(["issue_id", "bucket", "count"])
           .where("issue_id", "in", issueIds)
-          .where("bucket", ">=", new Date(first))
-          .where("bucket", "<=", new Date(last))
+          .where("bucket", ">=", first)
+          .where("bucket", "<=", last)
           .execute();
-  const counts = new Map<string, number>(rows.map((row) => [`${row.issue_id}:${row.bucket.getTime()}`, row.count]));
-  const timelines = new Map<number, Timeline>();
-  for (const id of issueIds) {
-    timelines.set(
-      id,
-      Array.from({ length: points }, (_, i) => {
-        const bucket = first + i * size;
-        return [bucket / 1000, counts.get(`${id}:${bucket}`) ?? 0];
-      }),
-    );
+  const byIssue = new Map<number, Map<number, number>>();
+  for (const row of rows) {
+    const id = Number(row.issue_id);
+    let counts = byIssue.get(id);
+    if (!counts) byIssue.set(id, (counts = new Map()));
+    counts.set(row.bucket.getTime(), row.count);
   }
+  const timelines = new Map<number, Timeline>();
+  for (const id of issueIds) timelines.set(id, fillTimeline(byIssue.get(id) ?? new Map(), period, now));
   return timelines;
 }
