@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database, Issue } from "../../db/schema.js";
-import { type DetailParts, executeDetail, withDetailParts } from "./serialize/detail-query.js";
+import { findWithDetail, type IssueWithDetail } from "./serialize/detail-query.js";
 import { parseShortId } from "./short-id.js";
 
 const MAX_BIGINT_DIGITS = 15;
@@ -17,9 +17,9 @@ export class IssueRepository {
   }
 
   /** `find` with everything the single-issue shape shows besides the row, in one statement. */
-  async findDetail(organizationId: number, ref: string, userId: number | null, now: Date): Promise<{ issue: Issue; parts: DetailParts } | undefined> {
+  async findDetail(organizationId: number, ref: string, userId: number | null, now: Date): Promise<IssueWithDetail | undefined> {
     const query = byRef(this.db(), organizationId, ref);
-    return query ? executeDetail(withDetailParts(query, userId, now)) : undefined;
+    return query ? findWithDetail(query, userId, now) : undefined;
   }
 
   /** Locks issues (in id order, like ingestion) for a change. */

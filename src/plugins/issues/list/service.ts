@@ -5,6 +5,7 @@ import { parseShortId } from "../short-id.js";
 import type { SearchContext } from "../search/to-sql.js";
 import { issueCondition, issuesWhere } from "./filters.js";
 import type { IssueFilterParams, ListIssuesQuery } from "./params.js";
+import { withRelatedColumns } from "../serialize/related-sql.js";
 import { hitsQuery, MAX_HITS, pageQuery } from "./queries.js";
 import { type IssueSort, SORTS } from "./sorts.js";
 
@@ -29,22 +30,33 @@ export class IssueListQuery {
     private readonly ctx: SearchContext,
   ) {}
 
-  async list(params: ListParams): Promise<IssueListResult> {
+  /**
+   * One page of issues with what their list items show (related-sql.ts; stats of `statsPeriod`)
+   * and the hit count, in one statement: the count rides along as an uncorrelated subquery
+   * (evaluated once), and is asked on its own only when the page is empty.
+   */
+  async list(params: ListParams, statsPeriod: "24h" | "14d" | null = null): Promise<IssueListResult> {
     const { condition, projects } = await issueCondition(this.db, params, this.ctx);
     const direct = params.query ? await this.#directHit(params.query.trim(), params.shortIdLookup, projects) : undefined;
     if (direct) return { page: singlePage(direct, params.sort), hits: 1, directHit: true };
 
-    const { organizationId } = this.ctx;
-    const [page, hits] = await Promise.all([
-      keysetPage((bound) => pageQuery(this.db, organizationId, condition, params.sort, bound).execute(), {
+    const { organizationId, userId, now } = this.ctx;
+    const hits = hitsQuery(this.db, organizationId, condition);
+    const page = await keysetPage(
+      (bound) =>
+        withRelatedColumns(pageQuery(this.db, organizationId, condition, params.sort, bound), userId, statsPeriod, now)
+          .select(hits.as("list_hits"))
+          .execute(),
+      {
         cursor: params.cursor,
         limit: params.limit,
         keyOf: SORTS[params.sort].keyOf,
         idOf: (row) => Number(row.id),
-      }),
-      hitsQuery(this.db, organizationId, condition).executeTakeFirstOrThrow(),
-    ]);
-    return { page, hits: Number(hits.n), directHit: false };
+      },
+    );
+    const first = page.rows[0] as { list_hits: string | number | bigint } | undefined;
+    const counted = first?.list_hits ?? (await hits.executeTakeFirstOrThrow()).n;
+    return { page, hits: Number(counted), directHit: false };
   }
 
   /** Ids of the first MAX_HITS matching issues, most recently seen first (bulk PUT / DELETE without `id`). */

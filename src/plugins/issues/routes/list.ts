@@ -33,7 +33,7 @@ function listQueryFor(ctx: Caller): IssueListQuery {
 
 /** The list reply: serialized items, `Link`, `X-Per-Page`, `X-Hits`, `X-Max-Hits` (and `X-Svc-Direct-Hit`). */
 async function listReply(ctx: Caller & { url: URL }, query: z.output<typeof listIssuesQuery>) {
-  const { page, hits, directHit } = await listQueryFor(ctx).list(query);
+  const { page, hits, directHit } = await listQueryFor(ctx).list(query, query.statsPeriod);
   const headers: Record<string, string> = {
     Link: linkHeader(ctx.url, page),
     "X-Per-Page": String(query.limit),

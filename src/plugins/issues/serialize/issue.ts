@@ -3,7 +3,8 @@ import type { Database, Issue } from "../../../db/schema.js";
 import { idString, isoDate } from "../../../http/format.js";
 import { formatShortId } from "../short-id.js";
 import { snoozeExpired, type Snooze } from "../state.js";
-import { type DetailParts, loadDetailParts } from "./detail-query.js";
+import { type DetailColumns, type IssueWithDetail, loadDetail } from "./detail-query.js";
+import { hasRelatedColumns, type RelatedColumns, type TimelineBuckets } from "./related-sql.js";
 import { fillTimeline, loadTimelines, type StatsPeriod, type Timeline } from "./stats.js";
 
 export interface SerializeContext {
@@ -26,8 +27,14 @@ interface Related {
   stats: Map<number, Timeline> | null;
 }
 
-/** The list item shape of api.md §3.1, for many issues with a fixed number of queries. */
-export async function serializeIssues(rows: readonly Issue[], ctx: SerializeContext) {
+/**
+ * The list item shape of api.md §3.1, for many issues with a fixed number of queries: none when
+ * the rows were read with their related columns (related-sql.ts), else one per related table.
+ */
+export async function serializeIssues(rows: ReadonlyArray<Issue | (Issue & RelatedColumns)>, ctx: SerializeContext) {
+  if (rows.length > 0 && rows.every(hasRelatedColumns)) {
+    return (rows as ReadonlyArray<Issue & RelatedColumns>).map((row) => issueListItem(row, relatedOf(row, ctx.statsPeriod, ctx.now), ctx));
+  }
   const related = await loadRelated(rows, ctx);
   return rows.map((row) => issueListItem(row, related, ctx));
 }
@@ -116,42 +123,53 @@ async function loadRelated(rows: readonly Issue[], ctx: SerializeContext): Promi
 }
 
 /**
- * The single-issue shape: the list item plus statusDetails, activity, 24h and 30d stats. `parts`
- * come with the issue from `findIssueDetail`; without them (an issue just updated) they are read
- * in one statement.
+ * The single-issue shape: the list item plus statusDetails, activity, 24h and 30d stats. A row
+ * from `IssueRepository.findDetail` carries what it needs; another (an issue just updated) has it
+ * read in one statement.
  */
-export async function serializeIssueDetail(row: Issue, ctx: SerializeContext, parts?: DetailParts) {
-  const loaded = parts ?? (await loadDetailParts(ctx.db, row, ctx.userId, ctx.now)) ?? NO_PARTS;
-  const item = issueListItem(row, relatedOf(row, loaded), { ...ctx, statsPeriod: null });
+export async function serializeIssueDetail(row: Issue | IssueWithDetail, ctx: SerializeContext) {
+  const detail = "detail_activity" in row ? row : ((await loadDetail(ctx.db, row, ctx.userId, ctx.now)) ?? { ...row, ...NO_DETAIL });
+  const item = issueListItem(row, relatedOf(detail, null, ctx.now), { ...ctx, statsPeriod: null });
   return {
     ...item,
     statusDetails: effectiveStatus(row, ctx.now).statusDetails,
     userReportCount: 0,
-    activity: loaded.activity.map((entry) => ({
+    activity: detail.detail_activity.map((entry) => ({
       id: idString(entry.id),
       type: entry.type,
       data: entry.data,
       dateCreated: isoDate(new Date(entry.date_ms)),
       user: entry.user_id === null ? null : { id: idString(entry.user_id), username: entry.username, name: entry.name, email: entry.email },
     })),
-    stats: { "24h": timeline(loaded.hourly, "24h", ctx.now), "30d": timeline(loaded.daily, "30d", ctx.now) },
+    stats: { "24h": timeline(detail.detail_hourly, "24h", ctx.now), "30d": timeline(detail.detail_daily, "30d", ctx.now) },
   };
 }
 
-const NO_PARTS: DetailParts = { project: null, assigneeUser: null, assigneeTeam: null, state: null, hourly: [], daily: [], activity: [] };
+/** What an issue deleted under an update shows: nothing related. */
+const NO_DETAIL: DetailColumns = {
+  related_project: null,
+  related_assignee_user: null,
+  related_assignee_team: null,
+  related_state: null,
+  related_stats: null,
+  detail_hourly: [],
+  detail_daily: [],
+  detail_activity: [],
+};
 
-function timeline(buckets: DetailParts["hourly"], period: StatsPeriod, now: Date) {
+function timeline(buckets: TimelineBuckets, period: StatsPeriod, now: Date): Timeline {
   return fillTimeline(new Map(buckets.map((bucket) => [bucket.bucket_ms, bucket.count])), period, now);
 }
 
-/** The detail's parts in the shape the list item reads them from. */
-function relatedOf(row: Issue, parts: DetailParts): Related {
+/** One row's related columns in the shape the list item reads them from. */
+function relatedOf(row: Issue & RelatedColumns, statsPeriod: StatsPeriod | null, now: Date): Related {
+  const id = Number(row.id);
   return {
-    projects: new Map(parts.project ? [[parts.project.id, parts.project]] : []),
-    users: new Map(parts.assigneeUser ? [[parts.assigneeUser.id, parts.assigneeUser]] : []),
-    teams: new Map(parts.assigneeTeam ? [[parts.assigneeTeam.id, parts.assigneeTeam]] : []),
-    state: new Map(parts.state ? [[Number(row.id), parts.state]] : []),
-    stats: null,
+    projects: new Map(row.related_project ? [[row.related_project.id, row.related_project]] : []),
+    users: new Map(row.related_assignee_user ? [[row.related_assignee_user.id, row.related_assignee_user]] : []),
+    teams: new Map(row.related_assignee_team ? [[row.related_assignee_team.id, row.related_assignee_team]] : []),
+    state: new Map(row.related_state ? [[id, row.related_state]] : []),
+    stats: statsPeriod && row.related_stats ? new Map([[id, timeline(row.related_stats, statsPeriod, now)]]) : null,
   };
 }
 
