@@ -33,7 +33,8 @@ interface Related {
  */
 export async function serializeIssues(rows: ReadonlyArray<Issue | (Issue & RelatedColumns)>, ctx: SerializeContext) {
   if (rows.length > 0 && rows.every(hasRelatedColumns)) {
-    return (rows as ReadonlyArray<Issue & RelatedColumns>).map((row) => issueListItem(row, relatedOf(row, ctx.statsPeriod, ctx.now), ctx));
+    const related = relatedOf(rows as ReadonlyArray<Issue & RelatedColumns>, ctx.statsPeriod, ctx.now);
+    return rows.map((row) => issueListItem(row, related, ctx));
   }
   const related = await loadRelated(rows, ctx);
   return rows.map((row) => issueListItem(row, related, ctx));
@@ -129,7 +130,7 @@ async function loadRelated(rows: readonly Issue[], ctx: SerializeContext): Promi
  */
 export async function serializeIssueDetail(row: Issue | IssueWithDetail, ctx: SerializeContext) {
   const detail = "detail_activity" in row ? row : ((await loadDetail(ctx.db, row, ctx.userId, ctx.now)) ?? { ...row, ...NO_DETAIL });
-  const item = issueListItem(row, relatedOf(detail, null, ctx.now), { ...ctx, statsPeriod: null });
+  const item = issueListItem(row, relatedOf([detail], null, ctx.now), { ...ctx, statsPeriod: null });
   return {
     ...item,
     statusDetails: effectiveStatus(row, ctx.now).statusDetails,
@@ -158,19 +159,21 @@ const NO_DETAIL: DetailColumns = {
 };
 
 function timeline(buckets: TimelineBuckets, period: StatsPeriod, now: Date): Timeline {
-  return fillTimeline(new Map(buckets.map((bucket) => [bucket.bucket_ms, bucket.count])), period, now);
+  return fillTimeline(new Map(buckets), period, now);
 }
 
-/** One row's related columns in the shape the list item reads them from. */
-function relatedOf(row: Issue & RelatedColumns, statsPeriod: StatsPeriod | null, now: Date): Related {
-  const id = Number(row.id);
-  return {
-    projects: new Map(row.related_project ? [[row.related_project.id, row.related_project]] : []),
-    users: new Map(row.related_assignee_user ? [[row.related_assignee_user.id, row.related_assignee_user]] : []),
-    teams: new Map(row.related_assignee_team ? [[row.related_assignee_team.id, row.related_assignee_team]] : []),
-    state: new Map(row.related_state ? [[id, row.related_state]] : []),
-    stats: statsPeriod && row.related_stats ? new Map([[id, timeline(row.related_stats, statsPeriod, now)]]) : null,
-  };
+/** The rows' related columns in the shape the list item reads them from. */
+function relatedOf(rows: ReadonlyArray<Issue & RelatedColumns>, statsPeriod: StatsPeriod | null, now: Date): Related {
+  const related: Related = { projects: new Map(), users: new Map(), teams: new Map(), state: new Map(), stats: statsPeriod ? new Map() : null };
+  for (const row of rows) {
+    const id = Number(row.id);
+    if (row.related_project) related.projects.set(row.related_project.id, row.related_project);
+    if (row.related_assignee_user) related.users.set(row.related_assignee_user.id, row.related_assignee_user);
+    if (row.related_assignee_team) related.teams.set(row.related_assignee_team.id, row.related_assignee_team);
+    if (row.related_state) related.state.set(id, row.related_state);
+    if (statsPeriod && row.related_stats) related.stats?.set(id, timeline(row.related_stats, statsPeriod, now));
+  }
+  return related;
 }
 
 export type IssueListItem = Awaited<ReturnType<typeof serializeIssues>>[number];

@@ -1,5 +1,5 @@
 import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, sql } from "kysely";
-import { jsonArrayFrom, jsonObjectFrom } from "kysely/helpers/postgres";
+import { jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Database, Issue } from "../../../db/schema.js";
 import { type StatsPeriod, timelineRange, timelineTable } from "./stats.js";
 
@@ -19,26 +19,25 @@ export interface RelatedColumns {
   related_stats: TimelineBuckets | null;
 }
 
-export type TimelineBuckets = Array<{ bucket_ms: number; count: number }>;
+/** Bucket start (ms since the epoch) and count. */
+export type TimelineBuckets = Array<[number, number]>;
 
 export type IssueQuery = SelectQueryBuilder<Database, "issues", Issue>;
 
 /** Milliseconds since the epoch, truncated as the `pg` driver truncates a timestamp to a Date. */
 export const epochMs = (column: Expression<Date>) => sql<number>`floor(extract(epoch from ${column}) * 1000)::float8`;
 
-/** The buckets of one issue's timeline within a period ending at `now`. */
+/** The buckets of one issue's timeline within a period ending at `now`, as `[ms, count]` pairs. */
 export function timelineBuckets(eb: ExpressionBuilder<Database, "issues">, period: StatsPeriod, now: Date) {
   const { first, last } = timelineRange(period, now);
   // The hourly and daily tables have the same columns: typed as one of them.
   const table = timelineTable(period) as "issue_stats_hourly";
-  return jsonArrayFrom(
-    eb
-      .selectFrom(`${table} as s`)
-      .select((inner) => [epochMs(inner.ref("s.bucket")).as("bucket_ms"), "s.count"])
-      .whereRef("s.issue_id", "=", "issues.id")
-      .where("s.bucket", ">=", first)
-      .where("s.bucket", "<=", last),
-  );
+  return eb
+    .selectFrom(`${table} as s`)
+    .select((inner) => sql<TimelineBuckets>`coalesce(json_agg(json_build_array(${epochMs(inner.ref("s.bucket"))}, ${inner.ref("s.count")})), '[]')`.as("buckets"))
+    .whereRef("s.issue_id", "=", "issues.id")
+    .where("s.bucket", ">=", first)
+    .where("s.bucket", "<=", last);
 }
 
 /** Adds the {@link RelatedColumns} to a query of issues. */
