@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import { int4Id } from "../db/ids.js";
+import { PreparedStatement } from "../db/prepared.js";
 import type { Database, Organization } from "../db/schema.js";
 import { notFound } from "../http/errors.js";
 import type { Principal } from "./principal.js";
@@ -13,7 +14,9 @@ export interface OrganizationAccess {
 
 /** Looks an organization up by numeric id (all digits) or slug. */
 export function findOrganization(db: Kysely<Database>, idOrSlug: string): Promise<Organization | undefined> {
-  return byIdOrSlug(db, idOrSlug)?.executeTakeFirst() ?? Promise.resolve(undefined);
+  const key = organizationKey(idOrSlug);
+  if (key === null) return Promise.resolve(undefined);
+  return (key.column === "o.id" ? BY_ID : BY_SLUG).executeTakeFirst(db, key.value);
 }
 
 /**
@@ -21,7 +24,23 @@ export function findOrganization(db: Kysely<Database>, idOrSlug: string): Promis
  * query, since it runs on every request of a user that names an organization.
  */
 function findWithRole(db: Kysely<Database>, idOrSlug: string, userId: number) {
-  const query = byIdOrSlug(db, idOrSlug)?.select((eb) =>
+  const key = organizationKey(idOrSlug);
+  if (key === null) return Promise.resolve(undefined);
+  return (key.column === "o.id" ? WITH_ROLE_BY_ID : WITH_ROLE_BY_SLUG).executeTakeFirst(db, key.value, userId);
+}
+
+/** Which column names the organization, or null for a numeric id out of range (no such organization). */
+function organizationKey(idOrSlug: string): { column: "o.id" | "o.slug"; value: string | number } | null {
+  if (!/^\d+$/.test(idOrSlug)) return { column: "o.slug", value: idOrSlug };
+  const id = int4Id(idOrSlug);
+  return id === null ? null : { column: "o.id", value: id };
+}
+
+// Run on every request that names an organization: built and compiled once (db/prepared.ts).
+const byColumn = (db: Kysely<Database>, column: "o.id" | "o.slug", value: string | number) =>
+  db.selectFrom("organizations as o").selectAll("o").where(column, "=", value);
+const withRole = (db: Kysely<Database>, column: "o.id" | "o.slug", value: string | number, userId: number) =>
+  byColumn(db, column, value).select((eb) =>
     eb
       .selectFrom("organization_members as m")
       .select("m.role")
@@ -30,18 +49,10 @@ function findWithRole(db: Kysely<Database>, idOrSlug: string, userId: number) {
       .where("m.active", "=", true)
       .as("member_role"),
   );
-  return query?.executeTakeFirst() ?? Promise.resolve(undefined);
-}
-
-/** The organization query, or undefined for a numeric id out of range (no such organization). */
-function byIdOrSlug(db: Kysely<Database>, idOrSlug: string) {
-  const id = /^\d+$/.test(idOrSlug) ? int4Id(idOrSlug) : undefined;
-  if (id === null) return undefined;
-  return db
-    .selectFrom("organizations as o")
-    .selectAll("o")
-    .where(id === undefined ? "o.slug" : "o.id", "=", id ?? idOrSlug);
-}
+const BY_ID = new PreparedStatement(1, (db, id: string | number) => byColumn(db, "o.id", id));
+const BY_SLUG = new PreparedStatement(1, (db, slug: string | number) => byColumn(db, "o.slug", slug));
+const WITH_ROLE_BY_ID = new PreparedStatement(2, (db, id: string | number, userId: number) => withRole(db, "o.id", id, userId));
+const WITH_ROLE_BY_SLUG = new PreparedStatement(2, (db, slug: string | number, userId: number) => withRole(db, "o.slug", slug, userId));
 
 /**
  * Resolves the organization named in a URL for this principal. Anything the principal may not

@@ -1,9 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database, Issue } from "../../db/schema.js";
 import { findWithDetail, type IssueWithDetail } from "./serialize/detail-query.js";
-import { parseShortId } from "./short-id.js";
-
-const MAX_BIGINT_DIGITS = 15;
+import { issueByRef, parseIssueRef } from "./issue-ref.js";
 
 /** Issue lookups. Every query is scoped by organization; deleted issues are invisible. */
 export class IssueRepository {
@@ -11,15 +9,16 @@ export class IssueRepository {
 
   /** By numeric id or short id (`WEB-1A`); undefined for anything else or another organization's issue. */
   async find(organizationId: number, ref: string, db: Kysely<Database> = this.db(), forUpdate = false): Promise<Issue | undefined> {
-    const query = byRef(db, organizationId, ref);
-    if (!query) return undefined;
+    const parsed = parseIssueRef(ref);
+    if (!parsed) return undefined;
+    const query = issueByRef(db, organizationId, parsed);
     return (forUpdate ? query.forUpdate("issues") : query).executeTakeFirst();
   }
 
   /** `find` with everything the single-issue shape shows besides the row, in one statement. */
   async findDetail(organizationId: number, ref: string, userId: number | null, now: Date): Promise<IssueWithDetail | undefined> {
-    const query = byRef(this.db(), organizationId, ref);
-    return query ? findWithDetail(query, userId, now) : undefined;
+    const parsed = parseIssueRef(ref);
+    return parsed ? findWithDetail(this.db(), organizationId, parsed, userId, now) : undefined;
   }
 
   /** Locks issues (in id order, like ingestion) for a change. */
@@ -61,15 +60,3 @@ export class IssueRepository {
   }
 }
 
-/** The query of one issue by numeric id or short id, or undefined when `ref` can name none. */
-function byRef(db: Kysely<Database>, organizationId: number, ref: string) {
-  const query = db.selectFrom("issues").selectAll("issues").where("issues.organization_id", "=", organizationId).where("issues.deleted_at", "is", null);
-  if (/^\d+$/.test(ref)) return ref.length > MAX_BIGINT_DIGITS ? undefined : query.where("issues.id", "=", Number(ref));
-  const short = parseShortId(ref);
-  if (!short) return undefined;
-  return query
-    .where("issues.project_id", "in", (eb) =>
-      eb.selectFrom("projects").select("projects.id").where("projects.organization_id", "=", organizationId).where("projects.slug", "=", short.projectSlug),
-    )
-    .where("issues.short_number", "=", short.shortNumber);
-}

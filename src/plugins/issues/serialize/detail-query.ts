@@ -1,7 +1,10 @@
 import type { Kysely } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
+import { PreparedStatement } from "../../../db/prepared.js";
 import type { Database, Issue } from "../../../db/schema.js";
-import { epochMs, type IssueQuery, type RelatedColumns, timelineBuckets, type TimelineBuckets, withRelatedColumns } from "./related-sql.js";
+import { issueByRef, type IssueRef } from "../issue-ref.js";
+import { bucketsBetween, epochMs, type IssueQuery, type RelatedColumns, type TimelineBuckets, withRelatedColumns } from "./related-sql.js";
+import { timelineRange } from "./stats.js";
 
 /** How many activity entries the detail shows, newest first. */
 export const ACTIVITY_LIMIT = 100;
@@ -24,14 +27,21 @@ export interface DetailColumns extends RelatedColumns {
 
 export type IssueWithDetail = Issue & DetailColumns;
 
+interface Windows {
+  hourFirst: Date;
+  hourLast: Date;
+  dayFirst: Date;
+  dayLast: Date;
+}
+
 /**
  * The issue query with the detail's related data as JSON columns (see related-sql.ts), both
  * timelines (24h, 30d) and the latest activity: the issue in one statement instead of eight.
  */
-function withDetailColumns(query: IssueQuery, userId: number | null, now: Date) {
-  return withRelatedColumns(query, userId, null, now).select((eb) => [
-    timelineBuckets(eb, "24h", now).as("detail_hourly"),
-    timelineBuckets(eb, "30d", now).as("detail_daily"),
+function withDetailColumns(query: IssueQuery, userId: number | null, windows: Windows) {
+  return withRelatedColumns(query, userId, null, windows.hourLast).select((eb) => [
+    bucketsBetween(eb, "issue_stats_hourly", windows.hourFirst, windows.hourLast).as("detail_hourly"),
+    bucketsBetween(eb, "issue_stats_daily", windows.dayFirst, windows.dayLast).as("detail_daily"),
     jsonArrayFrom(
       eb
         .selectFrom("issue_activity as a")
@@ -55,16 +65,51 @@ function withDetailColumns(query: IssueQuery, userId: number | null, now: Date) 
   ]);
 }
 
-/** One issue (the query of it) with its detail columns, or undefined. */
-export async function findWithDetail(query: IssueQuery, userId: number | null, now: Date): Promise<IssueWithDetail | undefined> {
-  const row = (await withDetailColumns(query, userId, now).executeTakeFirst()) as IssueWithDetail | undefined;
+type DetailArgs = [organizationId: number, ref: IssueRef, userId: number | null, windows: Windows];
+
+/**
+ * GET issue runs this on every call: compiled once per shape (numeric or short id, with or
+ * without a user) and run with new values (db/prepared.ts). The stand-ins are passed as values
+ * only; the shape is fixed by the arguments given here.
+ */
+function detailStatement(kind: IssueRef["kind"], withUser: boolean) {
+  return new PreparedStatement(
+    8,
+    (db, organizationId: number, a: number | string, b: number, userId: number, hourFirst: Date, hourLast: Date, dayFirst: Date, dayLast: Date) => {
+      const ref: IssueRef = kind === "id" ? { kind, id: a as number } : { kind, projectSlug: a as string, shortNumber: b };
+      return withDetailColumns(issueByRef(db, organizationId, ref), withUser ? userId : null, { hourFirst, hourLast, dayFirst, dayLast });
+    },
+  );
+}
+
+const STATEMENTS = {
+  id: { user: detailStatement("id", true), anonymous: detailStatement("id", false) },
+  short: { user: detailStatement("short", true), anonymous: detailStatement("short", false) },
+};
+
+async function runDetail(db: Kysely<Database>, ...[organizationId, ref, userId, windows]: DetailArgs): Promise<IssueWithDetail | undefined> {
+  const statement = STATEMENTS[ref.kind][userId === null ? "anonymous" : "user"];
+  const [a, b] = ref.kind === "id" ? [ref.id, 0] : [ref.projectSlug, ref.shortNumber];
+  const row = (await statement.executeTakeFirst(db, organizationId, a, b, userId ?? 0, windows.hourFirst, windows.hourLast, windows.dayFirst, windows.dayLast)) as
+    | IssueWithDetail
+    | undefined;
   // json_agg keeps the subquery's order in practice, but SQL does not promise it: sorted here.
-  row?.detail_activity.sort((a, b) => b.date_ms - a.date_ms || b.id - a.id);
+  row?.detail_activity.sort((x, y) => y.date_ms - x.date_ms || y.id - x.id);
   return row;
+}
+
+function windowsAt(now: Date): Windows {
+  const hours = timelineRange("24h", now);
+  const days = timelineRange("30d", now);
+  return { hourFirst: hours.first, hourLast: hours.last, dayFirst: days.first, dayLast: days.last };
+}
+
+/** One issue by reference with its detail columns, or undefined. */
+export function findWithDetail(db: Kysely<Database>, organizationId: number, ref: IssueRef, userId: number | null, now: Date): Promise<IssueWithDetail | undefined> {
+  return runDetail(db, organizationId, ref, userId, windowsAt(now));
 }
 
 /** The detail columns of an issue already read (after an update), by its id, in one statement. */
 export function loadDetail(db: Kysely<Database>, issue: Issue, userId: number | null, now: Date): Promise<IssueWithDetail | undefined> {
-  const query = db.selectFrom("issues").selectAll("issues").where("issues.id", "=", Number(issue.id)).where("issues.organization_id", "=", issue.organization_id);
-  return findWithDetail(query, userId, now);
+  return runDetail(db, issue.organization_id, { kind: "id", id: Number(issue.id) }, userId, windowsAt(now));
 }

@@ -30,10 +30,14 @@ export const epochMs = (column: Expression<Date>) => sql<number>`floor(extract(e
 /** The buckets of one issue's timeline within a period ending at `now`, as `[ms, count]` pairs. */
 export function timelineBuckets(eb: ExpressionBuilder<Database, "issues">, period: StatsPeriod, now: Date) {
   const { first, last } = timelineRange(period, now);
+  return bucketsBetween(eb, timelineTable(period), first, last);
+}
+
+/** The `[ms, count]` pairs of one issue's buckets in `[first, last]` of a stats table. */
+export function bucketsBetween(eb: ExpressionBuilder<Database, "issues">, table: "issue_stats_hourly" | "issue_stats_daily", first: Date, last: Date) {
   // The hourly and daily tables have the same columns: typed as one of them.
-  const table = timelineTable(period) as "issue_stats_hourly";
   return eb
-    .selectFrom(`${table} as s`)
+    .selectFrom(`${table as "issue_stats_hourly"} as s`)
     .select((inner) => sql<TimelineBuckets>`coalesce(json_agg(json_build_array(${epochMs(inner.ref("s.bucket"))}, ${inner.ref("s.count")})), '[]')`.as("buckets"))
     .whereRef("s.issue_id", "=", "issues.id")
     .where("s.bucket", ">=", first)
