@@ -159,7 +159,7 @@ const NO_DETAIL: DetailColumns = {
 };
 
 function timeline(buckets: TimelineBuckets, period: StatsPeriod, now: Date): Timeline {
-  return fillTimeline(new Map(buckets), period, now);
+  return fillTimeline(buckets, period, now);
 }
 
 /** The rows' related columns in the shape the list item reads them from. */

@@ -20,14 +20,18 @@ export function timelineRange(period: StatsPeriod, now: Date): { first: Date; la
   return { first: new Date(last - (points - 1) * size), last: new Date(last) };
 }
 
-/** The zero-filled timeline of one issue from its bucket counts (bucket start in ms → count). */
-export function fillTimeline(counts: ReadonlyMap<number, number>, period: StatsPeriod, now: Date): Timeline {
+/** The zero-filled timeline of one issue from its `[bucket start in ms, count]` pairs (any order). */
+export function fillTimeline(buckets: Iterable<readonly [number, number]>, period: StatsPeriod, now: Date): Timeline {
   const { size, points } = PERIODS[period];
   const first = timelineRange(period, now).first.getTime();
-  return Array.from({ length: points }, (_, i) => {
-    const bucket = first + i * size;
-    return [bucket / 1000, counts.get(bucket) ?? 0];
-  });
+  const timeline: Timeline = new Array(points);
+  for (let i = 0; i < points; i++) timeline[i] = [(first + i * size) / 1000, 0];
+  for (const [bucket, count] of buckets) {
+    const index = (bucket - first) / size;
+    const point = Number.isInteger(index) ? timeline[index] : undefined;
+    if (point) point[1] = count;
+  }
+  return timeline;
 }
 
 /** The table a period's buckets are counted in. */
@@ -51,14 +55,14 @@ export async function loadTimelines(db: Kysely<Database>, issueIds: number[], pe
           .where("bucket", ">=", first)
           .where("bucket", "<=", last)
           .execute();
-  const byIssue = new Map<number, Map<number, number>>();
+  const byIssue = new Map<number, Array<[number, number]>>();
   for (const row of rows) {
     const id = Number(row.issue_id);
-    let counts = byIssue.get(id);
-    if (!counts) byIssue.set(id, (counts = new Map()));
-    counts.set(row.bucket.getTime(), row.count);
+    let buckets = byIssue.get(id);
+    if (!buckets) byIssue.set(id, (buckets = []));
+    buckets.push([row.bucket.getTime(), row.count]);
   }
   const timelines = new Map<number, Timeline>();
-  for (const id of issueIds) timelines.set(id, fillTimeline(byIssue.get(id) ?? new Map(), period, now));
+  for (const id of issueIds) timelines.set(id, fillTimeline(byIssue.get(id) ?? [], period, now));
   return timelines;
 }
