@@ -44,7 +44,7 @@ export class IssueListQuery {
     const hits = hitsQuery(this.db, organizationId, condition);
     const page = await keysetPage(
       (bound) =>
-        withRelatedColumns(pageQuery(this.db, organizationId, condition, params.sort, bound), userId, statsPeriod, now)
+        withRelatedColumns(pageQuery(this.db, organizationId, condition, params.sort, bound), userId, statsPeriod && { period: statsPeriod, now })
           .select(hits.as("list_hits"))
           .execute(),
       {

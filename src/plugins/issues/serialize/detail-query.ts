@@ -39,7 +39,7 @@ interface Windows {
  * timelines (24h, 30d) and the latest activity: the issue in one statement instead of eight.
  */
 function withDetailColumns(query: IssueQuery, userId: number | null, windows: Windows) {
-  return withRelatedColumns(query, userId, null, windows.hourLast).select((eb) => [
+  return withRelatedColumns(query, userId, null).select((eb) => [
     bucketsBetween(eb, "issue_stats_hourly", windows.hourFirst, windows.hourLast).as("detail_hourly"),
     bucketsBetween(eb, "issue_stats_daily", windows.dayFirst, windows.dayLast).as("detail_daily"),
     jsonArrayFrom(

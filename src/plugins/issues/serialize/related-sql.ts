@@ -44,8 +44,8 @@ export function bucketsBetween(eb: ExpressionBuilder<Database, "issues">, table:
     .where("s.bucket", "<=", last);
 }
 
-/** Adds the {@link RelatedColumns} to a query of issues. */
-export function withRelatedColumns(query: IssueQuery, userId: number | null, statsPeriod: StatsPeriod | null, now: Date) {
+/** Adds the {@link RelatedColumns} to a query of issues; `stats` null leaves `related_stats` null. */
+export function withRelatedColumns(query: IssueQuery, userId: number | null, stats: { period: StatsPeriod; now: Date } | null) {
   return query.select((eb) => [
     jsonObjectFrom(eb.selectFrom("projects as p").select(["p.id", "p.slug", "p.name", "p.platform"]).whereRef("p.id", "=", "issues.project_id")).as(
       "related_project",
@@ -66,14 +66,11 @@ export function withRelatedColumns(query: IssueQuery, userId: number | null, sta
             .where("st.user_id", "=", userId),
         )
     ).as("related_state"),
-    sql<TimelineBuckets | null>`${statsPeriod === null ? sql`null` : timelineBuckets(eb, statsPeriod, now)}`.as("related_stats"),
+    sql<TimelineBuckets | null>`${stats === null ? sql`null` : timelineBuckets(eb, stats.period, stats.now)}`.as("related_stats"),
   ]);
 }
 
-const RELATED_KEYS = ["related_project", "related_assignee_user", "related_assignee_team", "related_state", "related_stats"] as const;
-
 /** Whether a row was read with {@link withRelatedColumns}. */
 export function hasRelatedColumns(row: Issue | (Issue & RelatedColumns)): row is Issue & RelatedColumns {
-  return RELATED_KEYS[0] in row;
+  return "related_project" in row;
 }
-
