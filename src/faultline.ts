@@ -84,6 +84,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   registerValue(container, tokens.Logger, logger);
   registerValue(container, tokens.Clock, clock);
   registerValue(container, tokens.EventBus, bus);
+  registerValue(container, tokens.WakeTask, (taskId: string) => worker.wake(taskId));
   registerFactory(container, tokens.Db, () => {
     if (!db) throw new Error("Faultline is not ready: await faultline.ready() first");
     return db;

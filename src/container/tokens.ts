@@ -12,3 +12,5 @@ export const Clock: InjectionToken<ClockService> = Symbol("faultline.Clock");
 export const Logger: InjectionToken<LoggerService> = Symbol("faultline.Logger");
 export const Options: InjectionToken<ResolvedOptions> = Symbol("faultline.Options");
 export const EventBus: InjectionToken<EventBusService> = Symbol("faultline.EventBus");
+/** Runs a background task as soon as possible (new work was committed); a no-op when this process runs no worker. */
+export const WakeTask: InjectionToken<(taskId: string) => void> = Symbol("faultline.WakeTask");
