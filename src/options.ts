@@ -97,11 +97,12 @@ export const optionsSchema = z.strictObject({
   ingest: z
     .strictObject({
       /**
-       * `false` (default): an ingest request answers after its events are grouped and stored.
-       * `true`: it answers once its events are durably queued; the `ingest.digest` task groups and
-       * stores them in large batches shortly after (issues and counters lag by well under 1 s).
+       * `true` (default): an ingest request answers once its events are durably queued; the
+       * `ingest.digest` task groups and stores them in large batches shortly after (issues and
+       * counters lag by well under 1 s where a worker runs). `false`: it answers after its events
+       * are grouped and stored.
        */
-      queued: z.boolean().default(false),
+      queued: z.boolean().default(true),
       /** Queued mode: past this many queued events, ingest answers 429 with `Retry-After` (back-pressure). */
       maxQueueDepth: z.number().int().min(1).max(100_000_000).default(100_000),
       /** Queued mode: events the digest claims and stores per transaction. */

@@ -8,7 +8,7 @@ import { type RunningServer, serveFaultline } from "../helpers/server.js";
 import { waitFor } from "../helpers/wait.js";
 
 /**
- * Queued ingest (#14): the accept path answers once events are durably queued; the
+ * Queued ingest (#14, the default): the accept path answers once events are durably queued; the
  * `ingest.digest` task groups and stores them in batches. Two consumers need several database
  * sessions on one server, so that test runs on PostgreSQL only.
  */
@@ -180,6 +180,23 @@ describe("queued ingest: accept, then digest", () => {
     const activity = await db.selectFrom("issue_activity").select("type").orderBy("id").execute();
     expect(activity.map((row) => row.type)).toEqual(["first_seen", "set_regression"]);
     expect(counter.counts).toEqual({ errors: 2, regressions: 1 });
+  });
+});
+
+describe("direct ingest (ingest.queued: false)", () => {
+  it("answers after the event is grouped and stored, and queues nothing", async () => {
+    const instance = await createTestInstance({ worker: false, logger: silentLogger, ingest: { queued: false } });
+    cleanups.push(() => instance.close());
+    const project = await seedProject(instance.faultline);
+    const server = await serve(instance.faultline);
+    const eventId = newEventId();
+    expect((await sendEvent(server, project, { ...errorEvent(), event_id: eventId })).status).toBe(200);
+    const { eventId: captured } = await instance.faultline.api.events.capture({ organization: "acme", project: "web" }, errorEvent());
+    const table = counts(instance.faultline);
+    expect(await table.queued()).toBe(0);
+    const stored = await instance.faultline.container.resolve(tokens.Db).selectFrom("events").select("event_id").orderBy("event_id").execute();
+    expect(stored.map((row) => row.event_id).sort()).toEqual([eventId, captured].sort());
+    expect((await table.issues()).map((issue) => issue.timesSeen)).toEqual([2]);
   });
 });
 

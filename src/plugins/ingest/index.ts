@@ -34,9 +34,10 @@ export const ingestPlugin = definePlugin({
   api: (container) => ({
     events: {
       /**
-       * Stores an event for a project (by id or slug) as if an SDK had sent it. Direct mode: resolves
-       * once grouped and stored. Queued mode (`ingest.queued`): resolves once durably queued; the
-       * issue shows within the digest's latency (`faultline.worker.runDue("ingest.digest")` forces it).
+       * Stores an event for a project (by id or slug) as if an SDK had sent it. Queued mode (the
+       * default): resolves once durably queued; the issue shows within the digest's latency
+       * (`faultline.worker.runDue("ingest.digest")` forces it). Direct mode (`ingest.queued: false`):
+       * resolves once grouped and stored.
        */
       capture: (project: ProjectTarget, event: Record<string, unknown>) => captureInProject(container, project, event),
     },

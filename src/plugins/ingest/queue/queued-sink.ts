@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Clock } from "../../../clock.js";
+import { isConnectionFailure } from "../../../db/errors.js";
 import { GroupCommitBatcher, type BatcherOptions } from "../../../db/group-commit.js";
 import type { Database } from "../../../db/schema.js";
 import type { CaptureOptions, EventSink, EventStore, ProjectRef } from "../../issues/ingest/port.js";
@@ -49,7 +50,16 @@ export class QueuedEventSink implements EventSink {
   }
 
   async #append(events: QueuedEvent[]): Promise<void> {
-    await this.deps.db().executeQuery(this.deps.statements.append(events));
+    const append = this.deps.statements.append(events);
+    try {
+      await this.deps.db().executeQuery(append);
+    } catch (error) {
+      // A connection lost mid-INSERT (a terminated backend, a failover) is retried once on a fresh
+      // one, as direct ingest does. Should the lost INSERT have committed, the events are queued
+      // twice and stored once: the digest keeps one event per (project, event id).
+      if (!isConnectionFailure(error)) throw error;
+      await this.deps.db().executeQuery(append);
+    }
     this.deps.wakeDigest();
   }
 }
