@@ -162,6 +162,27 @@ describe("queued ingest: accept, then digest", () => {
     expect(await table.stats()).toBe(30);
   });
 
+  it("an event the digest cannot store fails alone: the rest of its batch is stored, it is retried, then skipped and kept", async () => {
+    const { faultline } = await queuedInstance();
+    await seedProject(faultline);
+    const capture = () => faultline.api.events.capture({ organization: "acme", project: "web" }, errorEvent());
+    const before = await capture();
+    const db = faultline.container.resolve(tokens.Db);
+    // A row no batch can store (as a row written by a buggy or newer version could be), between good ones.
+    const project = await db.selectFrom("projects").select(["id", "organization_id"]).executeTakeFirstOrThrow();
+    await db.insertInto("ingest_queue").values({ project_id: project.id, organization_id: project.organization_id, platform: "node", event: "{not json" }).execute();
+    const after = await capture();
+
+    await faultline.worker.runDue(DIGEST);
+    const stored = await db.selectFrom("events").select("event_id").execute();
+    expect(stored.map((row) => row.event_id).sort()).toEqual([before.eventId, after.eventId].sort());
+    expect(await db.selectFrom("ingest_queue").select(["event", "attempts"]).execute()).toEqual([{ event: "{not json", attempts: 1 }]);
+
+    for (let run = 0; run < 6; run++) await faultline.worker.runDue(DIGEST);
+    // Skipped after 5 attempts, not deleted: it stays for an operator to inspect.
+    expect(await db.selectFrom("ingest_queue").select(["event", "attempts"]).execute()).toEqual([{ event: "{not json", attempts: 5 }]);
+  });
+
   it("keeps regressions: an event for a resolved issue reopens it when digested, with its domain event", async () => {
     const counter = domainEventCounter();
     const { faultline } = await queuedInstance({ plugins: [counter.plugin] });

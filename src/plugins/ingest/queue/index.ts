@@ -50,8 +50,7 @@ export function registerIngestQueue(container: DependencyContainer): void {
 
 /** Back-pressure for the ingest service: the depth gauge against `ingest.maxQueueDepth`. */
 export function queueAdmission(container: DependencyContainer): IngestAdmission {
-  const depth = container.resolve(QueueDepthToken);
-  return { admit: (events, nowMs) => depth.admit(events, nowMs), release: (events) => depth.release(events) };
+  return container.resolve(QueueDepthToken);
 }
 
 /**
