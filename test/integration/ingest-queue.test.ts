@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
+import { runCli } from "../../src/cli/run.js";
 import { createFaultline, definePlugin, type Faultline, type FaultlineApi, type FaultlineOptions, tokens } from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { createTestInstance, pickBackend, type TestInstance } from "../../src/testing/index.js";
@@ -254,6 +255,24 @@ describe("queued ingest: back-pressure", () => {
 });
 
 describe.runIf(onPostgres)("queued ingest: consumers in several processes (PostgreSQL)", () => {
+  it("`faultline worker` digests what web instances without a worker queued, and stops on its signal", async () => {
+    const web = await queuedInstance();
+    await seedProject(web.faultline);
+    const { eventId } = await web.faultline.api.events.capture({ organization: "acme", project: "web" }, errorEvent());
+    let output = "";
+    const stop = new AbortController();
+    const running = runCli(["worker", "--database-url", web.database as string, "--schema", web.schema], { out: (t) => void (output += t), err: (t) => void (output += t) }, stop.signal);
+    try {
+      const db = web.faultline.container.resolve(tokens.Db);
+      await waitFor(() => db.selectFrom("events").select("event_id").where("event_id", "=", eventId).executeTakeFirst(), 10_000, "the event digested by the CLI worker");
+      expect(await counts(web.faultline).queued()).toBe(0);
+    } finally {
+      stop.abort();
+    }
+    expect(await running).toBe(0);
+    expect(output).toBe(`faultline: worker running on schema ${web.schema}\nfaultline: worker stopped\n`);
+  });
+
   it("two instances digesting one queue at once store every event once, one issue per fingerprint, exact counts", async () => {
     const first = domainEventCounter();
     const second = domainEventCounter();
