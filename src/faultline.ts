@@ -86,6 +86,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   registerValue(container, tokens.Clock, clock);
   registerValue(container, tokens.EventBus, bus);
   registerValue(container, tokens.TokenCache, new TokenCache(options.tokenCache));
+  registerValue(container, tokens.WakeTask, (taskId: string) => worker.wake(taskId));
   registerFactory(container, tokens.Db, () => {
     if (!db) throw new Error("Faultline is not ready: await faultline.ready() first");
     return db;

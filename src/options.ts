@@ -104,6 +104,22 @@ export const optionsSchema = z.strictObject({
       retentionDays: z.number().int().min(1).max(3650).default(30),
     })
     .prefault({}),
+  /** How accepted events reach storage (#14). */
+  ingest: z
+    .strictObject({
+      /**
+       * `true` (default): an ingest request answers once its events are durably queued; the
+       * `ingest.digest` task groups and stores them in large batches shortly after (issues and
+       * counters lag by well under 1 s where a worker runs). `false`: it answers after its events
+       * are grouped and stored.
+       */
+      queued: z.boolean().default(true),
+      /** Queued mode: past this many queued events, ingest answers 429 with `Retry-After` (back-pressure). */
+      maxQueueDepth: z.number().int().min(1).max(100_000_000).default(100_000),
+      /** Queued mode: events the digest claims and stores per transaction. */
+      digestBatchSize: z.number().int().min(1).max(10_000).default(500),
+    })
+    .prefault({}),
   /**
    * Run background tasks (purges, snooze expiry, deliveries) in this process, started on init.
    * `false` when a separate process runs `faultline.worker.start()`.

@@ -15,3 +15,5 @@ export const Options: InjectionToken<ResolvedOptions> = Symbol("faultline.Option
 export const EventBus: InjectionToken<EventBusService> = Symbol("faultline.EventBus");
 /** Recently looked-up API tokens; call `invalidate()` after a commit that revokes or re-scopes any. */
 export const TokenCache: InjectionToken<TokenCacheService> = Symbol("faultline.TokenCache");
+/** Runs a background task as soon as possible (new work was committed); a no-op when this process runs no worker. */
+export const WakeTask: InjectionToken<(taskId: string) => void> = Symbol("faultline.WakeTask");

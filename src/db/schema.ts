@@ -329,6 +329,16 @@ export interface AppRequestLogTable {
   date_created: Timestamp;
 }
 
+/** Accepted events waiting for the digest stage (0008_ingest_queue); `event` is the normalised event as JSON. */
+export interface IngestQueueTable {
+  id: Generated<string>;
+  project_id: number;
+  organization_id: number;
+  platform: string | null;
+  event: string;
+  attempts: Generated<number>;
+}
+
 /** The Kysely view of every table Faultline's core owns (all inside the configured schema). */
 export interface Database {
   organizations: OrganizationsTable;
@@ -366,6 +376,7 @@ export interface Database {
   metric_alert_incidents: MetricAlertIncidentsTable;
   metric_alert_incident_activity: MetricAlertIncidentActivityTable;
   metric_alert_sequences: MetricAlertSequencesTable;
+  ingest_queue: IngestQueueTable;
 }
 
 /**

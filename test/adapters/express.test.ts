@@ -82,7 +82,7 @@ function mounted(build: (app: express.Express, mount: ReturnType<typeof faultlin
   beforeAll(async () => {
     const app = express();
     build(app, faultlineExpress(instance.faultline));
-    target = { origin: await serve(app), prefix, token: seed.allScopesToken, organization: "acme", project: "web" };
+    target = { origin: await serve(app), prefix, token: seed.allScopesToken, organization: "acme", project: "web", digest: () => instance.faultline.worker.runDue("ingest.digest") };
   });
   return () => target;
 }

@@ -34,7 +34,7 @@ describe("Fastify: real listen under /faultline", () => {
   beforeAll(async () => {
     const app = hostApp((host) => void host.register(faultlineFastify, { prefix: "/faultline", faultline: instance.faultline }));
     const origin = await app.listen({ port: 0, host: "127.0.0.1" });
-    target = { origin, prefix: "/faultline", token: seed.allScopesToken, organization: "acme", project: "web" };
+    target = { origin, prefix: "/faultline", token: seed.allScopesToken, organization: "acme", project: "web", digest: () => instance.faultline.worker.runDue("ingest.digest") };
   });
   requestSuite(() => target);
 });
@@ -46,7 +46,7 @@ describe("Fastify: real listen under /a/b (nested prefixes)", () => {
       void host.register(async (child) => void child.register(faultlineFastify, { prefix: "/b", faultline: instance.faultline }), { prefix: "/a" }),
     );
     const origin = await app.listen({ port: 0, host: "127.0.0.1" });
-    target = { origin, prefix: "/a/b", token: seed.allScopesToken, organization: "acme", project: "web" };
+    target = { origin, prefix: "/a/b", token: seed.allScopesToken, organization: "acme", project: "web", digest: () => instance.faultline.worker.runDue("ingest.digest") };
   });
   requestSuite(() => target);
 });

@@ -23,6 +23,7 @@ export async function sdkRoundTrip(target: MountedTarget): Promise<void> {
   expect(new URL(dsn).pathname).toMatch(new RegExp(`^${target.prefix}/\\d+$`));
   const message = `example host ${target.prefix} ${Date.now()}`;
   await captureWithSdk(dsn, message);
+  await target.digest?.();
   const headers = { Authorization: `Bearer ${target.token}` };
   const url = `${target.origin}${target.prefix}/api/0/organizations/${target.organization}/issues/?query=`;
   let titles: string[] = [];

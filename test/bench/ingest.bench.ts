@@ -6,35 +6,54 @@ import { listen, type RunningServer, serveFaultline } from "../helpers/server.js
 import { BENCH_DATABASE_URL, benchEvent, quietLogger, report, runConcurrently, sqlClient } from "./support.js";
 
 /**
- * Ingest throughput end to end: envelopes over HTTP → event stored, issue updated, committed
- * (a 200 means committed). Baseline: a raw multi-row INSERT of the same event rows into a copy
- * of the events table (same indexes) in the same database, in the same run.
+ * Ingest throughput end to end, both ingest modes side by side in one run. Direct: envelopes over
+ * HTTP → event stored, issue updated, committed (a 200 means committed). Queued (#14): a 200 means
+ * durably queued (the ack rate); the in-process worker digests meanwhile, and the drained rate
+ * stops the clock when the queue is empty (every event stored and counted). The digest alone:
+ * a queue filled with the worker stopped, then digested. Baselines: a raw multi-row INSERT of the
+ * same event rows into a copy of the events table (same indexes), and a bare node:http server
+ * answering the same client, in the same database and run.
  */
 const EVENTS = Number(process.env.BENCH_INGEST_EVENTS ?? 20_000);
 const CONCURRENCY = Number(process.env.BENCH_INGEST_CONCURRENCY ?? 64);
 const schema = `bench_ingest_${Date.now()}`;
+const queuedSchema = `${schema}_queued`;
 let faultline: Faultline<FaultlineApi>;
 let server: RunningServer;
 let dsn: { key: string; projectId: string };
+let queued: Faultline<FaultlineApi>;
+let queuedServer: RunningServer;
+let queuedDsn: { key: string; projectId: string };
 
 function envelope(payload: Record<string, unknown>): string {
   return `${JSON.stringify({ event_id: payload.event_id, sent_at: new Date().toISOString() })}\n{"type":"event"}\n${JSON.stringify(payload)}`;
 }
 
+async function benchProject(instance: Faultline<FaultlineApi>): Promise<{ key: string; projectId: string }> {
+  await instance.api.organizations.create({ slug: "bench" });
+  const project = await instance.api.projects.create({ organization: "bench", slug: "api", platform: "node" });
+  return { key: project.keys[0]?.public as string, projectId: project.id };
+}
+
 beforeAll(async () => {
-  faultline = createFaultline({ database: BENCH_DATABASE_URL, schema, logger: quietLogger, worker: false });
-  await faultline.api.organizations.create({ slug: "bench" });
-  const project = await faultline.api.projects.create({ organization: "bench", slug: "api", platform: "node" });
-  dsn = { key: project.keys[0]?.public as string, projectId: project.id };
+  faultline = createFaultline({ database: BENCH_DATABASE_URL, schema, logger: quietLogger, worker: false, ingest: { queued: false } });
+  dsn = await benchProject(faultline);
   void SCOPES;
   server = await serveFaultline(faultline);
+  // The worker is started and stopped per run: running for ack/drained, stopped to fill the queue for the digest alone.
+  queued = createFaultline({ database: BENCH_DATABASE_URL, schema: queuedSchema, logger: quietLogger, worker: false, ingest: { queued: true, maxQueueDepth: 10_000_000 } });
+  queuedDsn = await benchProject(queued);
+  queuedServer = await serveFaultline(queued);
 });
 
 afterAll(async () => {
   await server?.close();
   await faultline?.close();
+  await queuedServer?.close();
+  await queued?.close();
   const client = await sqlClient();
   await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.query(`DROP SCHEMA IF EXISTS "${queuedSchema}" CASCADE`);
   await client.end();
 });
 
@@ -52,14 +71,48 @@ function post(url: string, body: string): Promise<number> {
 }
 
 async function ingest(fingerprints: number): Promise<number> {
-  const url = `${server.url}/api/${dsn.projectId}/envelope/?sentry_key=${dsn.key}&sentry_version=7`;
-  const bodies = Array.from({ length: EVENTS }, (_, i) => envelope(benchEvent(i, fingerprints)));
   const started = performance.now();
+  await postAll(server, dsn, fingerprints, 0);
+  return EVENTS / ((performance.now() - started) / 1000);
+}
+
+async function postAll(target: RunningServer, project: { key: string; projectId: string }, fingerprints: number, firstIndex: number): Promise<void> {
+  const url = `${target.url}/api/${project.projectId}/envelope/?sentry_key=${project.key}&sentry_version=7`;
+  const bodies = Array.from({ length: EVENTS }, (_, i) => envelope(benchEvent(firstIndex + i, fingerprints)));
   await runConcurrently(EVENTS, CONCURRENCY, async (i) => {
     const status = await post(url, bodies[i] as string);
     if (status !== 200) throw new Error(`ingest answered ${status}`);
   });
-  return EVENTS / ((performance.now() - started) / 1000);
+}
+
+async function queueDepth(): Promise<number> {
+  const client = await sqlClient();
+  try {
+    return Number((await client.query(`SELECT count(*) AS n FROM "${queuedSchema}".ingest_queue`)).rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Queued mode: the ack rate (every 200 received, the in-process worker digesting meanwhile), the
+ * drained rate (until the queue is empty: everything stored and counted), and the digest alone
+ * (the same number of events queued with the worker stopped, then digested).
+ */
+async function ingestQueued(fingerprints: number, firstIndex: number): Promise<{ ack: number; drained: number; digest: number }> {
+  queued.worker.start();
+  const started = performance.now();
+  await postAll(queuedServer, queuedDsn, fingerprints, firstIndex);
+  const acked = performance.now();
+  while ((await queueDepth()) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  const drained = performance.now();
+  await queued.worker.stop();
+  await postAll(queuedServer, queuedDsn, fingerprints, firstIndex + EVENTS);
+  const digestStarted = performance.now();
+  await queued.worker.runDue("ingest.digest");
+  const digested = performance.now();
+  expect(await queueDepth()).toBe(0);
+  return { ack: EVENTS / ((acked - started) / 1000), drained: EVENTS / ((drained - started) / 1000), digest: EVENTS / ((digested - digestStarted) / 1000) };
 }
 
 /** The storage path alone: the same events handed to the ingest sink in-process (no HTTP). */
@@ -112,18 +165,25 @@ it("ingest throughput vs raw multi-row INSERT", async () => {
   const ceiling = await rawInsertRowsPerSecond();
   const bareHttp = await bareHttpRequestsPerSecond();
   const rows: Array<Record<string, string | number>> = [];
-  for (const fingerprints of [1, 50, 5000]) {
+  const percent = (part: number, whole: number) => `${Math.round((part / whole) * 100)} %`;
+  for (const [run, fingerprints] of [1, 50, 5000].entries()) {
     const rate = await ingest(fingerprints);
     const storage = await ingestWithoutHttp(fingerprints);
+    const queuedRates = await ingestQueued(fingerprints, 10 * EVENTS * (run + 1));
     rows.push({
       "distinct fingerprints": fingerprints,
-      "events/s (HTTP → committed)": Math.round(rate),
-      "events/s (storage path, no HTTP)": Math.round(storage),
+      "direct events/s (HTTP → committed)": Math.round(rate),
+      "direct storage path, no HTTP": Math.round(storage),
+      "queued ack events/s": Math.round(queuedRates.ack),
+      "queued drained events/s": Math.round(queuedRates.drained),
+      "digest alone events/s": Math.round(queuedRates.digest),
       "raw INSERT rows/s": Math.round(ceiling),
       "bare node:http req/s": Math.round(bareHttp),
-      "HTTP / raw": `${Math.round((rate / ceiling) * 100)} %`,
-      "storage / raw": `${Math.round((storage / ceiling) * 100)} %`,
-      "HTTP / bare HTTP": `${Math.round((rate / bareHttp) * 100)} %`,
+      "direct / bare HTTP": percent(rate, bareHttp),
+      "queued ack / bare HTTP": percent(queuedRates.ack, bareHttp),
+      "queued drained / bare HTTP": percent(queuedRates.drained, bareHttp),
+      "digest alone / raw": percent(queuedRates.digest, ceiling),
+      "direct storage / raw": percent(storage, ceiling),
     });
   }
   report(`Ingest, ${EVENTS} events per run, ${CONCURRENCY} concurrent HTTP clients`, rows);

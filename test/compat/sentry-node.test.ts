@@ -94,6 +94,9 @@ describe("the real @sentry/node 11 SDK against a live Faultline", () => {
     await instance?.close();
   });
 
+  /** Acknowledged events are grouped by the digest (queued ingest); this instance runs no worker. */
+  const digest = () => instance.faultline.worker.runDue("ingest.digest");
+
   describe("errors and messages", () => {
     beforeAll(async () => initSentry(await dsnOf("web")));
     afterAll(() => Sentry.close(500));
@@ -106,6 +109,7 @@ describe("the real @sentry/node 11 SDK against a live Faultline", () => {
       const exceptionId = Sentry.captureException(new TypeError("compat boom"));
       const messageId = Sentry.captureMessage("compat message", "warning");
       expect(await Sentry.flush(5000)).toBe(true);
+      await digest();
       const events = envelopesTo(seed.project.id).filter((exchange) => exchange.itemTypes.includes("event"));
       expect(events.map((exchange) => [exchange.status, exchange.reply])).toEqual(
         expect.arrayContaining([
@@ -151,6 +155,7 @@ describe("the real @sentry/node 11 SDK against a live Faultline", () => {
         Sentry.captureException(new SyntaxError("custom two"));
       });
       expect(await Sentry.flush(5000)).toBe(true);
+      await digest();
       const all = (await (await fetch(`${server.url}${MOUNT}/api/0/organizations/acme/issues/?query=`, { headers: bearer(seed.allScopesToken) })).json()) as Array<Record<string, unknown>>;
       const same = all.filter((issue) => String(issue.title).startsWith("RangeError: same place u"));
       expect(same).toHaveLength(1);

@@ -8,7 +8,7 @@ import { quoteIdentifier } from "../../src/db/identifiers.js";
 import { createFaultline, DatabaseUnavailableError, type Faultline, type FaultlineApi, type FaultlineOptions, tokens } from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { pickBackend } from "../../src/testing/index.js";
-import { captureFor, errorEvent } from "../helpers/events.js";
+import { captureFor, digestQueued, errorEvent } from "../helpers/events.js";
 import { startReceiver } from "../helpers/receiver.js";
 import { seedOrganization } from "../helpers/seed.js";
 import { bearer, serveFaultline } from "../helpers/server.js";
@@ -197,6 +197,7 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
       expect((await get()).status).toBe(200);
       const eventId = newEventId();
       expect((await ingest(eventId)).status).toBe(200);
+      await digestQueued(faultline); // queued ingest: grouped after the answer
       const stored = await faultline.container.resolve(tokens.Db).selectFrom("events").select("event_id").where("event_id", "=", eventId).execute();
       expect(stored).toHaveLength(1);
     }
@@ -302,6 +303,8 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
       expect([429, 503]).toContain(answer.status);
       expect(answer.retryAfter).toMatch(/^\d+$/);
     }
+    // Queued ingest: what was acknowledged is grouped by the digest (the worker, or this drain).
+    await digestQueued(faultline);
     // Read through a connection of our own: every acknowledged event is there, once.
     const { rows } = await admin.query<{ event_id: string; copies: string }>(
       `SELECT event_id, count(*) AS copies FROM ${quoteIdentifier((await schemaOf(faultline)) as string)}.events WHERE event_id = ANY($1) GROUP BY event_id`,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokens } from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
-import { errorEvent } from "../helpers/events.js";
+import { digestQueued, errorEvent } from "../helpers/events.js";
 import { hostileJson, hostileString, nested } from "../helpers/hostile-json.js";
 import { percentEncode, RAW_TROUBLE, safeDecode } from "../helpers/hostile-url.js";
 import { isMutating, loadOperations, type Operation, sampleBody, SCIM_ERROR_SCHEMA } from "../helpers/openapi-operations.js";
@@ -525,6 +525,7 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
             const response = await fetch(`${server.url}/api/${ingest.id}/${endpoint}/?sentry_key=${ingest.key}`, { method: "POST", body });
             const answer = await response.text();
             expect(response.status, `${endpoint} ${payload.slice(0, 300)} → ${answer}`).toBe(200);
+            await digestQueued(instance.faultline);
             const stored = await db().selectFrom("events").select("event_id").where("event_id", "=", eventId).executeTakeFirst();
             expect(stored, `event ${eventId} acknowledged but not stored: ${payload.slice(0, 300)}`).toBeDefined();
           }),

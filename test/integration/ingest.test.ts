@@ -41,7 +41,11 @@ describe("ingestion endpoints (api.md §6.1)", () => {
   const envelopeUrl = (projectId: string, query = "") => `${server.url}/api/${projectId}/envelope/?sentry_version=7&sentry_client=test%2F1.0${query}`;
   const withKey = (key: string) => `&sentry_key=${key}`;
   const post = (url: string, body: BodyInit, headers: Record<string, string> = {}) => fetch(url, { method: "POST", body, headers });
-  const storedEvent = (eventId: string) => db().selectFrom("events").select(["event_id", "project_id"]).where("event_id", "=", eventId).executeTakeFirst();
+  /** The stored event, once the digest has run over what was acknowledged (queued ingest). */
+  const storedEvent = async (eventId: string) => {
+    await instance.faultline.worker.runDue("ingest.digest");
+    return db().selectFrom("events").select(["event_id", "project_id"]).where("event_id", "=", eventId).executeTakeFirst();
+  };
 
   async function createProject(organization: string, slug: string) {
     const project = await instance.faultline.api.projects.create({ organization, slug, platform: "node" });

@@ -197,7 +197,11 @@ describe("input hygiene (issue #13)", () => {
     const envelopeUrl = () => `${server.url}/api/${project.id}/envelope/?sentry_key=${project.key}`;
     const storeUrl = () => `${server.url}/api/${project.id}/store/?sentry_key=${project.key}`;
     const envelope = (eventText: string, eventId: string) => [JSON.stringify({ event_id: eventId }), '{"type":"event"}', eventText].join("\n");
-    const stored = (eventId: string) => db().selectFrom("events").selectAll().where("event_id", "=", eventId).executeTakeFirst();
+    /** The stored event, once the digest has run over what was acknowledged (queued ingest). */
+    const stored = async (eventId: string) => {
+      await instance.faultline.worker.runDue("ingest.digest");
+      return db().selectFrom("events").selectAll().where("event_id", "=", eventId).executeTakeFirst();
+    };
 
     /** An event with bad text in every field an SDK fills, bad keys, a 10,000-level value and a year-0000 timestamp. */
     function hostileEvent(eventId: string): string {

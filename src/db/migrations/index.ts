@@ -5,8 +5,9 @@ import { deliveryMigration } from "./0004-delivery.js";
 import { appsMigration } from "./0005-apps.js";
 import { alertsMigration } from "./0006-alerts.js";
 import { installationConsentMigration } from "./0007-installation-consent.js";
+import { ingestQueueMigration } from "./0008-ingest-queue.js";
 import type { SchemaMigration } from "./types.js";
 
 /** Every first-party migration, in name order (Kysely applies them by name). Never rename or edit a released one. */
-export const coreMigrations: readonly SchemaMigration[] = [coreMigration, issuesMigration, scimMigration, deliveryMigration, appsMigration, alertsMigration, installationConsentMigration];
+export const coreMigrations: readonly SchemaMigration[] = [coreMigration, issuesMigration, scimMigration, deliveryMigration, appsMigration, alertsMigration, installationConsentMigration, ingestQueueMigration];
 export type { SchemaMigration } from "./types.js";

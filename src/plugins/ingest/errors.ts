@@ -24,3 +24,13 @@ export function rateLimited(retryAfterSeconds: number): ApiError {
     { "Retry-After": String(retryAfterSeconds), "X-Sentry-Rate-Limits": `${retryAfterSeconds}:error:project:rate_limited` },
   );
 }
+
+/** Queued ingest past `ingest.maxQueueDepth`: the digest is behind, the SDK should back off briefly. */
+export function queueFull(retryAfterSeconds: number): ApiError {
+  return new ApiError(
+    429,
+    `Ingest queue full; retry after ${retryAfterSeconds} seconds`,
+    {},
+    { "Retry-After": String(retryAfterSeconds), "X-Sentry-Rate-Limits": `${retryAfterSeconds}:error:organization:queue_full` },
+  );
+}

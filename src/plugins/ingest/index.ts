@@ -1,36 +1,51 @@
 import { registerFactory } from "../../container/container.js";
-import { Clock, Db } from "../../container/tokens.js";
+import { Clock, Db, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { EventSinkToken } from "../issues/ingest/port.js";
 import { ingestErrorRenderer } from "./cors.js";
 import { captureInProject, type ProjectTarget } from "./in-process.js";
 import { KEY_CACHE_TTL_MS, RATE_LIMIT_WINDOW_MS } from "./limits.js";
 import { ProjectKeyResolver } from "./project-keys.js";
+import { digestTask, queueAdmission, QueuedEventSinkToken, registerIngestQueue } from "./queue/index.js";
 import { FixedWindowRateLimiter } from "./rate-limit.js";
 import { ingestEndpoints } from "./routes.js";
 import { IngestService } from "./service.js";
-import { IngestServiceToken } from "./tokens.js";
+import { IngestServiceToken, IngestSinkToken } from "./tokens.js";
 
 /** Sentry-compatible ingestion (api.md §6.1): the envelope and store endpoints real SDKs post to. */
 export const ingestPlugin = definePlugin({
   id: "ingest",
   dependencies: ["organizations", "issues"],
   register(container) {
+    registerIngestQueue(container);
+    // Queued mode acknowledges once an event is queued; direct mode once it is grouped and stored.
+    registerFactory(container, IngestSinkToken, (c) => (c.resolve(Options).ingest.queued ? c.resolve(QueuedEventSinkToken) : c.resolve(EventSinkToken)));
     // One service per instance: its key cache and rate-limit counters are never shared between instances.
     registerFactory(container, IngestServiceToken, (c) => {
       const clock = c.resolve(Clock);
       const keys = new ProjectKeyResolver(() => c.resolve(Db), clock, KEY_CACHE_TTL_MS);
-      return new IngestService(keys, c.resolve(EventSinkToken), new FixedWindowRateLimiter(RATE_LIMIT_WINDOW_MS), clock);
+      const admission = c.resolve(Options).ingest.queued ? queueAdmission(c) : undefined;
+      return new IngestService(keys, c.resolve(IngestSinkToken), new FixedWindowRateLimiter(RATE_LIMIT_WINDOW_MS), clock, admission);
     });
   },
   endpoints: ingestEndpoints,
   errorRenderer: ingestErrorRenderer,
+  tasks: [digestTask],
   api: (container) => ({
     events: {
-      /** Stores an event for a project (by id or slug) as if an SDK had sent it; resolves once committed. */
+      /**
+       * Stores an event for a project (by id or slug) as if an SDK had sent it. Queued mode (the
+       * default): resolves once durably queued; the issue shows within the digest's latency
+       * (`faultline.worker.runDue("ingest.digest")` forces it). Direct mode (`ingest.queued: false`):
+       * resolves once grouped and stored.
+       */
       capture: (project: ProjectTarget, event: Record<string, unknown>) => captureInProject(container, project, event),
     },
   }),
+  // Accepted events waiting for their group commit are written before the database closes.
+  close: async ({ container }) => {
+    if (container.resolve(Options).ingest.queued) await container.resolve(QueuedEventSinkToken).drain();
+  },
 });
 
 export { IngestServiceToken } from "./tokens.js";

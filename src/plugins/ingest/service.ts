@@ -4,7 +4,7 @@ import type { EventSink } from "../issues/ingest/port.js";
 import { decompressBody } from "./decompress.js";
 import { publicKeyFromDsn, publicKeyFromRequest } from "./dsn-auth.js";
 import { parseEnvelope } from "./envelope.js";
-import { rateLimited } from "./errors.js";
+import { queueFull, rateLimited } from "./errors.js";
 import { eventsOf, parseEventPayload, type RawEvent } from "./event-payload.js";
 import { INGEST_LIMITS } from "./limits.js";
 import type { ProjectKeyRecord, ProjectKeyResolver } from "./project-keys.js";
@@ -19,6 +19,17 @@ export interface IngestInput {
   body: Uint8Array;
 }
 
+/** Back-pressure of queued ingest: room for a request's events in a bounded queue. */
+export interface IngestAdmission {
+  /** Reserves room for `events`; false when the queue is full. */
+  admit(events: number, nowMs: number): Promise<boolean>;
+  /** Gives back room reserved for events that were not queued after all. */
+  release(events: number): void;
+}
+
+/** How long an SDK is told to wait when the queue is full: the digest empties hundreds of events per batch. */
+const QUEUE_FULL_RETRY_AFTER_SECONDS = 1;
+
 /** Authenticates, unpacks and rate-limits what SDKs send, then hands error events to the sink. */
 export class IngestService {
   constructor(
@@ -26,6 +37,8 @@ export class IngestService {
     private readonly sink: EventSink,
     private readonly limiter: FixedWindowRateLimiter,
     private readonly clock: Clock,
+    /** Present in queued mode only: direct ingest's latency is its back-pressure. */
+    private readonly admission?: IngestAdmission,
   ) {}
 
   /** `POST /api/{project_id}/envelope/` → `{id}` of the (first) event, `{}` without one. */
@@ -59,6 +72,18 @@ export class IngestService {
       const decision = this.limiter.consume(key.keyId, events.length, key.rateLimitPerMinute, receivedAt.getTime());
       if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
     }
+    if (!this.admission) return this.#store(key, events, receivedAt);
+    // Events refused here are not counted as client outcomes: Faultline keeps no outcome statistics.
+    if (!(await this.admission.admit(events.length, receivedAt.getTime()))) throw queueFull(QUEUE_FULL_RETRY_AFTER_SECONDS);
+    try {
+      return await this.#store(key, events, receivedAt);
+    } catch (error) {
+      this.admission.release(events.length);
+      throw error;
+    }
+  }
+
+  async #store(key: ProjectKeyRecord, events: RawEvent[], receivedAt: Date): Promise<string[]> {
     const results = await Promise.all(events.map((event) => this.sink.capture(key.project, event, { receivedAt })));
     return results.map((result) => result.eventId);
   }

@@ -1,7 +1,7 @@
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, EventBus } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
-import { EventSinkToken } from "./ingest/port.js";
+import { EventSinkToken, EventStoreToken } from "./ingest/port.js";
 import { EventProcessor } from "./ingest/processor.js";
 import { IssueRepository } from "./repository.js";
 import { issueEndpoints } from "./routes/index.js";
@@ -24,6 +24,7 @@ export const issuesPlugin = definePlugin({
       (c) => new EventProcessor(db, c.resolve(EventBus), c.resolve(Clock), { maxBatch: 500, maxDelayMs: 2, maxConcurrent: 4 }),
     );
     registerFactory(container, EventSinkToken, (c) => c.resolve(EventProcessorToken));
+    registerFactory(container, EventStoreToken, (c) => c.resolve(EventProcessorToken));
     registerFactory(container, CommentServiceToken, (c) => new CommentService(db, c.resolve(IssueRepositoryToken), c.resolve(EventBus), c.resolve(Clock)));
   },
   endpoints: issueEndpoints,
@@ -31,7 +32,7 @@ export const issuesPlugin = definePlugin({
   close: ({ container }) => container.resolve(EventProcessorToken).drain(),
 });
 
-export { EventSinkToken, type EventSink, type ProjectRef } from "./ingest/port.js";
+export { EventSinkToken, EventStoreToken, type EventSink, type EventStore, type ProjectRef } from "./ingest/port.js";
 export { IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";

@@ -2,17 +2,18 @@ import type { Kysely } from "kysely";
 import type { Clock } from "../../../clock.js";
 import type { Database } from "../../../db/schema.js";
 import { isConnectionFailure } from "../../../db/errors.js";
-import { runInTransaction } from "../../../db/transaction.js";
+import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
 import type { EventBus } from "../../../events/event-bus.js";
 import { normalizeEvent } from "../grouping/index.js";
 import { type BatcherOptions, GroupCommitBatcher } from "../../../db/group-commit.js";
-import type { CaptureOptions, EventSink, ProjectRef } from "./port.js";
+import type { NormalizedEvent } from "../grouping/types.js";
+import type { CaptureOptions, EventSink, EventStore, ProjectRef, StorableEvent } from "./port.js";
 import { type BatchItem, writeBatch } from "./write-batch.js";
 
-const DEADLOCK_OR_SERIALIZATION = new Set(["40P01", "40001"]);
+export const DEADLOCK_OR_SERIALIZATION = new Set(["40P01", "40001"]);
 
 /** Normalises, groups and stores events, batching concurrent ones into one transaction. */
-export class EventProcessor implements EventSink {
+export class EventProcessor implements EventSink, EventStore {
   readonly #batcher: GroupCommitBatcher<BatchItem>;
 
   constructor(
@@ -25,9 +26,17 @@ export class EventProcessor implements EventSink {
   }
 
   async capture(project: ProjectRef, raw: unknown, options: CaptureOptions = {}): Promise<{ eventId: string }> {
-    const event = normalizeEvent(raw, { receivedAt: options.receivedAt ?? this.clock.now() });
+    const event = this.normalize(raw, options);
     await this.#batcher.submit({ project, event });
     return { eventId: event.eventId };
+  }
+
+  normalize(raw: unknown, options: CaptureOptions = {}): NormalizedEvent {
+    return normalizeEvent(raw, { receivedAt: options.receivedAt ?? this.clock.now() });
+  }
+
+  storeBatch(scope: TransactionScope, events: readonly StorableEvent[]): Promise<void> {
+    return writeBatch(scope, events, { events: this.events, now: this.clock.now() });
   }
 
   /** Waits until every accepted event is committed (used on close). */

@@ -1,0 +1,94 @@
+import type { Kysely } from "kysely";
+import { isConnectionFailure } from "../../../db/errors.js";
+import type { Database } from "../../../db/schema.js";
+import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
+import type { Logger } from "../../../logging/logger.js";
+import type { EventStore, NormalizedEvent, StorableEvent } from "../../issues/ingest/port.js";
+import type { QueueDepthGauge } from "./depth.js";
+import type { QueueRow, QueueStatements } from "./statements.js";
+
+/** Deadlock and serialization failures: another transaction's lock order, retried at once. */
+const RETRYABLE = new Set(["40P01", "40001"]);
+const MAX_TRIES = 3;
+
+/**
+ * The digest stage of queued ingest: claims a large batch of queued events (`FOR UPDATE SKIP
+ * LOCKED`, so consumers in several processes share the work), stores them with the issues
+ * plugin's set-based batch writer (grouping, issue upserts, counters and stats carrying the
+ * batch's deltas, domain events) and deletes the claimed rows — all in one transaction, so an
+ * event is stored exactly once whether a consumer commits, fails or dies mid-batch.
+ */
+export class QueueDigest {
+  constructor(
+    private readonly deps: {
+      db: () => Kysely<Database>;
+      store: Pick<EventStore, "storeBatch">;
+      statements: QueueStatements;
+      depth: QueueDepthGauge;
+      logger: Logger;
+      batchSize: number;
+    },
+  ) {}
+
+  /** Digests one batch; true when the batch was full (more is probably waiting). */
+  async digestBatch(): Promise<boolean> {
+    let claimed: QueueRow[];
+    try {
+      claimed = await this.#withRetry(async (scope) => {
+        const { rows } = await scope.trx.executeQuery(this.deps.statements.claim(this.deps.batchSize));
+        if (rows.length > 0) await this.#store(scope, rows);
+        return rows;
+      });
+    } catch (error) {
+      if (isConnectionFailure(error)) throw error;
+      // One event the batch writer cannot store must not block the queue: retry one by one, so
+      // it fails alone (and is skipped after MAX_DIGEST_ATTEMPTS) while the others go through.
+      this.deps.logger.warn({ err: error }, "faultline: ingest digest batch failed; digesting its events one by one");
+      return this.#digestOneByOne();
+    }
+    this.deps.depth.release(claimed.length);
+    return claimed.length === this.deps.batchSize;
+  }
+
+  async #digestOneByOne(): Promise<boolean> {
+    const { rows } = await this.deps.db().executeQuery(this.deps.statements.claim(this.deps.batchSize));
+    for (const { id } of rows) {
+      try {
+        const stored = await this.#withRetry(async (scope) => {
+          const { rows: one } = await scope.trx.executeQuery(this.deps.statements.claimOne(id));
+          if (one.length > 0) await this.#store(scope, one);
+          return one.length;
+        });
+        this.deps.depth.release(stored);
+      } catch (error) {
+        if (isConnectionFailure(error)) throw error;
+        this.deps.logger.error({ err: error, queueId: String(id) }, "faultline: a queued event could not be stored; it stays in ingest_queue");
+        await this.deps.db().executeQuery(this.deps.statements.recordFailure(id));
+      }
+    }
+    return rows.length === this.deps.batchSize;
+  }
+
+  async #store(scope: TransactionScope, rows: readonly QueueRow[]): Promise<void> {
+    await this.deps.store.storeBatch(scope, rows.map(storableEvent));
+    await scope.trx.executeQuery(this.deps.statements.remove(rows.map((row) => row.id)));
+  }
+
+  async #withRetry<T>(work: (scope: TransactionScope) => Promise<T>, attempt = 1): Promise<T> {
+    try {
+      return await runInTransaction(this.deps.db(), work);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (attempt < MAX_TRIES && code !== undefined && RETRYABLE.has(code)) return this.#withRetry(work, attempt + 1);
+      throw error;
+    }
+  }
+}
+
+function storableEvent(row: QueueRow): StorableEvent {
+  const event = JSON.parse(row.event) as Omit<NormalizedEvent, "timestamp" | "received"> & { timestamp: string; received: string };
+  return {
+    project: { id: row.project_id, organizationId: row.organization_id, platform: row.platform },
+    event: { ...event, timestamp: new Date(event.timestamp), received: new Date(event.received) },
+  };
+}
