@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, type PostgresPool } from "kysely";
 import pRetry from "p-retry";
 import pg from "pg";
 import type { Logger } from "../logging/logger.js";
+import { createPGlite } from "./pglite.js";
 import type { Database } from "./schema.js";
 
 /**
@@ -141,11 +142,6 @@ function describeConnectionString(connectionString: string): string {
   } catch {
     return "PostgreSQL (connection string not parseable as a URL)";
   }
-}
-
-async function createPGlite(dataDir: string | undefined): Promise<PGlite> {
-  const { PGlite } = await import("@electric-sql/pglite");
-  return PGlite.create(dataDir);
 }
 
 /**
