@@ -18,11 +18,12 @@ export const PGLITE_SETTINGS: Readonly<Record<string, string>> = { shared_buffer
 export async function createPGlite(dataDir: string | undefined): Promise<PGlite> {
   const { PGlite } = await import("@electric-sql/pglite");
   const settings = Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
-  const options: PGliteOptions = { startParams: [...PGlite.defaultStartParams, ...settings] };
+  const options: PGliteOptions = { dataDir, startParams: [...PGlite.defaultStartParams, ...settings] };
   const template = pgliteTemplatePath();
   if (template && dataDir === undefined) options.loadDataDir = readPGliteTemplate(template);
   // On disk the files are written directly: PGlite's own loadDataDir goes through its in-memory
   // file system and takes ~1 s and ~150 MB more for the same result.
   if (template && dataDir !== undefined && isFreshDataDir(dataDir)) extractPGliteTemplate(template, dataDir);
-  return PGlite.create(dataDir, options);
+  // One options object: create(undefined, options) would ignore the options.
+  return PGlite.create(options);
 }
