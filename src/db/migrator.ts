@@ -42,7 +42,8 @@ export async function runMigrations(root: Kysely<unknown>, options: RunMigration
 /**
  * Whether every migration is already recorded: the usual start, answered with two small queries.
  * Kysely's Migrator would first make sure of its tables by introspecting the whole catalog (three
- * times per run, one run per plugin): ~1 s of every embedded start on PGlite.
+ * times per run, one run per plugin), which is slow on a just-started PGlite whose catalog caches
+ * are cold.
  */
 async function allApplied(root: Kysely<unknown>, options: RunMigrationsOptions): Promise<boolean> {
   if (!SCHEMA_NAME_PATTERN.test(options.tableName)) return false; // a long plugin id: the Migrator copes

@@ -5,10 +5,11 @@ import { fileURLToPath } from "node:url";
 import { gunzipSync } from "node:zlib";
 
 /**
- * A freshly initialised PGlite cluster (what `initdb` leaves, no Faultline tables), dumped at
+ * A PGlite cluster freshly initialised and migrated (default schema, default plugins), dumped at
  * build time with PGlite's `dumpDataDir("gzip")` next to the bundle (`dist/`, see
  * scripts/build-pglite-template.mjs). Starting from it skips initdb, which costs a fresh data
- * directory ~2 s and leaves a second WebAssembly instance (~450 MB) to the garbage collector.
+ * directory ~2 s and leaves a second WebAssembly instance (~450 MB) to the garbage collector, and
+ * the first migration run; another schema or other plugins are migrated on top as usual.
  *
  * Named after the PGlite version that made it: a data directory is only valid for the PGlite
  * build that wrote it, so with any other version installed there is no template and PGlite runs
@@ -21,7 +22,7 @@ export function pgliteTemplatePath(): string | undefined {
   return existsSync(path) ? path : undefined;
 }
 
-export function pgliteTemplateFileName(pgliteVersion: string): string {
+function pgliteTemplateFileName(pgliteVersion: string): string {
   return `pglite-template-${pgliteVersion}.tar.gz`;
 }
 

@@ -6,9 +6,10 @@ import { extractPGliteTemplate, isFreshDataDir, pgliteTemplatePath, readPGliteTe
  * shared_buffers: PostgreSQL's default of 128 MB is allocated inside PGlite's WebAssembly memory
  * and touched at start, so it is resident from the first query; Faultline's working set on one
  * embedded connection is far smaller, and the data directory's files stay in the OS page cache.
- * 16 MB takes the idle process from ~320 MB to ~190 MB (docs/operations.md, "Embedded database").
+ * 16 MB takes PGlite alone, reopening a data directory, from ~320 MB to ~175 MB resident
+ * (docs/operations.md, "Embedded database").
  */
-export const PGLITE_SETTINGS: Readonly<Record<string, string>> = { shared_buffers: "16MB" };
+const PGLITE_SETTINGS: Readonly<Record<string, string>> = { shared_buffers: "16MB" };
 
 /**
  * Opens an embedded PGlite: on disk in `dataDir`, or in memory without one. A fresh cluster
