@@ -21,5 +21,7 @@ export default defineConfig({
   splitting: true,
   treeshake: true,
   // Framework and test-only packages are the host's to install.
+  // The pre-initialised PGlite cluster that fresh embedded databases start from (src/db/pglite-template.ts).
+  onSuccess: "node scripts/build-pglite-template.mjs",
   external: ["express", "fastify", "fastify-plugin", "next", "testcontainers", "@testcontainers/postgresql", "@electric-sql/pglite"],
 });

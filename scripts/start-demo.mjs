@@ -1,4 +1,5 @@
-// `npm start`: build the library when dist/ is missing or older than the sources, then run the demo
+// `npm start`: build the library when dist/ is missing, has no PGlite template or is older than the
+// sources, then run the demo
 // (examples/demo/server.mjs, which imports the package by its own name through dist/).
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
@@ -20,8 +21,11 @@ function newestMtime(dir) {
 
 const built = join(root, "dist", "index.js");
 const sources = Math.max(newestMtime(join(root, "src")), newestMtime(join(root, "adapters")));
-if (!existsSync(built) || statSync(built).mtimeMs < sources) {
-  process.stderr.write("faultline: building the library (dist/ is missing or older than src/ or adapters/)…\n");
+// The PGlite template a new data directory starts from (written by the build since #19): a dist/
+// built before it would work, but start slowly and large.
+const hasTemplate = existsSync(built) && readdirSync(join(root, "dist")).some((name) => /^pglite-template-.+\.tar\.gz$/.test(name));
+if (!existsSync(built) || statSync(built).mtimeMs < sources || !hasTemplate) {
+  process.stderr.write("faultline: building the library (dist/ is missing, incomplete or older than src/ or adapters/)…\n");
   const startedAt = Date.now();
   // --no: never download (tsup is a devDependency). Its progress is shown only when it fails. In its
   // own process group on POSIX, so that a stop signal can end npx and tsup together.

@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, type PostgresPool } from "kysely";
 import pRetry from "p-retry";
 import pg from "pg";
 import type { Logger } from "../logging/logger.js";
+import { createPGlite } from "./pglite.js";
 import type { Database } from "./schema.js";
 
 /**
@@ -11,7 +12,7 @@ import type { Database } from "./schema.js";
  * - a PGlite instance, or `{ dataDir }`: embedded PostgreSQL (in memory, or on disk);
  * - an existing `Kysely` instance of the host's;
  * - a function returning any of these (called on first use, so construction opens nothing).
- * Absent: an in-memory embedded PGlite.
+ * Absent: an in-memory embedded PGlite, announced with a warning (its data is lost on exit).
  */
 export type DatabaseInput = DatabaseSource | (() => DatabaseSource | Promise<DatabaseSource>);
 
@@ -63,7 +64,13 @@ export async function openDatabase(input: DatabaseInput | undefined, schema: str
 }
 
 async function openSource(source: DatabaseSource | undefined, options: ConnectOptions): Promise<Omit<DatabaseConnection, "db">> {
-  if (source === undefined) return openPGlite(await createPGlite(undefined), true, "embedded PGlite (in memory)");
+  if (source === undefined) {
+    // The default, so it is said aloud: a host that forgot `database` loses its data on exit.
+    options.logger.warn(
+      "faultline: no `database` given, so data is kept in memory (embedded PGlite) and lost when the process exits; pass `{ dataDir }` or a PostgreSQL URL to keep it (docs/operations.md, \"Embedded database\")",
+    );
+    return openPGlite(await createPGlite(undefined), true, "embedded PGlite (in memory)");
+  }
   if (typeof source === "string") {
     // keepAlive: an idle connection (LISTEN above all) notices a silently dropped route.
     const pool = new pg.Pool({ connectionString: source, connectionTimeoutMillis: options.connectTimeoutMs, keepAlive: true });
@@ -141,11 +148,6 @@ function describeConnectionString(connectionString: string): string {
   } catch {
     return "PostgreSQL (connection string not parseable as a URL)";
   }
-}
-
-async function createPGlite(dataDir: string | undefined): Promise<PGlite> {
-  const { PGlite } = await import("@electric-sql/pglite");
-  return PGlite.create(dataDir);
 }
 
 /**

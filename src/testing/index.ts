@@ -6,6 +6,7 @@ import type { ApiOf, Faultline } from "../faultline.js";
 import type { FaultlinePlugin } from "../plugin/plugin.js";
 import { randomHex } from "../crypto/secrets.js";
 import { quoteIdentifier } from "../db/identifiers.js";
+import { createPGlite } from "../db/pglite.js";
 import { dockerMightBeAvailable } from "./docker.js";
 
 export type TestBackend = "postgres" | "testcontainers" | "pglite";
@@ -39,9 +40,12 @@ function announce(enabled: boolean, message: string) {
   process.stderr.write(`faultline/testing: ${message}\n`);
 }
 
-/** One PGlite per process: creating one costs seconds, a schema per instance costs milliseconds. */
+/**
+ * One PGlite per process: creating one costs seconds, a schema per instance costs milliseconds.
+ * Opened as Faultline opens its own in-memory database (settings, and the build's template).
+ */
 function pglite(): Promise<PGlite> {
-  sharedPGlite ??= import("@electric-sql/pglite").then(({ PGlite }) => PGlite.create());
+  sharedPGlite ??= createPGlite(undefined);
   return sharedPGlite;
 }
 

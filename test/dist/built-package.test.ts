@@ -51,9 +51,37 @@ describe("the built package", () => {
   it("ships a working migrate CLI", async () => {
     const dir = await mkdtemp(join(tmpdir(), "faultline-dist-cli-"));
     try {
-      const run = () => promisify(execFile)(process.execPath, ["dist/cli.js", "migrate", "--data-dir", dir]);
+      // Another schema than the default: a new data directory already holds the default one (the PGlite template).
+      const run = () => promisify(execFile)(process.execPath, ["dist/cli.js", "migrate", "--data-dir", dir, "--schema", "cli_check"]);
       expect((await run()).stdout).toMatch(/^applied 0001_core\napplied 0002_issues\n/);
       expect((await run()).stdout).toBe("faultline: already up to date\n");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("starts a new data directory and an in-memory database from the shipped, migrated PGlite template", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "faultline-dist-template-"));
+    const dataDir = join(dir, "data");
+    const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+    try {
+      // Nothing to migrate on a fresh directory: the template already holds the default schema.
+      const first = createFaultline({ database: { dataDir }, logger: quiet, worker: false });
+      expect((await first.migrate()).applied).toEqual([]);
+      await first.api.organizations.create({ slug: "kept" });
+      await first.close();
+      const again = createFaultline({ database: { dataDir }, logger: quiet, worker: false });
+      expect(await again.api.organizations.get("kept")).toMatchObject({ slug: "kept" });
+      await again.close();
+
+      const inMemory = createFaultline({ logger: quiet, worker: false });
+      expect((await inMemory.migrate()).applied).toEqual([]);
+      await inMemory.close();
+
+      // Another schema is migrated on top of the template, as on any database.
+      const otherSchema = createFaultline({ database: { dataDir: join(dir, "other") }, schema: "elsewhere", logger: quiet, worker: false });
+      expect((await otherSchema.migrate()).applied).toContain("0001_core");
+      await otherSchema.close();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
