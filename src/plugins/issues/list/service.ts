@@ -54,7 +54,9 @@ export class IssueListQuery {
         idOf: (row) => Number(row.id),
       },
     );
-    const first = page.rows[0] as { list_hits: string | number | bigint } | undefined;
+    // withRelatedColumns' generic return type does not carry the column selected after it, so the
+    // row is read through unknown (a direct cast is refused by stricter checkers, e.g. next build's).
+    const first = page.rows[0] as unknown as { list_hits: string | number | bigint } | undefined;
     const counted = first?.list_hits ?? (await hits.executeTakeFirstOrThrow()).n;
     return { page, hits: Number(counted), directHit: false };
   }
