@@ -1,6 +1,6 @@
 import { defineConfig } from "tsup";
 
-export default defineConfig({
+export default defineConfig((cli) => ({
   entry: {
     index: "src/index.ts",
     express: "adapters/express/index.ts",
@@ -22,6 +22,7 @@ export default defineConfig({
   treeshake: true,
   // Framework and test-only packages are the host's to install.
   // The pre-initialised PGlite cluster that fresh embedded databases start from (src/db/pglite-template.ts).
-  onSuccess: "node scripts/build-pglite-template.mjs",
+  // Written into this build's own output directory (a test builds to a cache directory of its own).
+  onSuccess: `node scripts/build-pglite-template.mjs ${JSON.stringify(cli.outDir ?? "dist")}`,
   external: ["express", "fastify", "fastify-plugin", "next", "testcontainers", "@testcontainers/postgresql", "@electric-sql/pglite"],
-});
+}));

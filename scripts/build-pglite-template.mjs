@@ -1,19 +1,21 @@
 // Part of the build (tsup's onSuccess, so `npm run build` and `npm start` both run it): dumps a
 // PGlite cluster, freshly initialised and migrated (default schema, default plugins), to
-// dist/pglite-template-<pglite version>.tar.gz. An embedded Faultline starts a new data directory
+// <out dir>/pglite-template-<pglite version>.tar.gz (the build's output directory, given as the
+// first argument; dist/ by default). An embedded Faultline starts a new data directory
 // (or an in-memory database) from it instead of running initdb and every migration: see
 // src/db/pglite-template.ts. Other schemas or plugins are migrated on top at start, as usual.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
 const { version } = JSON.parse(readFileSync(join(dirname(entry), "..", "package.json"), "utf8"));
-const target = join(root, "dist", `pglite-template-${version}.tar.gz`);
-const { createFaultline } = await import(join(root, "dist", "index.js"));
+const outDir = resolve(root, process.argv[2] ?? "dist");
+const target = join(outDir, `pglite-template-${version}.tar.gz`);
+const { createFaultline } = await import(join(outDir, "index.js"));
 
 // A PGlite of our own (not `{ dataDir }`), so that this never starts from an older template.
 const pglite = await PGlite.create();
