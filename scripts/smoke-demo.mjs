@@ -9,10 +9,10 @@
 // does not pass it on. POSIX only (process groups).
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "./free-port.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const HOST = "127.0.0.1";
@@ -63,15 +63,6 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
   });
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer().on("error", reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function start(port) {
   const { DATABASE_URL: _ignored, ...inherited } = process.env; // always embedded PGlite here
@@ -200,7 +191,7 @@ async function stop(run) {
 }
 
 async function startAndCheck(label, previous) {
-  const port = await freePort();
+  const port = await freePort(HOST);
   const base = `http://${HOST}:${port}`;
   const startedAt = Date.now();
   const run = start(port);

@@ -10,8 +10,9 @@
 // Needs dist/ (npm run build). The child is killed (its process group) on every way out.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer, request } from "node:http";
+import { request } from "node:http";
 import { fileURLToPath } from "node:url";
+import { freePort } from "../../scripts/free-port.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const [where, eventsArg = "0"] = process.argv.slice(2);
@@ -20,15 +21,6 @@ const DSN_KEY = "f00dfeedf00dfeedf00dfeedf00dfeed";
 const HOST = "127.0.0.1";
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer().on("error", reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * CPU time (user + system, all threads) a process has used, in ms (Linux /proc): the time to the
@@ -69,7 +61,7 @@ function event(i) {
   });
 }
 
-const port = await freePort();
+const port = await freePort(HOST);
 const database = where.startsWith("postgres") ? { DATABASE_URL: where } : { FAULTLINE_DATA_DIR: where, DATABASE_URL: "" };
 const startedAt = performance.now();
 const child = spawn(process.execPath, [`${root}examples/demo/server.mjs`], {
