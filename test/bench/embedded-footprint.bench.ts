@@ -105,7 +105,7 @@ it("embedded PGlite and PostgreSQL side by side: resident memory and time to fir
     "RSS idle (MB)": f.idleMB,
     [`RSS after ${EVENTS} events (MB)`]: f.afterEventsMB,
   });
-  report(`Embedded footprint: demo host, median of ${RUNS} runs (measured under contention)`, [
+  report(`Embedded footprint: demo host, median of ${RUNS} runs`, [
     row("PGlite, data directory", pglite),
     row("PostgreSQL", postgres),
     {
