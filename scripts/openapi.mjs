@@ -2,11 +2,12 @@
 // definitions. `npm run openapi:check` (CI) fails when the committed file is out of date.
 // The current sources are built (JavaScript only, a few seconds) into node_modules/.cache first.
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const out = `${root}node_modules/.cache/faultline-openapi`;
+// One directory per run: checkouts sharing a node_modules (git worktrees) must not build over each other.
+const out = `${root}node_modules/.cache/faultline-openapi-${process.pid}`;
 const target = `${root}docs/openapi.json`;
 const check = process.argv.includes("--check");
 
@@ -24,6 +25,7 @@ const faultline = createFaultline({ worker: false, logger: quiet });
 const response = await faultline.handler(new Request("http://localhost:3000/api/0/openapi.json"));
 const text = `${JSON.stringify(await response.json(), null, 2)}\n`;
 await faultline.close();
+rmSync(out, { recursive: true, force: true });
 
 if (!check) {
   writeFileSync(target, text);

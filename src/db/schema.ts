@@ -339,6 +339,18 @@ export interface IngestQueueTable {
   attempts: Generated<number>;
 }
 
+/** Events per project, hour and outcome (0011_ingest_outcomes): Sentry's "outcomes", summed. */
+export interface IngestOutcomesTable {
+  organization_id: number;
+  project_id: number;
+  hour: Timestamp;
+  category: string;
+  outcome: string;
+  reason: string;
+  /** bigint: read back as a string by pg. */
+  quantity: string | number;
+}
+
 /** The Kysely view of every table Faultline's core owns (all inside the configured schema). */
 export interface Database {
   organizations: OrganizationsTable;
@@ -377,6 +389,7 @@ export interface Database {
   metric_alert_incident_activity: MetricAlertIncidentActivityTable;
   metric_alert_sequences: MetricAlertSequencesTable;
   ingest_queue: IngestQueueTable;
+  ingest_outcomes: IngestOutcomesTable;
 }
 
 /**

@@ -4,6 +4,7 @@ import { ApiError } from "../../src/http/errors.js";
 import type { EventSink, ProjectRef } from "../../src/plugins/issues/ingest/port.js";
 import type { ProjectKeyRecord } from "../../src/plugins/ingest/project-keys.js";
 import { FixedWindowRateLimiter } from "../../src/plugins/ingest/rate-limit.js";
+import type { OutcomeRecord } from "../../src/plugins/ingest/outcomes/recorder.js";
 import { type IngestInput, IngestService } from "../../src/plugins/ingest/service.js";
 
 const KEY = "0123456789abcdef0123456789abcdef";
@@ -28,8 +29,9 @@ function setup(rateLimitPerMinute: number | null = null) {
       return { eventId: String((event as { event_id?: string }).event_id ?? "generated") };
     },
   };
-  const service = new IngestService(keys, sink, new FixedWindowRateLimiter(60_000), { now: () => NOW });
-  return { service, captured, lookups };
+  const outcomes: OutcomeRecord[] = [];
+  const service = new IngestService(keys, sink, new FixedWindowRateLimiter(60_000), { now: () => NOW }, { record: (outcome) => outcomes.push(outcome) });
+  return { service, captured, lookups, outcomes };
 }
 
 function input(body: string | Uint8Array, options: { projectId?: string; query?: string; headers?: Record<string, string> } = {}): IngestInput {
@@ -51,6 +53,33 @@ async function failure(work: Promise<unknown>) {
 }
 
 const envelope = (...events: object[]) => ['{"event_id":"head"}', ...events.flatMap((event) => ['{"type":"event"}', JSON.stringify(event)])].join("\n");
+
+describe("IngestService outcomes", () => {
+  const outcome = (outcome: string, reason: string, quantity: number, category = "error") => ({ projectId: 7, category, outcome, reason, quantity, at: NOW });
+
+  it("counts accepted, rate-limited and invalid events, and what SDKs report discarding", async () => {
+    const { service, outcomes } = setup(2);
+    await service.ingestEnvelope(input(envelope({ event_id: "a" }, { event_id: "b" })));
+    await failure(service.ingestEnvelope(input(envelope({ event_id: "c" }))));
+    await failure(service.ingestEnvelope(input(['{}', '{"type":"event"}', "[1]"].join("\n"))));
+    const report = { timestamp: 1, discarded_events: [{ reason: "queue_overflow", category: "error", quantity: 3 }, { reason: "sample_rate", category: "transaction", quantity: 5 }] };
+    await service.ingestEnvelope(input(['{}', '{"type":"client_report"}', JSON.stringify(report)].join("\n")));
+    expect(outcomes).toEqual([
+      outcome("accepted", "", 2),
+      outcome("rate_limited", "key_quota", 1),
+      outcome("invalid", "payload", 1),
+      outcome("client_discard", "queue_overflow", 3),
+      outcome("client_discard", "sample_rate", 5, "transaction"),
+    ]);
+  });
+
+  it("skips a malformed client report instead of refusing the envelope, and counts nothing for an unknown key", async () => {
+    const { service, outcomes } = setup();
+    expect(await service.ingestEnvelope(input(['{}', '{"type":"client_report"}', '{"discarded_events":"lots"}'].join("\n")))).toEqual({});
+    await failure(service.ingestEnvelope(input(envelope({ event_id: "x" }), { query: "sentry_key=ffffffffffffffffffffffffffffffff" })));
+    expect(outcomes).toEqual([]);
+  });
+});
 
 describe("IngestService.ingestEnvelope", () => {
   it("hands each event to the sink with the receive time and answers the first id", async () => {

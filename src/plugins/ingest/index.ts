@@ -1,5 +1,5 @@
 import { registerFactory } from "../../container/container.js";
-import { Clock, Db, Options } from "../../container/tokens.js";
+import { Clock, Db, Logger, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { EventSinkToken } from "../issues/ingest/port.js";
 import { ingestErrorRenderer } from "./cors.js";
@@ -9,8 +9,13 @@ import { ProjectKeyResolver } from "./project-keys.js";
 import { digestTask, queueAdmission, QueuedEventSinkToken, registerIngestQueue } from "./queue/index.js";
 import { FixedWindowRateLimiter } from "./rate-limit.js";
 import { ingestEndpoints } from "./routes.js";
+import { OutcomeRecorder } from "./outcomes/recorder.js";
+import { getOutcomeStats } from "./outcomes/routes.js";
 import { IngestService } from "./service.js";
-import { IngestServiceToken, IngestSinkToken } from "./tokens.js";
+import { IngestServiceToken, IngestSinkToken, OutcomeRecorderToken } from "./tokens.js";
+
+/** How often counted outcomes are added to `ingest_outcomes`: the usage statistics lag by at most this. */
+const OUTCOME_FLUSH_INTERVAL_MS = 5_000;
 
 /** Sentry-compatible ingestion (api.md §6.1): the envelope and store endpoints real SDKs post to. */
 export const ingestPlugin = definePlugin({
@@ -25,10 +30,12 @@ export const ingestPlugin = definePlugin({
       const clock = c.resolve(Clock);
       const keys = new ProjectKeyResolver(() => c.resolve(Db), clock, KEY_CACHE_TTL_MS);
       const admission = c.resolve(Options).ingest.queued ? queueAdmission(c) : undefined;
-      return new IngestService(keys, c.resolve(IngestSinkToken), new FixedWindowRateLimiter(RATE_LIMIT_WINDOW_MS), clock, admission);
+      return new IngestService(keys, c.resolve(IngestSinkToken), new FixedWindowRateLimiter(RATE_LIMIT_WINDOW_MS), clock, c.resolve(OutcomeRecorderToken), admission);
     });
+    registerFactory(container, OutcomeRecorderToken, (c) => new OutcomeRecorder(() => c.resolve(Db), c.resolve(Logger), c.resolve(Options).schema));
   },
-  endpoints: ingestEndpoints,
+  init: ({ container }) => container.resolve(OutcomeRecorderToken).start(OUTCOME_FLUSH_INTERVAL_MS),
+  endpoints: [...ingestEndpoints, getOutcomeStats],
   errorRenderer: ingestErrorRenderer,
   tasks: [digestTask],
   api: (container) => ({
@@ -45,6 +52,7 @@ export const ingestPlugin = definePlugin({
   // Accepted events waiting for their group commit are written before the database closes.
   close: async ({ container }) => {
     if (container.resolve(Options).ingest.queued) await container.resolve(QueuedEventSinkToken).drain();
+    await container.resolve(OutcomeRecorderToken).close();
   },
 });
 

@@ -1,11 +1,13 @@
 import type { Clock } from "../../clock.js";
-import { notFound } from "../../http/errors.js";
+import { ApiError, notFound } from "../../http/errors.js";
 import type { EventSink } from "../issues/ingest/port.js";
 import { decompressBody } from "./decompress.js";
 import { publicKeyFromDsn, publicKeyFromRequest } from "./dsn-auth.js";
 import { parseEnvelope } from "./envelope.js";
 import { queueFull, rateLimited } from "./errors.js";
 import { eventsOf, parseEventPayload, type RawEvent } from "./event-payload.js";
+import { clientDiscardsOf } from "./outcomes/client-report.js";
+import type { Outcome, OutcomeRecorder } from "./outcomes/recorder.js";
 import { INGEST_LIMITS } from "./limits.js";
 import type { ProjectKeyRecord, ProjectKeyResolver } from "./project-keys.js";
 import type { FixedWindowRateLimiter } from "./rate-limit.js";
@@ -37,6 +39,7 @@ export class IngestService {
     private readonly sink: EventSink,
     private readonly limiter: FixedWindowRateLimiter,
     private readonly clock: Clock,
+    private readonly outcomes: Pick<OutcomeRecorder, "record">,
     /** Present in queued mode only: direct ingest's latency is its back-pressure. */
     private readonly admission?: IngestAdmission,
   ) {}
@@ -51,7 +54,8 @@ export class IngestService {
     const bytes = await decompressBody(input.body, input.headers.get("content-encoding"), { bytes: INGEST_LIMITS.envelopeBytes, what: "Envelope" });
     const envelope = parseEnvelope(bytes);
     const key = earlyKey ?? (await this.keys.authenticate(publicKeyFromDsn(envelope.header.dsn), projectId));
-    const events = eventsOf(envelope);
+    for (const discard of clientDiscardsOf(envelope.items)) this.#count(key, "client_discard", discard.reason, discard.quantity, receivedAt, discard.category);
+    const events = await this.#refusedAsInvalid(key, envelope.items.filter((item) => item.header.type === "event").length, receivedAt, async () => eventsOf(envelope));
     const [first] = await this.#capture(key, events, receivedAt);
     return first === undefined ? {} : { id: first };
   }
@@ -61,8 +65,10 @@ export class IngestService {
     const projectId = parseProjectId(input.projectId);
     const receivedAt = this.clock.now();
     const key = await this.keys.authenticate(publicKeyFromRequest(input.headers, input.query), projectId);
-    const bytes = await decompressBody(input.body, input.headers.get("content-encoding"), { bytes: INGEST_LIMITS.eventBytes, what: "Event" });
-    const [id] = await this.#capture(key, [parseEventPayload(bytes)], receivedAt);
+    const event = await this.#refusedAsInvalid(key, 1, receivedAt, async () =>
+      parseEventPayload(await decompressBody(input.body, input.headers.get("content-encoding"), { bytes: INGEST_LIMITS.eventBytes, what: "Event" })),
+    );
+    const [id] = await this.#capture(key, [event], receivedAt);
     return { id: id as string };
   }
 
@@ -70,17 +76,42 @@ export class IngestService {
   async #capture(key: ProjectKeyRecord, events: RawEvent[], receivedAt: Date): Promise<string[]> {
     if (key.rateLimitPerMinute !== null) {
       const decision = this.limiter.consume(key.keyId, events.length, key.rateLimitPerMinute, receivedAt.getTime());
-      if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
+      if (!decision.allowed) {
+        this.#count(key, "rate_limited", "key_quota", events.length, receivedAt);
+        throw rateLimited(decision.retryAfterSeconds);
+      }
     }
-    if (!this.admission) return this.#store(key, events, receivedAt);
-    // Events refused here are not counted as client outcomes: Faultline keeps no outcome statistics.
-    if (!(await this.admission.admit(events.length, receivedAt.getTime()))) throw queueFull(QUEUE_FULL_RETRY_AFTER_SECONDS);
+    if (!this.admission) return this.#accept(key, events, receivedAt);
+    if (!(await this.admission.admit(events.length, receivedAt.getTime()))) {
+      this.#count(key, "rate_limited", "queue_full", events.length, receivedAt);
+      throw queueFull(QUEUE_FULL_RETRY_AFTER_SECONDS);
+    }
     try {
-      return await this.#store(key, events, receivedAt);
+      return await this.#accept(key, events, receivedAt);
     } catch (error) {
       this.admission.release(events.length);
       throw error;
     }
+  }
+
+  async #accept(key: ProjectKeyRecord, events: RawEvent[], receivedAt: Date): Promise<string[]> {
+    const ids = await this.#refusedAsInvalid(key, events.length, receivedAt, () => this.#store(key, events, receivedAt));
+    this.#count(key, "accepted", "", events.length, receivedAt);
+    return ids;
+  }
+
+  /** Runs `step`; when it refuses the request (a 4xx), the request's `events` are counted as invalid. */
+  async #refusedAsInvalid<T>(key: ProjectKeyRecord, events: number, receivedAt: Date, step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      if (error instanceof ApiError && error.status < 500) this.#count(key, "invalid", error.status === 413 ? "too_large" : "payload", events, receivedAt);
+      throw error;
+    }
+  }
+
+  #count(key: ProjectKeyRecord, outcome: Outcome, reason: string, quantity: number, at: Date, category = "error"): void {
+    if (quantity > 0) this.outcomes.record({ projectId: key.project.id, category, outcome, reason, quantity, at });
   }
 
   async #store(key: ProjectKeyRecord, events: RawEvent[], receivedAt: Date): Promise<string[]> {

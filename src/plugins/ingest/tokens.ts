@@ -1,7 +1,10 @@
 import type { InjectionToken } from "tsyringe";
 import type { EventSink } from "../issues/ingest/port.js";
+import type { OutcomeRecorder } from "./outcomes/recorder.js";
 import type { IngestService } from "./service.js";
 
 export const IngestServiceToken: InjectionToken<IngestService> = Symbol("faultline.IngestService");
 /** Where SDK and in-process events go: the issues plugin's sink (direct) or the ingest queue (queued). */
 export const IngestSinkToken: InjectionToken<EventSink> = Symbol("faultline.IngestSink");
+/** Counts what became of sent events (accepted, rate limited, invalid, discarded by the SDK). */
+export const OutcomeRecorderToken: InjectionToken<OutcomeRecorder> = Symbol("faultline.OutcomeRecorder");

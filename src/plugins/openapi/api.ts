@@ -15,6 +15,7 @@ import type { scimPlugin } from "../scim/index.js";
 import type { serviceHooksPlugin } from "../service-hooks/index.js";
 import type { webhooksPlugin } from "../webhooks/index.js";
 import type { getOpenApi } from "./routes.js";
+import type { getOutcomeStats } from "../ingest/outcomes/routes.js";
 import type { createIssueRule, listIssueRules, getIssueRule, updateIssueRule, deleteIssueRule } from "../alerts/issue-rules/routes.js";
 import type { createMetricRule, listMetricRules, getMetricRule, updateMetricRule, deleteMetricRule, listIncidents } from "../alerts/metric-rules/routes.js";
 import type { listTokens, createToken, deleteToken } from "../api-tokens/routes.js";
@@ -88,6 +89,7 @@ export interface FirstPartyEndpoints {
   "metricAlertRules.list": typeof listMetricRules;
   "metricAlertRules.update": typeof updateMetricRule;
   "organizations.get": typeof getOrganization;
+  "organizations.stats": typeof getOutcomeStats;
   "projects.get": typeof getProject;
   "projects.issues": typeof listProjectIssues;
   "projects.keys": typeof listProjectKeys;
@@ -128,7 +130,7 @@ export const TYPED_OPERATIONS = [
   "issueAlertRules.get", "issueAlertRules.list", "issueAlertRules.update", "issues.bulkDelete", "issues.bulkUpdate",
   "issues.delete", "issues.externalIssues", "issues.get", "issues.hashes", "issues.list", "issues.update",
   "metricAlertRules.create", "metricAlertRules.delete", "metricAlertRules.get", "metricAlertRules.incidents",
-  "metricAlertRules.list", "metricAlertRules.update", "organizations.get", "projects.get", "projects.issues",
+  "metricAlertRules.list", "metricAlertRules.update", "organizations.get", "organizations.stats", "projects.get", "projects.issues",
   "projects.keys", "projects.list", "scim.groups.create", "scim.groups.delete", "scim.groups.get", "scim.groups.list",
   "scim.groups.patch", "scim.groups.replace", "scim.resourceTypes.get", "scim.resourceTypes.list", "scim.schemas.get",
   "scim.schemas.list", "scim.serviceProviderConfig", "scim.users.create", "scim.users.delete", "scim.users.get",

@@ -1,12 +1,8 @@
 import { z } from "zod";
 import { cursorSchema, pageSizeSchema } from "../../../http/pagination.js";
+import { repeatable } from "../../../http/query-params.js";
 import { ISSUE_SORTS } from "./sorts.js";
 
-/** A query parameter that may be repeated (`?project=1&project=2`): always a list here. */
-export const repeatable = z
-  .union([z.string(), z.array(z.string())])
-  .optional()
-  .transform((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]));
 
 const statsPeriod = z.enum(["24h", "14d", ""], { error: 'must be "24h", "14d" or empty' }).optional();
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { issueFilterShape, repeatable } from "../list/params.js";
+import { repeatable } from "../../../http/query-params.js";
+import { issueFilterShape } from "../list/params.js";
 import { parseSearchQuery } from "../search/parser.js";
 import { bulkIdsSchema } from "./issue.js";
 
