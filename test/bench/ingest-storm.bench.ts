@@ -1,0 +1,151 @@
+import { execFile } from "node:child_process";
+import { Agent, createServer, request } from "node:http";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createNodeHandler } from "../../adapters/node/index.js";
+import { createFaultline, type Faultline, type FaultlineApi } from "../../src/index.js";
+import { listen, type RunningServer } from "../helpers/server.js";
+import { BENCH_DATABASE_URL, benchEvent, percentile, quietLogger, report, runConcurrently, sqlClient } from "./support.js";
+
+/**
+ * #14, back-pressure and latency: a host process serving Faultline (queued ingest, in-process
+ * worker: the default) beside a route of its own. First the machine's ingest capacity (64
+ * closed-loop clients, until everything is digested); then an open-loop load generator in its own
+ * process (SDKs do not slow down when the server does) at 50 % of that capacity — where the
+ * ack-to-visible latency is measured — and at 200 %, an error storm, while a probe calls the
+ * host's route every 20 ms. Past `ingest.maxQueueDepth` ingest must answer 429 and the host route
+ * stay responsive.
+ */
+const STORM_SECONDS = Number(process.env.BENCH_STORM_SECONDS ?? 10);
+const CAPACITY_EVENTS = 10_000;
+const MAX_QUEUE_DEPTH = 5_000;
+const run = promisify(execFile);
+const schema = `bench_storm_${Date.now()}`;
+let faultline: Faultline<FaultlineApi>;
+let server: RunningServer;
+let ingestUrl = "";
+
+beforeAll(async () => {
+  faultline = createFaultline({ database: BENCH_DATABASE_URL, schema, logger: quietLogger, ingest: { queued: true, maxQueueDepth: MAX_QUEUE_DEPTH } });
+  await faultline.api.organizations.create({ slug: "bench" });
+  const project = await faultline.api.projects.create({ organization: "bench", slug: "api", platform: "node" });
+  const handler = createNodeHandler(faultline);
+  // The host's own route: what its users call while Faultline takes the storm.
+  server = await listen(createServer((req, res) => (req.url === "/host/ping" ? res.setHeader("content-type", "application/json").end('{"ok":true}') : void handler(req, res))));
+  ingestUrl = `${server.url}/api/${project.id}/envelope/?sentry_key=${project.keys[0]?.public}&sentry_version=7`;
+});
+
+afterAll(async () => {
+  await server?.close();
+  await faultline?.close();
+  const client = await sqlClient();
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+});
+
+async function queueDepth(): Promise<number> {
+  const client = await sqlClient();
+  try {
+    return Number((await client.query(`SELECT count(*) AS n FROM "${schema}".ingest_queue`)).rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
+async function drained(): Promise<void> {
+  while ((await queueDepth()) > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+/** Events per second acknowledged and digested with 64 closed-loop clients (the drained rate). */
+async function capacity(): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const bodies = Array.from({ length: CAPACITY_EVENTS }, (_, i) => {
+    const event = benchEvent(i, 50);
+    return `${JSON.stringify({ event_id: event.event_id })}\n{"type":"event"}\n${JSON.stringify(event)}`;
+  });
+  const started = performance.now();
+  await runConcurrently(CAPACITY_EVENTS, 64, async (i) => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(ingestUrl, { method: "POST", agent, headers: { "content-length": Buffer.byteLength(bodies[i] as string) } }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      });
+      req.on("error", reject);
+      req.end(bodies[i]);
+    });
+    if (status !== 200) throw new Error(`ingest answered ${status}`);
+  });
+  await drained();
+  agent.destroy();
+  return CAPACITY_EVENTS / ((performance.now() - started) / 1000);
+}
+
+interface StormResult {
+  sent: number;
+  statuses: Record<string, number>;
+  ingest: { p50: number; p99: number };
+  probe: { count: number; p50: number; p99: number; max: number };
+  acks: Array<[string, number]>;
+}
+
+/**
+ * Runs the load generator at `rate` while polling `events` every 10 ms for what became visible;
+ * returns its report and, per acknowledged event, the ms from its 200 to its row being readable.
+ */
+async function storm(rate: number): Promise<StormResult & { visibleMs: number[] }> {
+  const client = await sqlClient();
+  const seen = new Map<string, number>();
+  let lastId = Number((await client.query(`SELECT coalesce(max(id), 0) AS id FROM "${schema}".events`)).rows[0].id);
+  let polling = true;
+  const poll = async () => {
+    const { rows } = await client.query(`SELECT id, event_id FROM "${schema}".events WHERE id > $1 ORDER BY id`, [lastId]);
+    const now = performance.timeOrigin + performance.now();
+    for (const row of rows) seen.set(row.event_id, now);
+    if (rows.length > 0) lastId = Number(rows.at(-1).id);
+  };
+  const poller = (async () => {
+    while (polling) {
+      await poll();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  try {
+    const script = new URL("./storm-client.mjs", import.meta.url).pathname;
+    const { stdout } = await run(process.execPath, [script, ingestUrl, String(Math.round(rate)), String(STORM_SECONDS), `${server.url}/host/ping`], { maxBuffer: 256 * 2 ** 20 });
+    const result = JSON.parse(stdout) as StormResult;
+    await drained();
+    polling = false;
+    await poller;
+    await poll();
+    const visibleMs = result.acks.map(([eventId, ackedAt]) => (seen.get(eventId) ?? Number.POSITIVE_INFINITY) - ackedAt);
+    return { ...result, visibleMs };
+  } finally {
+    polling = false;
+    await poller;
+    await client.end();
+  }
+}
+
+it("error storm: host route latency, 429s past the queue bound, ack-to-visible latency", async () => {
+  const capacityPerSecond = await capacity();
+  const rows: Array<Record<string, string | number>> = [];
+  const ms = (value: number | null) => (value === null || !Number.isFinite(value) ? "—" : value.toFixed(1));
+  for (const load of [0.5, 2]) {
+    const result = await storm(capacityPerSecond * load);
+    rows.push({
+      load: `${load * 100} % of capacity`,
+      "offered events/s": Math.round(capacityPerSecond * load),
+      sent: result.sent,
+      "200": result.statuses["200"] ?? 0,
+      "429": result.statuses["429"] ?? 0,
+      other: Object.entries(result.statuses).filter(([status]) => status !== "200" && status !== "429").map(([status, n]) => `${status}: ${n}`).join(", ") || "0",
+      "ingest p50 / p99 ms": `${ms(result.ingest.p50)} / ${ms(result.ingest.p99)}`,
+      "host route p50 / p99 / max ms": `${ms(result.probe.p50)} / ${ms(result.probe.p99)} / ${ms(result.probe.max)}`,
+      "ack → visible p50 / p99 ms": `${ms(percentile(result.visibleMs, 50))} / ${ms(percentile(result.visibleMs, 99))}`,
+    });
+    // Every acknowledged event was stored: nothing accepted is lost in a storm.
+    expect(result.visibleMs.filter((value) => !Number.isFinite(value))).toEqual([]);
+  }
+  report(`Error storm: capacity ${Math.round(capacityPerSecond)} events/s (64 clients, drained), open-loop load for ${STORM_SECONDS} s, ingest.maxQueueDepth ${MAX_QUEUE_DEPTH}`, rows);
+  expect(rows).toHaveLength(2);
+});
