@@ -184,6 +184,24 @@ describe("Express after a plain express.json() (raw bytes gone)", () => {
   });
 });
 
+describe("Express: the origin under trust proxy", () => {
+  it("takes X-Forwarded-Host and -Proto only from a trusted proxy, keeping the Host's port otherwise", async () => {
+    const dsn = async (trust: boolean) => {
+      const app = express();
+      app.set("trust proxy", trust);
+      app.use("/faultline", toExpressHandler(instance.faultline));
+      const response = await fetch(`${await serve(app)}/faultline/api/0/projects/acme/web/keys/`, {
+        headers: { Authorization: `Bearer ${seed.allScopesToken}`, "X-Forwarded-Host": "errors.example.com, proxy.internal", "X-Forwarded-Proto": "https" },
+      });
+      return new URL(((await response.json()) as Array<{ dsn: { public: string } }>)[0]?.dsn.public as string);
+    };
+    const trusted = await dsn(true);
+    expect([trusted.protocol, trusted.host, trusted.pathname]).toEqual(["https:", "errors.example.com", `/faultline/${seed.project.id}`]);
+    const untrusted = await dsn(false);
+    expect([untrusted.protocol, untrusted.host]).toEqual(["http:", expect.stringMatching(/^127\.0\.0\.1:\d+$/)]);
+  });
+});
+
 describe("Express: headers and streaming", () => {
   let origin: string;
   beforeAll(async () => {
