@@ -20,7 +20,7 @@ export type FaultlineApi = ApiOf<typeof firstPartyPlugins>;
  *
  * @example
  * const faultline = createFaultline({ database: process.env.DATABASE_URL });
- * app.use("/faultline", faultlineExpress(faultline));
+ * app.use("/faultline", toExpressHandler(faultline));
  */
 export function createFaultline<const P extends readonly FaultlinePlugin[] = []>(
   options: FaultlineOptions & { plugins?: P } = {},

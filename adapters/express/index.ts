@@ -1,21 +1,25 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type HasHandler, sendWebResponse, toWebRequest } from "../node/index.js";
 
-/** The parts of an Express request the adapter reads (no runtime import of express). */
+/** The parts of an Express request the adapter reads (no runtime import of express; Express 4 and 5 alike). */
 interface ExpressRequest extends IncomingMessage {
   baseUrl: string;
   originalUrl: string;
+  /** Honours `trust proxy` in Express 4 and 5. */
   protocol?: string;
-  host?: string;
+  app?: { get(setting: string): unknown };
   body?: unknown;
   rawBody?: unknown;
 }
 
 type Next = (error?: unknown) => void;
 
-const BODY_CONSUMED =
-  "Faultline could not read the request body: a body parser (express.json(), express.urlencoded(), …) consumed it first. " +
-  "Mount Faultline before the body parser, or keep the raw bytes: express.json({ verify: keepRawBody }) with keepRawBody from faultline/express.";
+/** An Express middleware: `(req, res, next)`. */
+export type ExpressHandler = (req: ExpressRequest, res: ServerResponse, next: Next) => Promise<void>;
+
+const MOUNT_FIRST =
+  'Mount Faultline before the body parser (app.use("/faultline", toExpressHandler(faultline)) ahead of app.use(express.json())), ' +
+  "or keep the raw bytes: express.json({ verify: keepRawBody }) with keepRawBody from faultline/express.";
 
 /** For `express.json({ verify: keepRawBody })`: keeps the bytes the parser read, so Faultline can use them. */
 export function keepRawBody(req: IncomingMessage, _res: ServerResponse, buffer: Buffer): void {
@@ -29,32 +33,53 @@ function bytesAlreadyRead(req: ExpressRequest): Uint8Array | undefined {
   return undefined;
 }
 
-function hasDeclaredBody(req: IncomingMessage): boolean {
-  return Number(req.headers["content-length"] ?? 0) > 0 || req.headers["transfer-encoding"] !== undefined;
+/** What express.json() left in `req.body`: a JSON value (not a string from express.text(), not a form). */
+function parsedJson(req: ExpressRequest): unknown {
+  const json = /^application\/([\w.+-]+\+)?json\b/i.test(req.headers["content-type"] ?? "");
+  return json && typeof req.body !== "string" ? req.body : undefined;
+}
+
+type TrustProxy = (address: string | undefined, hop: number) => boolean;
+
+/**
+ * `protocol://host` under the app's `trust proxy` setting. Express 5's `req.host` does this, but
+ * Express 4's is a deprecated alias of `hostname` (no port), so the same rule is applied here:
+ * `X-Forwarded-Host` (first value) from a trusted peer, else `Host`.
+ */
+function originOf(req: ExpressRequest): string | undefined {
+  const trust = req.app?.get("trust proxy fn") as TrustProxy | undefined;
+  const forwarded = req.headers["x-forwarded-host"];
+  const trusted = typeof forwarded === "string" && forwarded !== "" && trust?.(req.socket.remoteAddress, 0) === true;
+  const host = trusted ? (forwarded.split(",")[0] as string).trimEnd() : req.headers.host;
+  return req.protocol && host ? `${req.protocol}://${host}` : undefined;
 }
 
 /**
- * Express middleware: `app.use("/faultline", faultlineExpress(faultline))`. Works at the root and
- * under nested routers (the mount path is `req.baseUrl`; Link headers and DSNs carry it). The body
- * is never re-serialised: the adapter streams the unread request, or uses the bytes a parser kept
- * (`express.raw()`, or `express.json({ verify: keepRawBody })`), else answers 500 saying what to change.
- * The origin follows Express's own `trust proxy` setting.
+ * Express middleware (Express 4 and 5): `app.use("/faultline", toExpressHandler(faultline))`.
+ * Works at the root and under nested routers (the mount path is `req.baseUrl`; Link headers and
+ * DSNs carry it). The body is never re-serialised: the adapter streams the unread request, or uses
+ * the bytes a parser kept (`express.raw()`, or `express.json({ verify: keepRawBody })`). Behind a
+ * plain `express.json()`, JSON routes use the value it parsed; ingest, which needs the bytes,
+ * answers 500 naming the fix (and logs it once). The origin follows Express's `trust proxy` setting.
  */
-export function faultlineExpress(faultline: HasHandler) {
-  return async (req: ExpressRequest, res: ServerResponse, next: Next): Promise<void> => {
+export function toExpressHandler(faultline: HasHandler): ExpressHandler {
+  return async (req, res, next) => {
     try {
       const body = bytesAlreadyRead(req);
-      if (!body && req.readableEnded && hasDeclaredBody(req)) {
-        res.statusCode = 500;
-        res.setHeader("Content-Type", "application/json; charset=utf-8");
-        res.end(JSON.stringify({ detail: BODY_CONSUMED }));
-        return;
-      }
-      const origin = req.protocol && req.host ? `${req.protocol}://${req.host}` : undefined;
-      const request = toWebRequest(req, { url: req.originalUrl, origin, body, bodyDecoded: body !== undefined });
+      const request = toWebRequest(req, {
+        url: req.originalUrl,
+        origin: originOf(req),
+        body,
+        bodyDecoded: body !== undefined,
+        parsedBody: parsedJson(req),
+        consumedFix: MOUNT_FIRST,
+      });
       await sendWebResponse(res, await faultline.handler(request, { basePath: req.baseUrl }));
     } catch (error) {
       next(error);
     }
   };
 }
+
+/** @deprecated Renamed {@link toExpressHandler} (same behaviour); this alias stays until the next major. */
+export const faultlineExpress = toExpressHandler;

@@ -11,13 +11,27 @@ export interface HasHandler {
   handler: FaultlineHandler;
 }
 
+/** Options of {@link toNodeHandler}. */
+export interface NodeHandlerOptions {
+  /** The prefix the handler is mounted under (the request path keeps it). */
+  basePath?: string;
+  /** Trust `X-Forwarded-Proto` / `X-Forwarded-Host` (behind your own proxy only). */
+  trustProxy?: boolean;
+}
+
+/** A `node:http` request listener. */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
 /**
- * A plain `node:http` request listener: `http.createServer(createNodeHandler(faultline))`.
+ * A plain `node:http` request listener: `http.createServer(toNodeHandler(faultline))`.
  * Mounted under a prefix, pass `{ basePath: "/faultline" }` (the request path keeps the prefix).
  */
-export function createNodeHandler(faultline: HasHandler, options: { basePath?: string; trustProxy?: boolean } = {}) {
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+export function toNodeHandler(faultline: HasHandler, options: NodeHandlerOptions = {}): NodeHandler {
+  return async (req, res) => {
     const response = await faultline.handler(toWebRequest(req, options), { basePath: options.basePath });
     await sendWebResponse(res, response);
   };
 }
+
+/** @deprecated Renamed {@link toNodeHandler} (same behaviour); this alias stays until the next major. */
+export const createNodeHandler = toNodeHandler;

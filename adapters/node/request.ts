@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
-import { type BodyReader, READ_BODY } from "../../src/http/body.js";
+import { type BodyReader, CONSUMED_BODY, type ConsumedBody, READ_BODY } from "../../src/http/body.js";
 
 export interface NodeRequestOptions {
   /** The path prefix the request was mounted under (already part of `url`). */
@@ -15,7 +15,16 @@ export interface NodeRequestOptions {
   bodyDecoded?: boolean;
   /** Trust `X-Forwarded-Proto` / `X-Forwarded-Host` (behind your own proxy only). */
   trustProxy?: boolean;
+  /**
+   * When a host's parser already read the stream (and `body` is not given): the JSON value it
+   * produced, served to JSON routes as if Faultline had parsed it.
+   */
+  parsedBody?: unknown;
+  /** When the stream was already read: how the host should mount Faultline instead (shown in the 500 and the warning). */
+  consumedFix?: string;
 }
+
+const NODE_FIX = "Pass Faultline the request before anything reads its body (no body parser ahead of it).";
 
 const DIRECT = new Set<PropertyKey>(["url", "method", "headers"]);
 
@@ -70,6 +79,9 @@ export function toWebRequest(req: IncomingMessage, options: NodeRequestOptions =
   const url = (path.startsWith("/") ? new URL(`${origin}${path}`) : new URL(path, origin)).href;
   const declared = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
   const hasBody = method !== "GET" && method !== "HEAD" && (options.body !== undefined || declared);
+  // Read to the end by someone else (a body parser) and no bytes handed over: nothing left to stream.
+  const consumed: ConsumedBody | undefined =
+    hasBody && options.body === undefined && req.readableEnded ? { parsed: options.parsedBody, fix: options.consumedFix ?? NODE_FIX } : undefined;
   let headers: Headers | undefined;
   let real: Request | undefined;
   const materialize = (): Request => {
@@ -86,6 +98,8 @@ export function toWebRequest(req: IncomingMessage, options: NodeRequestOptions =
     get(_target, property) {
       if (DIRECT.has(property)) return direct[property as keyof typeof direct];
       if (property === "body" && !hasBody && !real) return null;
+      if (property === CONSUMED_BODY) return consumed;
+      if (property === "bodyUsed" && !real) return consumed !== undefined;
       // Until something made the real Request (and so took the stream), the body is read directly.
       if (property === READ_BODY) return real ? undefined : bodyReader(req, hasBody, options.body);
       const target = materialize();

@@ -5,7 +5,7 @@ import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import express from "express";
 import { createFaultline, SCOPES } from "faultline";
-import { faultlineExpress } from "faultline/express";
+import { toExpressHandler } from "faultline/express";
 
 /** An environment variable, with "" meaning unset. */
 const env = (name) => process.env[name] || undefined;
@@ -160,7 +160,7 @@ and shares its process and port. The API answers JSON and needs the token printe
 </body></html>`);
 });
 app.get("/health", (_req, res) => res.json({ ok: true }));
-app.use(faultlineExpress(faultline));
+app.use(toExpressHandler(faultline));
 
 function listen() {
   return new Promise((resolveListen, rejectListen) => {

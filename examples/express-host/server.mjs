@@ -4,7 +4,7 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import express from "express";
 import { createFaultline } from "faultline";
-import { faultlineExpress, keepRawBody } from "faultline/express";
+import { toExpressHandler, keepRawBody } from "faultline/express";
 import { seedDemo } from "../shared/seed-demo.mjs";
 
 /** The host app. Its JSON parser runs first and keeps the raw bytes, which Faultline then uses. */
@@ -13,7 +13,7 @@ export function createHostApp(faultline) {
   app.use(express.json({ verify: keepRawBody }));
   app.get("/health", (_req, res) => res.json({ ok: true }));
   app.post("/api/orders", (req, res) => res.status(201).json({ order: req.body }));
-  app.use("/faultline", faultlineExpress(faultline));
+  app.use("/faultline", toExpressHandler(faultline));
   return app;
 }
 

@@ -3,7 +3,7 @@
 import { fileURLToPath } from "node:url";
 import Fastify from "fastify";
 import { createFaultline } from "faultline";
-import { faultlineFastify } from "faultline/fastify";
+import { toFastifyPlugin } from "faultline/fastify";
 import { seedDemo } from "../shared/seed-demo.mjs";
 
 /** The host app: Fastify's own JSON parser serves its routes; Faultline's Buffer parser stays inside its prefix. */
@@ -11,7 +11,7 @@ export function createHostApp(faultline) {
   const app = Fastify();
   app.get("/health", async () => ({ ok: true }));
   app.post("/api/orders", async (request, reply) => reply.code(201).send({ order: request.body }));
-  app.register(faultlineFastify, { prefix: "/faultline", faultline });
+  app.register(toFastifyPlugin(faultline), { prefix: "/faultline" });
   return app;
 }
 

@@ -22,10 +22,43 @@ export type BodyReader = (limit: number) => Promise<Uint8Array | null>;
 export const READ_BODY = Symbol.for("faultline.readBody");
 
 /**
+ * A body something in the host read before Faultline could (a body parser mounted ahead of it).
+ * `parsed` is the JSON value that parser produced, if any: enough for JSON routes, never for routes
+ * that need the bytes (ingest: envelopes, compression). `fix` says how to mount Faultline instead.
+ */
+export interface ConsumedBody {
+  readonly parsed?: unknown;
+  readonly fix: string;
+}
+
+/** Where a request carries its {@link ConsumedBody} (set by the Node adapters; a registered symbol like {@link READ_BODY}). */
+export const CONSUMED_BODY = Symbol.for("faultline.consumedBody");
+
+const READ_BEFORE =
+  "Something in the host read this request's body before Faultline (a body-parsing middleware). Mount Faultline ahead of it, or pass it the request unread.";
+
+/** The request's body was already read by someone else: how, and what they left. Undefined when it is still there. */
+export function consumedBodyOf(request: Request): ConsumedBody | undefined {
+  const marked = (request as { [CONSUMED_BODY]?: ConsumedBody })[CONSUMED_BODY];
+  if (marked) return marked;
+  return request.bodyUsed ? { fix: READ_BEFORE } : undefined;
+}
+
+/**
+ * The answer when a route needs bytes that are gone: a 500, since only the host's setup can fix
+ * it, whose detail names the fix.
+ */
+export function bodyConsumed(consumed: ConsumedBody): ApiError {
+  return new ApiError(500, `Faultline could not read the request body: it was consumed before Faultline saw it. ${consumed.fix}`);
+}
+
+/**
  * Reads the whole body, refusing more than `limit` bytes. A declared Content-Length over the
  * limit is refused before reading; a chunked body is counted as it streams and cut off at the limit.
  */
 export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
+  const consumed = consumedBodyOf(request);
+  if (consumed) throw bodyConsumed(consumed);
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > limit) throw bodyTooLarge(limit);
   const direct = (request as { [READ_BODY]?: BodyReader })[READ_BODY];

@@ -13,7 +13,7 @@ import type { Logger } from "../logging/logger.js";
 import type { ResolvedOptions } from "../options.js";
 import type { Composition } from "../plugin/compose.js";
 import type { HookContext } from "../plugin/plugin.js";
-import { parseJsonBody, readBodyBytes } from "./body.js";
+import { bodyConsumed, bodyTooLarge, type ConsumedBody, consumedBodyOf, parseJsonBody, readBodyBytes } from "./body.js";
 import { type AnyEndpoint, ORGANIZATION_PARAM } from "./endpoint.js";
 import { ApiError, NOT_FOUND_DETAIL } from "./errors.js";
 import { checkJsonBody, checkPathParams, checkQuery, checkUrlLength } from "./input-policy.js";
@@ -46,6 +46,8 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   const hooks = deps.composition.plugins.flatMap((plugin) => (plugin.hooks ? [plugin.hooks] : []));
   const tokenCache = deps.container.resolve(TokenCacheToken);
   const renderers = deps.composition.plugins.flatMap((plugin) => (plugin.errorRenderer ? [plugin.errorRenderer] : []));
+  // One warning per instance for a body consumed before Faultline: a setup fault, not a per-request one.
+  let warnedConsumed = false;
 
   return async function handle(request, handlerOptions) {
     const started = performance.now();
@@ -138,12 +140,34 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
 
   async function readBody(endpoint: AnyEndpoint, request: Request): Promise<{ body: unknown; rawBody: Uint8Array | null }> {
     if (!BODY_METHODS.has(request.method) || (!endpoint.body && !endpoint.rawBody)) return { body: undefined, rawBody: null };
-    const bytes = await readBodyBytes(request, endpoint.bodyLimit ?? deps.options.limits.bodyBytes);
+    const limit = endpoint.bodyLimit ?? deps.options.limits.bodyBytes;
+    const consumed = consumedBodyOf(request);
+    if (consumed) return { body: alreadyParsed(endpoint, request, consumed, limit), rawBody: null };
+    const bytes = await readBodyBytes(request, limit);
     if (endpoint.rawBody) return { body: undefined, rawBody: bytes };
-    // An empty body reads as `{}`; a JSON `null` is a value like any other, refused by an object schema.
-    const parsed = parseJsonBody(bytes);
+    return { body: checkedJson(endpoint, parseJsonBody(bytes)), rawBody: null };
+  }
+
+  /** An empty body reads as `{}`; a JSON `null` is a value like any other, refused by an object schema. */
+  function checkedJson(endpoint: AnyEndpoint, parsed: unknown): unknown {
     checkJsonBody(parsed, deps.options.limits.bodyDepth);
-    return { body: validate(endpoint.body, parsed === undefined ? {} : parsed), rawBody: null };
+    return validate(endpoint.body, parsed === undefined ? {} : parsed);
+  }
+
+  /**
+   * A host's body parser ran first. Its JSON value serves a JSON route (the same policy applies);
+   * a route that needs the bytes (ingest) cannot be served: the 500 and one warning name the fix.
+   */
+  function alreadyParsed(endpoint: AnyEndpoint, request: Request, consumed: ConsumedBody, limit: number): unknown {
+    if (!endpoint.rawBody && consumed.parsed !== undefined) {
+      if (Number(request.headers.get("content-length") ?? 0) > limit) throw bodyTooLarge(limit);
+      return checkedJson(endpoint, consumed.parsed);
+    }
+    if (!warnedConsumed) {
+      warnedConsumed = true;
+      deps.logger.warn({ method: request.method, path: new URL(request.url).pathname }, `faultline: a request body was consumed before Faultline; answered 500 (logged once). ${consumed.fix}`);
+    }
+    throw bodyConsumed(consumed);
   }
 
   function renderError(error: unknown, path: string, requestId: string): Response {

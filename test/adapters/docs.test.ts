@@ -1,4 +1,6 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { build, type Message } from "esbuild";
 import { describe, expect, it } from "vitest";
 
 /**
@@ -40,4 +42,23 @@ describe("embedding guides", () => {
       }
     });
   }
+});
+
+describe("runtimes (docs/http.md: Node.js only, no edge runtimes)", () => {
+  it("the core cannot be bundled without Node's built-ins: sockets for pg, node:zlib for ingest, the file system for PGlite", async () => {
+    const failure = await build({ entryPoints: [fileURLToPath(new URL("../../src/index.ts", import.meta.url))], bundle: true, write: false, platform: "browser", conditions: ["worker", "edge-light"], logLevel: "silent" }).then(
+      () => undefined,
+      (error: { errors: Message[] }) => error.errors.map((message) => message.text).join("\n"),
+    );
+    expect(failure).toBeDefined();
+    for (const builtin of ["net", "node:zlib", "node:fs"]) expect(failure).toContain(`"${builtin}"`);
+  }, 60_000);
+});
+
+describe("README", () => {
+  it("links every page under docs/", () => {
+    const readme = read("README.md");
+    const pages = readdirSync(new URL("../../docs/", import.meta.url));
+    expect(pages.filter((page) => !readme.includes(`(docs/${page})`))).toEqual([]);
+  });
 });

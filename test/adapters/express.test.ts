@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest } from "node:http";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { faultlineExpress, keepRawBody } from "../../adapters/express/index.js";
+import { toExpressHandler, keepRawBody } from "../../adapters/express/index.js";
 import { defineEndpoint, definePlugin } from "../../src/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { seedOrganization } from "../helpers/seed.js";
@@ -59,6 +59,9 @@ const trapsPlugin = definePlugin({
 });
 
 let instance: TestInstance<[typeof trapsPlugin]>;
+/** Warnings the instance logged, as text (the consumed-body warning is asserted once). */
+const warnings: string[] = [];
+const recordingLogger = { debug() {}, info() {}, error() {}, warn: (obj: object | string, msg?: string) => void warnings.push(`${msg ?? ""} ${JSON.stringify(obj)}`) };
 let seed: Awaited<ReturnType<typeof seedOrganization>>;
 const servers: RunningServer[] = [];
 
@@ -69,7 +72,7 @@ async function serve(app: express.Express): Promise<string> {
 }
 
 beforeAll(async () => {
-  instance = await createTestInstance({ announce: false, worker: false, plugins: [trapsPlugin] });
+  instance = await createTestInstance({ announce: false, worker: false, plugins: [trapsPlugin], logger: recordingLogger });
   seed = await seedOrganization(instance.faultline, "acme");
 });
 afterAll(async () => {
@@ -77,11 +80,11 @@ afterAll(async () => {
   await instance?.close();
 });
 
-function mounted(build: (app: express.Express, mount: ReturnType<typeof faultlineExpress>) => void, prefix: string) {
+function mounted(build: (app: express.Express, mount: ReturnType<typeof toExpressHandler>) => void, prefix: string) {
   let target: MountedTarget;
   beforeAll(async () => {
     const app = express();
-    build(app, faultlineExpress(instance.faultline));
+    build(app, toExpressHandler(instance.faultline));
     target = { origin: await serve(app), prefix, token: seed.allScopesToken, organization: "acme", project: "web", digest: () => instance.faultline.worker.runDue("ingest.digest") };
   });
   return () => target;
@@ -121,33 +124,81 @@ describe("Express after the host's express.raw()", () => {
   );
 });
 
+describe("Express after a plain express.json(): JSON routes use the parsed value", () => {
+  requestSuite(
+    mounted((app, mount) => {
+      app.use(express.json());
+      app.use("/faultline", mount);
+    }, "/faultline"),
+  );
+});
+
 describe("Express after a plain express.json() (raw bytes gone)", () => {
   let origin: string;
   beforeAll(async () => {
     const app = express();
     app.use(express.json());
     app.post("/host/echo", (req, res) => void res.json({ parsed: req.body as unknown }));
-    app.use("/faultline", faultlineExpress(instance.faultline));
+    app.use("/faultline", toExpressHandler(instance.faultline));
+    const textApp = express();
+    textApp.use(express.text({ type: () => true }));
+    textApp.use("/faultline", toExpressHandler(instance.faultline));
     origin = await serve(app);
+    textOrigin = await serve(textApp);
   });
+  let textOrigin: string;
+  const ingestUrl = async (base: string, kind: "store" | "envelope") =>
+    `${base}/faultline/api/${seed.project.id}/${kind}/?sentry_key=${(await instance.faultline.api.projects.keys("acme", "web"))[0]?.public}`;
 
-  it("answers a JSON write with a 500 that says what to change, never re-serialising the body", async () => {
-    const response = await fetch(`${origin}/faultline/api/0/organizations/acme/issues/1/`, {
+  it("applies the input policy to the parsed value: a NUL character is a 400 naming the field", async () => {
+    const response = await fetch(`${origin}/faultline/api/0/organizations/acme/issues/?id=1`, {
       method: "PUT",
       headers: { Authorization: `Bearer ${seed.allScopesToken}`, "Content-Type": "application/json" },
-      body: JSON.stringify({ status: "resolved" }),
+      body: JSON.stringify({ status: "resolved\u0000" }),
     });
-    expect(response.status).toBe(500);
-    expect(((await response.json()) as { detail: string }).detail).toMatch(/express\.json\(\{ verify: keepRawBody \}\)/);
+    expect([response.status, await response.text()]).toEqual([400, expect.stringMatching(/status: contains a NUL character/)]);
+  });
+
+  it("answers ingest whose bytes a parser took with a 500 naming the fix, logged once", async () => {
+    const event = { event_id: "a".repeat(32), message: "via store" };
+    for (let i = 0; i < 2; i++) {
+      const response = await fetch(await ingestUrl(origin, "store"), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(event) });
+      expect(response.status).toBe(500);
+      const { detail } = (await response.json()) as { detail: string };
+      expect(detail).toMatch(/consumed before Faultline/);
+      expect(detail).toMatch(/ahead of app\.use\(express\.json\(\)\)/);
+      expect(detail).toMatch(/express\.json\(\{ verify: keepRawBody \}\)/);
+    }
+    const { body } = envelope("read as text by the host");
+    const text = await fetch(await ingestUrl(textOrigin, "envelope"), { method: "POST", body });
+    expect([text.status, ((await text.json()) as { detail: string }).detail]).toEqual([500, expect.stringMatching(/Mount Faultline before the body parser/)]);
+    expect(warnings.filter((line) => line.includes("consumed before Faultline"))).toHaveLength(1);
   });
 
   it("still ingests SDK envelopes (no JSON content type, so the parser left them unread) and keeps the host's parsing", async () => {
     const { eventId, body } = envelope("after plain json");
-    const key = (await instance.faultline.api.projects.keys("acme", "web"))[0]?.public;
-    const posted = await fetch(`${origin}/faultline/api/${seed.project.id}/envelope/?sentry_key=${key}`, { method: "POST", body });
+    const posted = await fetch(await ingestUrl(origin, "envelope"), { method: "POST", body });
     expect([posted.status, await posted.json()]).toEqual([200, { id: eventId }]);
     const echo = await fetch(`${origin}/host/echo`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"a":1}' });
     expect(await echo.json()).toEqual({ parsed: { a: 1 } });
+  });
+});
+
+describe("Express: the origin under trust proxy", () => {
+  it("takes X-Forwarded-Host and -Proto only from a trusted proxy, keeping the Host's port otherwise", async () => {
+    const dsn = async (trust: boolean) => {
+      const app = express();
+      app.set("trust proxy", trust);
+      app.use("/faultline", toExpressHandler(instance.faultline));
+      const response = await fetch(`${await serve(app)}/faultline/api/0/projects/acme/web/keys/`, {
+        headers: { Authorization: `Bearer ${seed.allScopesToken}`, "X-Forwarded-Host": "errors.example.com, proxy.internal", "X-Forwarded-Proto": "https" },
+      });
+      return new URL(((await response.json()) as Array<{ dsn: { public: string } }>)[0]?.dsn.public as string);
+    };
+    const trusted = await dsn(true);
+    expect([trusted.protocol, trusted.host, trusted.pathname]).toEqual(["https:", "errors.example.com", `/faultline/${seed.project.id}`]);
+    const untrusted = await dsn(false);
+    expect([untrusted.protocol, untrusted.host]).toEqual(["http:", expect.stringMatching(/^127\.0\.0\.1:\d+$/)]);
   });
 });
 
@@ -160,7 +211,7 @@ describe("Express: headers and streaming", () => {
       res.append("Link", "</host.css>; rel=preload");
       next();
     });
-    app.use("/faultline", faultlineExpress(instance.faultline));
+    app.use("/faultline", toExpressHandler(instance.faultline));
     origin = await serve(app);
   });
 

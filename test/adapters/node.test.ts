@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest } from "node:http";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createNodeHandler, type HasHandler, toWebRequest } from "../../adapters/node/index.js";
+import { toNodeHandler, type HasHandler, toWebRequest } from "../../adapters/node/index.js";
 import { readBodyBytes } from "../../src/http/body.js";
 import { ApiError } from "../../src/http/errors.js";
 import { listen, type RunningServer } from "../helpers/server.js";
@@ -28,7 +28,7 @@ const recorder: HasHandler = {
 let server: RunningServer;
 beforeAll(async () => {
   globalThis.Request = CountingRequest as typeof Request;
-  server = await listen(createServer(createNodeHandler(recorder, { basePath: "/fl" })));
+  server = await listen(createServer(toNodeHandler(recorder, { basePath: "/fl" })));
 });
 afterAll(async () => {
   globalThis.Request = OriginalRequest;
@@ -95,7 +95,7 @@ describe("faultline/node", () => {
         }
       },
     };
-    const target = await listen(createServer(createNodeHandler(reader)));
+    const target = await listen(createServer(toNodeHandler(reader)));
     const send = (chunks: string[]) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = httpRequest(`${target.url}/upload`, { method: "POST", headers: { "Transfer-Encoding": "chunked" } }, (res) => {
@@ -118,6 +118,34 @@ describe("faultline/node", () => {
     }
   });
 
+  it("a body the host read first is reported as used and refused with the fix, never awaited forever", async () => {
+    const reader: HasHandler = {
+      handler: async (request) => {
+        const used = request.bodyUsed;
+        try {
+          return new Response(`read ${(await readBodyBytes(request, 1024)).byteLength}`);
+        } catch (error) {
+          if (error instanceof ApiError) return new Response(`${used} ${error.status} ${error.detail}`);
+          throw error;
+        }
+      },
+    };
+    const listener = toNodeHandler(reader);
+    const target = await listen(
+      createServer((req, res) => {
+        // A host that reads every body itself, then hands the request on.
+        req.resume();
+        req.once("end", () => void listener(req, res));
+      }),
+    );
+    try {
+      const response = await fetch(`${target.url}/upload`, { method: "POST", body: "{}" });
+      expect(await response.text()).toMatch(/^true 500 .*consumed before Faultline.*Pass Faultline the request before anything reads its body/);
+      expect(constructed).toBe(0);
+    } finally {
+      await target.close();
+    }
+  });
 });
 
 function rawGet(url: string): Promise<{ headers: Record<string, string | string[] | undefined>; body: Buffer }> {

@@ -4,9 +4,9 @@ import { promisify } from "node:util";
 import express from "express";
 import Fastify from "fastify";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { faultlineExpress } from "../../adapters/express/index.js";
-import { faultlineFastify } from "../../adapters/fastify/index.js";
-import { createNodeHandler } from "../../adapters/node/index.js";
+import { toExpressHandler } from "../../adapters/express/index.js";
+import { toFastifyPlugin } from "../../adapters/fastify/index.js";
+import { toNodeHandler } from "../../adapters/node/index.js";
 import { createFaultline, type Faultline, type FaultlineApi, SCOPES } from "../../src/index.js";
 import { EventSinkToken } from "../../src/plugins/issues/index.js";
 import { listen, type RunningServer } from "../helpers/server.js";
@@ -77,7 +77,7 @@ const hello = (_req: IncomingMessage, res: ServerResponse) => void res.writeHead
 
 /** Each framework with three routes: /hello, /direct/… (no adapter) and /fl/… (the adapter). */
 async function frameworks(): Promise<Array<{ name: string; url: string }>> {
-  const nodeAdapter = createNodeHandler(faultline, { basePath: "/fl" });
+  const nodeAdapter = toNodeHandler(faultline, { basePath: "/fl" });
   const node: RequestListener = (req, res) => {
     if (req.url === "/hello") return hello(req, res);
     if (req.url?.startsWith("/direct/")) return void direct(Object.assign(req, { url: req.url.slice(7) }), res);
@@ -86,14 +86,14 @@ async function frameworks(): Promise<Array<{ name: string; url: string }>> {
   const app = express();
   app.get("/hello", (req, res) => hello(req, res));
   app.use("/direct", (req, res) => void direct(req, res));
-  app.use("/fl", faultlineExpress(faultline));
+  app.use("/fl", toExpressHandler(faultline));
   const fastify = Fastify();
   fastify.get("/hello", async () => ({ hello: "world" }));
   fastify.get("/direct/*", async (request, reply) => {
     const response = await faultline.handler(new Request(`http://bench${request.url.slice(7)}`, { headers: { authorization: String(request.headers.authorization) } }));
     return reply.code(response.status).header("content-type", "application/json; charset=utf-8").send(await response.text());
   });
-  await fastify.register(faultlineFastify, { prefix: "/fl", faultline });
+  await fastify.register(toFastifyPlugin(faultline), { prefix: "/fl" });
   const out = [];
   for (const [name, listener] of [["node:http", node], ["express", app]] as const) {
     const server = await listen(createServer(listener as RequestListener));

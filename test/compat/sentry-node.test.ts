@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import { gunzipSync } from "node:zlib";
 import * as Sentry from "@sentry/node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createNodeHandler, type HasHandler } from "../../adapters/node/index.js";
+import { toNodeHandler, type HasHandler } from "../../adapters/node/index.js";
 import { type FaultlinePlugin, tokens } from "../../src/index.js";
 import { firstPartyPlugins } from "../../src/plugins/index.js";
 import { ingestPlugin } from "../../src/plugins/ingest/index.js";
@@ -86,7 +86,7 @@ describe("the real @sentry/node 11 SDK against a live Faultline", () => {
   beforeAll(async () => {
     instance = await createTestInstance({ clock: { now: () => now }, worker: false, logger: quiet, plugins: ingestUnlessBuiltIn });
     seed = await seedOrganization(instance.faultline, "acme");
-    server = await listen(createServer(createNodeHandler(recording(instance.faultline, exchanges), { basePath: MOUNT })));
+    server = await listen(createServer(toNodeHandler(recording(instance.faultline, exchanges), { basePath: MOUNT })));
   });
   afterAll(async () => {
     await Sentry.close(500);

@@ -7,8 +7,8 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 // Self-references resolve through package.json "exports" to dist/, exactly as for an installed package.
 import { createFaultline, SCOPES } from "faultline";
-import { faultlineExpress } from "faultline/express";
-import { createNodeHandler } from "faultline/node";
+import { toExpressHandler } from "faultline/express";
+import { toNodeHandler } from "faultline/node";
 import { createTestInstance } from "faultline/testing";
 import express from "express";
 import { listen } from "../helpers/server.js";
@@ -32,9 +32,9 @@ describe("the built package", () => {
     await faultline.api.members.add({ organization: "dist", user: user.id, role: "owner" });
     const { token } = await faultline.api.tokens.create({ user: user.id, scopes: [...SCOPES] });
     const app = express();
-    app.use("/faultline", faultlineExpress(faultline));
+    app.use("/faultline", toExpressHandler(faultline));
     const viaExpress = await listen(createServer(app));
-    const viaNode = await listen(createServer(createNodeHandler(faultline)));
+    const viaNode = await listen(createServer(toNodeHandler(faultline)));
     try {
       const a = await fetch(`${viaExpress.url}/faultline/api/0/organizations/dist/`, { headers: { Authorization: `Bearer ${token}` } });
       expect(a.status).toBe(200);

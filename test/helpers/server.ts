@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createNodeHandler, type HasHandler } from "../../adapters/node/index.js";
+import { toNodeHandler, type HasHandler } from "../../adapters/node/index.js";
 
 export interface RunningServer {
   url: string;
@@ -23,7 +23,7 @@ export async function listen(server: Server): Promise<RunningServer> {
 
 /** A real node:http server in front of a Faultline instance (optionally under a prefix). */
 export function serveFaultline(faultline: HasHandler, basePath = ""): Promise<RunningServer> {
-  const handler = createNodeHandler(faultline, { basePath });
+  const handler = toNodeHandler(faultline, { basePath });
   return listen(
     createServer((req, res) => {
       if (basePath && !req.url?.startsWith(basePath)) {
