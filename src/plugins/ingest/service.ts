@@ -27,6 +27,8 @@ export interface IngestAdmission {
   admit(events: number, nowMs: number): Promise<boolean>;
   /** Gives back room reserved for events that were not queued after all. */
   release(events: number): void;
+  /** True when no event fits by the current estimate: the request is refused before its body is parsed. */
+  isFull(nowMs: number): boolean;
 }
 
 /** How long an SDK is told to wait when the queue is full: the digest empties hundreds of events per batch. */
@@ -51,6 +53,7 @@ export class IngestService {
     const claimedKey = publicKeyFromRequest(input.headers, input.query);
     // With the key outside the body, reject bad senders before spending CPU on decompression.
     const earlyKey = claimedKey === null ? null : await this.keys.authenticate(claimedKey, projectId);
+    if (earlyKey) this.#refuseWhenFull(earlyKey, receivedAt);
     const bytes = await decompressBody(input.body, input.headers.get("content-encoding"), { bytes: INGEST_LIMITS.envelopeBytes, what: "Envelope" });
     const envelope = parseEnvelope(bytes);
     const key = earlyKey ?? (await this.keys.authenticate(publicKeyFromDsn(envelope.header.dsn), projectId));
@@ -65,6 +68,7 @@ export class IngestService {
     const projectId = parseProjectId(input.projectId);
     const receivedAt = this.clock.now();
     const key = await this.keys.authenticate(publicKeyFromRequest(input.headers, input.query), projectId);
+    this.#refuseWhenFull(key, receivedAt);
     const event = await this.#refusedAsInvalid(key, 1, receivedAt, async () =>
       parseEventPayload(await decompressBody(input.body, input.headers.get("content-encoding"), { bytes: INGEST_LIMITS.eventBytes, what: "Event" })),
     );
@@ -92,6 +96,17 @@ export class IngestService {
       this.admission.release(events.length);
       throw error;
     }
+  }
+
+  /**
+   * In a storm the queue stays full: refusing before decompressing and parsing keeps a 429 cheap,
+   * so the process keeps serving the host's own routes. Counted as one event (SDKs send one per
+   * envelope); the exact count would cost the parse this avoids.
+   */
+  #refuseWhenFull(key: ProjectKeyRecord, receivedAt: Date): void {
+    if (!this.admission?.isFull(receivedAt.getTime())) return;
+    this.#count(key, "rate_limited", "queue_full", 1, receivedAt);
+    throw queueFull(QUEUE_FULL_RETRY_AFTER_SECONDS);
   }
 
   async #accept(key: ProjectKeyRecord, events: RawEvent[], receivedAt: Date): Promise<string[]> {

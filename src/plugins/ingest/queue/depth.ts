@@ -28,6 +28,15 @@ export class QueueDepthGauge {
     return true;
   }
 
+  /**
+   * Whether the queue is at its bound by an estimate less than a second old: cheap enough to ask
+   * before reading a request. A stale estimate answers false, so that the request reaches
+   * {@link admit}, which recounts — other processes may have digested meanwhile.
+   */
+  isFull(nowMs: number): boolean {
+    return nowMs - this.#countedAt < RECOUNT_INTERVAL_MS && this.#estimate >= this.maxDepth;
+  }
+
   /** Events that left the queue (digested here) or never entered it (their append failed). */
   release(events: number): void {
     this.#estimate = Math.max(0, this.#estimate - events);
