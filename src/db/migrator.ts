@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, Migrator, sql } from "kysely";
+import pRetry, { AbortError } from "p-retry";
 import type { SchemaMigration } from "./migrations/types.js";
 import { quoteIdentifier, SCHEMA_NAME_PATTERN } from "./identifiers.js";
 
@@ -31,12 +32,27 @@ export async function runMigrations(root: Kysely<unknown>, options: RunMigration
       getMigrations: async () => Object.fromEntries(options.migrations.map((m) => [m.name, toKyselyMigration(m, quoted)])),
     },
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === "Error")?.migrationName;
-    throw new Error(`Faultline migration ${failed ?? "run"} failed: ${errorMessage(error)}`, { cause: error });
-  }
+  const { results } = await pRetry(
+    async () => {
+      const outcome = await migrator.migrateToLatest();
+      if (!outcome.error) return outcome;
+      const failed = outcome.results?.find((r) => r.status === "Error")?.migrationName;
+      const wrapped = new Error(`Faultline migration ${failed ?? "run"} failed: ${errorMessage(outcome.error)}`, { cause: outcome.error });
+      if (failed !== undefined || !isConcurrentDrop(outcome.error)) throw new AbortError(wrapped);
+      throw wrapped;
+    },
+    { retries: 3, minTimeout: 50, maxTimeout: 500 },
+  );
   return { applied: (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName) };
+}
+
+/**
+ * The Migrator looks for its tables by introspecting the whole catalog, every schema included: a
+ * table another process drops meanwhile (a test's schema, a dropped partition) can fail that read
+ * with "relation … does not exist". Nothing of ours was touched, so the run is simply retried.
+ */
+function isConcurrentDrop(error: unknown): boolean {
+  return (error as { code?: string }).code === "42P01";
 }
 
 /**
