@@ -31,6 +31,8 @@ export interface ProjectsTable {
   /** Next number handed out for a short id (`WEB-1`, `WEB-2`, …). */
   next_short_id: Generated<number>;
   date_created: Timestamp;
+  /** Days events of this project are kept (0009_retention); null = the `retention.days` option. */
+  retention_days: Generated<number | null>;
 }
 
 export interface UsersTable {
@@ -339,6 +341,13 @@ export interface IngestQueueTable {
   attempts: Generated<number>;
 }
 
+/** Event ids stored per project (0009_retention): what ingest deduplicates on, kept as long as the event. */
+export interface EventIdsTable {
+  project_id: number;
+  event_id: string;
+  received: Timestamp;
+}
+
 /** The Kysely view of every table Faultline's core owns (all inside the configured schema). */
 export interface Database {
   organizations: OrganizationsTable;
@@ -377,6 +386,7 @@ export interface Database {
   metric_alert_incident_activity: MetricAlertIncidentActivityTable;
   metric_alert_sequences: MetricAlertSequencesTable;
   ingest_queue: IngestQueueTable;
+  event_ids: EventIdsTable;
 }
 
 /**
