@@ -56,20 +56,20 @@ export const retentionMigration: SchemaMigration = {
     // Finding an event by id (API lookups); uniqueness is event_ids' job.
     `CREATE INDEX events_by_event_id ON ${s}.events (project_id, event_id)`,
     `CREATE TABLE ${s}.events_default PARTITION OF ${s}.events DEFAULT`,
-    // Weekly partitions (Monday 00:00 UTC) from the oldest stored event to a few weeks ahead.
+    // A weekly partition (Monday 00:00 UTC) for every week holding rows and for this week and a few
+    // ahead; rows further in the future (a wrong clock) stay in DEFAULT rather than create years of empty weeks.
     `DO $$
     DECLARE
       week timestamptz;
-      last timestamptz;
     BEGIN
-      SELECT date_trunc('week', coalesce(min(received), now()) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC',
-             date_trunc('week', greatest(coalesce(max(received), now()), now()) AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '${PARTITIONS_AHEAD_WEEKS} weeks'
-        INTO week, last
-        FROM ${s}.events_unpartitioned;
-      WHILE week <= last LOOP
+      FOR week IN
+        SELECT DISTINCT date_trunc('week', received AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' FROM ${s}.events_unpartitioned
+          WHERE received < now() + interval '${PARTITIONS_AHEAD_WEEKS + 1} weeks'
+        UNION
+        SELECT date_trunc('week', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + n * interval '1 week' FROM generate_series(0, ${PARTITIONS_AHEAD_WEEKS}) n
+      LOOP
         EXECUTE format('CREATE TABLE ${s}.%I PARTITION OF ${s}.events FOR VALUES FROM (%L) TO (%L)',
           'events_p' || to_char(week AT TIME ZONE 'UTC', 'YYYYMMDD'), week, week + interval '1 week');
-        week := week + interval '1 week';
       END LOOP;
     END $$`,
     `INSERT INTO ${s}.events (${EVENT_COLUMNS}) SELECT ${EVENT_COLUMNS} FROM ${s}.events_unpartitioned`,

@@ -54,8 +54,10 @@ export async function ensurePartitions(trx: Transaction<Database>, schema: strin
   const current = weekStart(now).getTime();
   const wanted = new Set<number>();
   for (let week = 0; week <= PARTITIONS_AHEAD_WEEKS; week++) wanted.add(current + week * WEEK);
-  // Rows older than every retention are deleted from DEFAULT instead (see the retention run).
-  for (const { week } of strays) if (week.getTime() + WEEK > oldestKept.getTime()) wanted.add(week.getTime());
+  // Rows older than every retention are deleted from DEFAULT instead (see the retention run); rows
+  // beyond the weeks kept ahead (a clock far off) stay there rather than create partitions for them.
+  const last = current + PARTITIONS_AHEAD_WEEKS * WEEK;
+  for (const { week } of strays) if (week.getTime() + WEEK > oldestKept.getTime() && week.getTime() <= last) wanted.add(week.getTime());
   const created: string[] = [];
   for (const start of [...wanted].sort((a, b) => a - b)) {
     const partition = partitionOf(new Date(start));

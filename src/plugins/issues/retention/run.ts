@@ -85,7 +85,8 @@ export function runRetention(db: Kysely<Database>, settings: RetentionSettings):
       await sql`DROP TABLE ${table(partition.name)}`.execute(trx);
       report.partitionsDropped.push(partition.name);
     }
-    report.more = locatorsLeft || [report.eventsDeleted, report.statsDeleted, report.queueRowsDeleted].some((n) => n >= ROW_BATCH) || report.issuesExpired === ISSUE_BATCH;
+    // Issues left without events are found by the next slice, once the drop is committed (and its lock released).
+    report.more = locatorsLeft || report.partitionsDropped.length > 0 || [report.eventsDeleted, report.statsDeleted, report.queueRowsDeleted].some((n) => n >= ROW_BATCH) || report.issuesExpired === ISSUE_BATCH;
     return report;
   });
 }
