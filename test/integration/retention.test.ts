@@ -259,6 +259,26 @@ describe("retention", { timeout: 180_000 }, () => {
     expect(await first).toMatchObject({ ran: true, partitionsDropped: expect.arrayContaining(["events_p20260105"]), issuesExpired: 1 });
   });
 
+  it.skipIf(!onPostgres)("leaves a partition to the next run rather than wait long behind a reader of events", async () => {
+    const clock = fakeClock("2026-01-07T12:00:00Z");
+    const instance = await instanceWith(clock);
+    const server = await serve(instance.faultline);
+    const web = await seedProject(instance.faultline, "web");
+    const kept = await send(instance.faultline, server, web, "x");
+    await instance.faultline.api.retention.run();
+    clock.advance(120 * DAY);
+    const reader = new pg.Client({ connectionString: url });
+    await reader.connect();
+    cleanups.push(() => reader.end());
+    await reader.query("BEGIN");
+    await reader.query(`SELECT count(*) FROM ${quoteIdentifier(instance.schema)}.events`);
+    // Attaching the new weeks and the drop give up after lock_timeout (5 s each); the rest of the run is kept.
+    expect(await instance.faultline.api.retention.run()).toMatchObject({ ran: true, partitionsCreated: [], partitionsDropped: [] });
+    await reader.query("COMMIT");
+    expect(await reader.query(`SELECT event_id FROM ${quoteIdentifier(instance.schema)}.event_ids`).then((r) => r.rows.map((row) => row.event_id))).toEqual([kept]);
+    expect(await instance.faultline.api.retention.run()).toMatchObject({ ran: true, partitionsDropped: expect.arrayContaining(["events_p20260105"]), issuesExpired: 1 });
+  });
+
   it("is run by `faultline retention run`, which prints what it dropped", async () => {
     // Events from 200 days ago (fake clock at ingest); the command runs on the real clock.
     const clock = fakeClock(new Date(Date.now() - 200 * DAY).toISOString());

@@ -1,9 +1,5 @@
 import type { SchemaMigration } from "./types.js";
 
-/** Columns of `events` in table order (0002_issues), copied by name into the partitioned table. */
-const EVENT_COLUMNS =
-  "id, organization_id, project_id, issue_id, event_id, timestamp, received, level, platform, environment, release, dist, type, title, culprit, message, location, user_key, tags, hashes, size, payload";
-
 /** Weeks of partitions created ahead of the current one (the worker keeps this many ahead too). */
 export const PARTITIONS_AHEAD_WEEKS = 4;
 
@@ -26,31 +22,10 @@ export const retentionMigration: SchemaMigration = {
     `ALTER TABLE ${s}.events_unpartitioned RENAME CONSTRAINT events_pkey TO events_unpartitioned_pkey`,
     // An identity column on a partitioned table needs PostgreSQL 17: a sequence works everywhere.
     `CREATE SEQUENCE ${s}.events_row_id_seq AS bigint`,
-    `CREATE TABLE ${s}.events (
-      id bigint NOT NULL DEFAULT nextval('${s}.events_row_id_seq'),
-      organization_id integer NOT NULL,
-      project_id integer NOT NULL,
-      issue_id bigint NOT NULL,
-      event_id text NOT NULL,
-      timestamp timestamptz NOT NULL,
-      received timestamptz NOT NULL,
-      level text NOT NULL,
-      platform text,
-      environment text,
-      release text,
-      dist text,
-      type text NOT NULL,
-      title text NOT NULL,
-      culprit text NOT NULL DEFAULT '',
-      message text NOT NULL DEFAULT '',
-      location text,
-      user_key text,
-      tags jsonb NOT NULL DEFAULT '[]',
-      hashes text[] NOT NULL DEFAULT '{}',
-      size integer NOT NULL,
-      payload jsonb NOT NULL,
-      PRIMARY KEY (id, received)
-    ) PARTITION BY RANGE (received)`,
+    // Same columns, order, defaults and NOT NULLs as before (the identity becomes the sequence's default).
+    `CREATE TABLE ${s}.events (LIKE ${s}.events_unpartitioned INCLUDING DEFAULTS) PARTITION BY RANGE (received)`,
+    `ALTER TABLE ${s}.events ALTER COLUMN id SET DEFAULT nextval('${s}.events_row_id_seq')`,
+    `ALTER TABLE ${s}.events ADD PRIMARY KEY (id, received)`,
     `ALTER SEQUENCE ${s}.events_row_id_seq OWNED BY ${s}.events.id`,
     `CREATE INDEX events_by_issue ON ${s}.events (issue_id, timestamp DESC, id DESC)`,
     // Finding an event by id (API lookups); uniqueness is event_ids' job.
@@ -72,7 +47,7 @@ export const retentionMigration: SchemaMigration = {
           'events_p' || to_char(week AT TIME ZONE 'UTC', 'YYYYMMDD'), week, week + interval '1 week');
       END LOOP;
     END $$`,
-    `INSERT INTO ${s}.events (${EVENT_COLUMNS}) SELECT ${EVENT_COLUMNS} FROM ${s}.events_unpartitioned`,
+    `INSERT INTO ${s}.events SELECT * FROM ${s}.events_unpartitioned`,
     `SELECT setval('${s}.events_row_id_seq', coalesce(max(id), 0) + 1, false) FROM ${s}.events_unpartitioned`,
     // What ingest deduplicates on (ON CONFLICT), kept as long as the event is: exact, as before.
     `CREATE TABLE ${s}.event_ids (

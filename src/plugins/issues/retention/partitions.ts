@@ -2,6 +2,7 @@ import { sql, type Transaction } from "kysely";
 import { PARTITIONS_AHEAD_WEEKS } from "../../../db/migrations/0009-retention.js";
 import { quoteIdentifier } from "../../../db/identifiers.js";
 import type { Database } from "../../../db/schema.js";
+import { unlessLockBusy } from "./locks.js";
 
 const DAY = 86_400_000;
 export const WEEK = 7 * DAY;
@@ -64,11 +65,15 @@ export async function ensurePartitions(trx: Transaction<Database>, schema: strin
     if (existing.has(partition.name)) continue;
     const table = sql.raw(`${quoteIdentifier(schema)}.${partition.name}`);
     const bound = (date: Date) => sql.lit(date.toISOString());
-    await sql`CREATE TABLE ${table} (LIKE ${s}.events INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`.execute(trx);
-    await sql`WITH moved AS (DELETE FROM ${s}.events_default WHERE received >= ${partition.from} AND received < ${partition.to} RETURNING *)
-      INSERT INTO ${table} SELECT * FROM moved`.execute(trx);
-    await sql`ALTER TABLE ${s}.events ATTACH PARTITION ${table} FOR VALUES FROM (${bound(partition.from)}) TO (${bound(partition.to)})`.execute(trx);
-    created.push(partition.name);
+    // ATTACH locks DEFAULT exclusively: behind a long reader of events, leave this week to the next run.
+    const attached = await unlessLockBusy(trx, async () => {
+      await sql`CREATE TABLE ${table} (LIKE ${s}.events INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`.execute(trx);
+      await sql`WITH moved AS (DELETE FROM ${s}.events_default WHERE received >= ${partition.from} AND received < ${partition.to} RETURNING *)
+        INSERT INTO ${table} SELECT * FROM moved`.execute(trx);
+      await sql`ALTER TABLE ${s}.events ATTACH PARTITION ${table} FOR VALUES FROM (${bound(partition.from)}) TO (${bound(partition.to)})`.execute(trx);
+      return true;
+    });
+    if (attached) created.push(partition.name);
   }
   return created;
 }

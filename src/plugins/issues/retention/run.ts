@@ -3,6 +3,7 @@ import { quoteIdentifier } from "../../../db/identifiers.js";
 import type { Database } from "../../../db/schema.js";
 import { runInTransaction } from "../../../db/transaction.js";
 import { MAX_DIGEST_ATTEMPTS } from "../../ingest/queue/statements.js";
+import { takeRetentionLock, unlessLockBusy } from "./locks.js";
 import { ensurePartitions, listPartitions } from "./partitions.js";
 
 const DAY = 86_400_000;
@@ -34,12 +35,6 @@ export interface RetentionSettings {
 }
 
 /**
- * The advisory lock key of this schema's retention job (partition creation included): instances
- * of one schema take turns, other schemas on the database are not blocked.
- */
-const lockKey = (schema: string) => sql`hashtextextended(${`faultline.retention:${schema}`}, 0)`;
-
-/**
  * One slice of retention, in one transaction under `pg_try_advisory_xact_lock` (another instance
  * running it → returns `ran: false` at once). Expiry is by partition wherever it can be: weekly
  * partitions wholly older than the longest retention in force are dropped (their `event_ids`
@@ -52,8 +47,7 @@ const lockKey = (schema: string) => sql`hashtextextended(${`faultline.retention:
 export function runRetention(db: Kysely<Database>, settings: RetentionSettings): Promise<RetentionReport> {
   return runInTransaction(db, async ({ trx }) => {
     const report: RetentionReport = { ran: false, partitionsCreated: [], partitionsDropped: [], eventsDeleted: 0, issuesExpired: 0, statsDeleted: 0, queueRowsDeleted: 0, more: false };
-    const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${lockKey(settings.schema)}) AS locked`.execute(trx);
-    if (!rows[0]?.locked) return report;
+    if (!(await takeRetentionLock(trx, settings.schema))) return report;
     report.ran = true;
     const { now, defaultDays, schema } = settings;
     const longest = await longestRetentionDays(trx, defaultDays);
@@ -65,7 +59,7 @@ export function runRetention(db: Kysely<Database>, settings: RetentionSettings):
     const table = tableIn(schema);
     for (const { projectIds, before } of shorter) report.eventsDeleted += await deleteEvents(trx, schema, sql`project_id = ANY(${projectIds}) AND received < ${before}`);
     // DEFAULT holds rows outside every weekly range: expired ones are deleted there.
-    report.eventsDeleted += await deleteEvents(trx, schema, sql`tableoid = ${`${quoteIdentifier(schema)}.events_default`}::regclass AND received < ${oldestKept}`);
+    report.eventsDeleted += await deleteEvents(trx, schema, sql`received < ${oldestKept}`, ROW_BATCH, "events_default");
     const cutoff = cutoffOf(defaultDays, now);
     report.issuesExpired = await expireIssues(trx, table, cutoff, now);
     report.statsDeleted = await deleteStats(trx, table, cutoff);
@@ -73,16 +67,19 @@ export function runRetention(db: Kysely<Database>, settings: RetentionSettings):
     const droppable = (await listPartitions(trx, schema)).filter((p) => p.to <= oldestKept);
     let locatorsLeft = false;
     for (const partition of droppable) {
-      const locators = await sql`
+      // The partition's event ids go in the same savepoint as the partition: both, or neither.
+      const dropped = await unlessLockBusy(trx, async () => {
+        const locators = await sql`
         DELETE FROM ${table("event_ids")} WHERE (project_id, event_id) IN (
           SELECT project_id, event_id FROM ${table("event_ids")} WHERE received >= ${partition.from} AND received < ${partition.to} LIMIT ${ROW_BATCH})`.execute(trx);
-      if (Number(locators.numAffectedRows ?? 0) === ROW_BATCH) {
-        locatorsLeft = true;
+        if (Number(locators.numAffectedRows ?? 0) === ROW_BATCH) return false;
+        await sql`DROP TABLE ${table(partition.name)}`.execute(trx);
+        return true;
+      });
+      if (!dropped) {
+        locatorsLeft = dropped === false;
         break;
       }
-      // Dropping a partition takes an exclusive lock on `events`: give up (retry next run) rather than queue ingest behind a long reader.
-      await sql`SET LOCAL lock_timeout = '5s'`.execute(trx);
-      await sql`DROP TABLE ${table(partition.name)}`.execute(trx);
       report.partitionsDropped.push(partition.name);
     }
     // Issues left without events are found by the next slice, once the drop is committed (and its lock released).
@@ -98,8 +95,7 @@ export function runRetention(db: Kysely<Database>, settings: RetentionSettings):
  */
 export function maintainPartitions(db: Kysely<Database>, settings: RetentionSettings): Promise<string[] | null> {
   return runInTransaction(db, async ({ trx }) => {
-    const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(${lockKey(settings.schema)}) AS locked`.execute(trx);
-    if (!rows[0]?.locked) return null;
+    if (!(await takeRetentionLock(trx, settings.schema))) return null;
     const longest = await longestRetentionDays(trx, settings.defaultDays);
     return ensurePartitions(trx, settings.schema, settings.now, new Date(settings.now.getTime() - longest * DAY));
   });
@@ -131,12 +127,15 @@ const tableIn =
   (name) =>
     sql.raw(`${quoteIdentifier(schema)}.${name}`);
 
-/** Deletes up to `limit` events matching `where`, with their event_ids (so their ids can be sent again). */
-export async function deleteEvents(trx: Transaction<Database>, schema: string, where: RawBuilder<unknown>, limit = ROW_BATCH): Promise<number> {
+/**
+ * Deletes up to `limit` events matching `where` (from `events`, or one partition of it), with their
+ * event_ids so their ids can be sent again.
+ */
+export async function deleteEvents(trx: Transaction<Database>, schema: string, where: RawBuilder<unknown>, limit = ROW_BATCH, from = "events"): Promise<number> {
   const table = tableIn(schema);
   const { rows } = await sql<{ n: number }>`
     WITH gone AS (
-      DELETE FROM ${table("events")} WHERE (id, received) IN (SELECT id, received FROM ${table("events")} WHERE ${where} LIMIT ${limit})
+      DELETE FROM ${table(from)} WHERE (id, received) IN (SELECT id, received FROM ${table(from)} WHERE ${where} LIMIT ${limit})
       RETURNING project_id, event_id
     ), locators AS (
       DELETE FROM ${table("event_ids")} i USING gone g WHERE i.project_id = g.project_id AND i.event_id = g.event_id
