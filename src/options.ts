@@ -121,6 +121,18 @@ export const optionsSchema = z.strictObject({
     })
     .prefault({}),
   /**
+   * How long events are kept (#17, docs/operations.md "Retention"). Events older than `days`
+   * (by when they were received) expire with the weekly partition holding them; a project's own
+   * `retention_days` (`faultline.api.retention.setProjectDays`) overrides it. Give every instance
+   * and `faultline retention run --days` the same value.
+   */
+  retention: z
+    .strictObject({
+      /** Days events are kept (default 90, as on sentry.io's plans); 1–3650. */
+      days: z.number().int().min(1).max(3650).default(90),
+    })
+    .prefault({}),
+  /**
    * Run background tasks (purges, snooze expiry, deliveries) in this process, started on init.
    * `false` when a separate process runs `faultline.worker.start()`.
    */

@@ -2,10 +2,12 @@ import "reflect-metadata";
 import { parseArgs } from "node:util";
 import { createFaultline } from "../index.js";
 import { silentLogger } from "../logging/logger.js";
+import { RETENTION_USAGE, runRetentionCommand } from "./retention.js";
 
 const USAGE = `Usage: faultline migrate --database-url <postgres://…> [--schema faultline]
        faultline migrate --data-dir <path>            (embedded PGlite on disk)
        faultline worker --database-url <postgres://…> [--schema faultline]
+${RETENTION_USAGE}
 
 migrate: applies pending Faultline migrations. Safe to run repeatedly: prints what it applied.
 worker:  runs the background tasks (the ingest digest, webhook deliveries, purges, snooze expiry)
@@ -36,10 +38,16 @@ export async function runCli(argv: string[], io: CliIo = processIo, stop?: Abort
       "database-url": { type: "string" },
       "data-dir": { type: "string" },
       schema: { type: "string" },
+      days: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
   const command = positionals[0];
+  if (command === "retention" && !values.help) {
+    const dataDir = values["data-dir"];
+    const database = values["database-url"] ?? process.env.DATABASE_URL ?? (dataDir ? { dataDir } : undefined);
+    return runRetentionCommand({ subcommand: positionals[1], database, schema: values.schema, days: values.days }, io);
+  }
   if (values.help || (command !== "migrate" && command !== "worker")) {
     io.out(`${USAGE}\n`);
     return values.help ? 0 : 2;

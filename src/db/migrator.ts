@@ -49,10 +49,11 @@ export async function runMigrations(root: Kysely<unknown>, options: RunMigration
 /**
  * The Migrator looks for its tables by introspecting the whole catalog, every schema included: a
  * table another process drops meanwhile (a test's schema, a dropped partition) can fail that read
- * with "relation … does not exist". Nothing of ours was touched, so the run is simply retried.
+ * with "relation … does not exist" (or "schema … does not exist"). Nothing of ours was touched, so the run is simply retried.
  */
 function isConcurrentDrop(error: unknown): boolean {
-  return (error as { code?: string }).code === "42P01";
+  const code = (error as { code?: string }).code;
+  return code === "42P01" || code === "3F000"; // undefined table, undefined schema
 }
 
 /**

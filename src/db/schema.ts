@@ -31,6 +31,8 @@ export interface ProjectsTable {
   /** Next number handed out for a short id (`WEB-1`, `WEB-2`, …). */
   next_short_id: Generated<number>;
   date_created: Timestamp;
+  /** Days events of this project are kept (0009_retention); null = the `retention.days` option. */
+  retention_days: Generated<number | null>;
 }
 
 export interface UsersTable {
@@ -351,6 +353,13 @@ export interface IngestOutcomesTable {
   quantity: string | number;
 }
 
+/** Event ids stored per project (0009_retention): what ingest deduplicates on, kept as long as the event. */
+export interface EventIdsTable {
+  project_id: number;
+  event_id: string;
+  received: Timestamp;
+}
+
 /** The Kysely view of every table Faultline's core owns (all inside the configured schema). */
 export interface Database {
   organizations: OrganizationsTable;
@@ -390,6 +399,7 @@ export interface Database {
   metric_alert_sequences: MetricAlertSequencesTable;
   ingest_queue: IngestQueueTable;
   ingest_outcomes: IngestOutcomesTable;
+  event_ids: EventIdsTable;
 }
 
 /**

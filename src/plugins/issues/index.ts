@@ -5,6 +5,7 @@ import { EventSinkToken, EventStoreToken } from "./ingest/port.js";
 import { EventProcessor } from "./ingest/processor.js";
 import { IssueRepository } from "./repository.js";
 import { issueEndpoints } from "./routes/index.js";
+import { partitionTask, retentionApi, retentionTask } from "./retention/task.js";
 import { purgeDeletedIssuesTask, snoozeExpiryTask } from "./tasks.js";
 import { CommentService } from "./comments/service.js";
 import { CommentServiceToken, EventProcessorToken, IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
@@ -28,7 +29,8 @@ export const issuesPlugin = definePlugin({
     registerFactory(container, CommentServiceToken, (c) => new CommentService(db, c.resolve(IssueRepositoryToken), c.resolve(EventBus), c.resolve(Clock)));
   },
   endpoints: issueEndpoints,
-  tasks: [snoozeExpiryTask, purgeDeletedIssuesTask],
+  tasks: [snoozeExpiryTask, purgeDeletedIssuesTask, partitionTask, retentionTask],
+  api: (container) => ({ retention: retentionApi(container) }),
   close: ({ container }) => container.resolve(EventProcessorToken).drain(),
 });
 

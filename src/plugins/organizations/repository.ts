@@ -49,7 +49,7 @@ export class OrganizationRepository {
   }
 
   /** Creates a project with its first DSN key, atomically. */
-  async insertProject(values: Omit<Project, "id" | "next_short_id">, publicKey: string) {
+  async insertProject(values: Omit<Project, "id" | "next_short_id" | "retention_days">, publicKey: string) {
     return this.db()
       .transaction()
       .execute(async (trx) => {

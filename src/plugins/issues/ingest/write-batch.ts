@@ -62,14 +62,17 @@ async function insertEvents(trx: Transaction<Database>, items: readonly BatchIte
     if (!unique.has(key)) unique.set(key, { item, issueId: issueOf[index] as number });
   });
   const candidates = [...unique.values()];
-  const inserted = await trx
-    .insertInto("events")
-    .values(candidates.map(({ item: { project, event }, issueId }) => eventRow(project, event, issueId)))
+  // Deduplicated on event_ids (events is partitioned by time: its unique keys include `received`).
+  const claimed = await trx
+    .insertInto("event_ids")
+    .values(candidates.map(({ item: { project, event } }) => ({ project_id: project.id, event_id: event.eventId, received: event.received })))
     .onConflict((oc) => oc.columns(["project_id", "event_id"]).doNothing())
     .returning(["project_id", "event_id"])
     .execute();
-  const stored = new Set(inserted.map((row) => `${row.project_id}:${row.event_id}`));
-  return candidates.filter(({ item }) => stored.has(`${item.project.id}:${item.event.eventId}`));
+  const stored = new Set(claimed.map((row) => `${row.project_id}:${row.event_id}`));
+  const fresh = candidates.filter(({ item }) => stored.has(`${item.project.id}:${item.event.eventId}`));
+  if (fresh.length > 0) await trx.insertInto("events").values(fresh.map(({ item: { project, event }, issueId }) => eventRow(project, event, issueId))).execute();
+  return fresh;
 }
 
 function eventRow(project: ProjectRef, event: NormalizedEvent, issueId: number) {
