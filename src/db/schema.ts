@@ -340,6 +340,16 @@ export interface IngestQueueTable {
 }
 
 /** The Kysely view of every table Faultline's core owns (all inside the configured schema). */
+/**
+ * Events taken per DSN key and rate-limit window (0010_rate_limits), shared by every instance on
+ * the schema. `used` counts what instances leased, which may pass the limit (see rate-limit.ts).
+ */
+export interface RateLimitWindowsTable {
+  key_id: number;
+  window_start: Timestamp;
+  used: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   projects: ProjectsTable;
@@ -377,6 +387,7 @@ export interface Database {
   metric_alert_incident_activity: MetricAlertIncidentActivityTable;
   metric_alert_sequences: MetricAlertSequencesTable;
   ingest_queue: IngestQueueTable;
+  rate_limit_windows: RateLimitWindowsTable;
 }
 
 /**

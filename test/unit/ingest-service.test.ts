@@ -3,8 +3,9 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors.js";
 import type { EventSink, ProjectRef } from "../../src/plugins/issues/ingest/port.js";
 import type { ProjectKeyRecord } from "../../src/plugins/ingest/project-keys.js";
-import { FixedWindowRateLimiter } from "../../src/plugins/ingest/rate-limit.js";
+import { SharedRateLimiter } from "../../src/plugins/ingest/rate-limit.js";
 import { type IngestInput, IngestService } from "../../src/plugins/ingest/service.js";
+import { memoryQuotaStore } from "../helpers/memory-quota.js";
 
 const KEY = "0123456789abcdef0123456789abcdef";
 const NOW = new Date(Date.UTC(2026, 10, 22, 10, 33, 10));
@@ -28,7 +29,7 @@ function setup(rateLimitPerMinute: number | null = null) {
       return { eventId: String((event as { event_id?: string }).event_id ?? "generated") };
     },
   };
-  const service = new IngestService(keys, sink, new FixedWindowRateLimiter(60_000), { now: () => NOW });
+  const service = new IngestService(keys, sink, new SharedRateLimiter(60_000, memoryQuotaStore()), { now: () => NOW });
   return { service, captured, lookups };
 }
 

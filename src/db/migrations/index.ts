@@ -6,8 +6,9 @@ import { appsMigration } from "./0005-apps.js";
 import { alertsMigration } from "./0006-alerts.js";
 import { installationConsentMigration } from "./0007-installation-consent.js";
 import { ingestQueueMigration } from "./0008-ingest-queue.js";
+import { rateLimitsMigration } from "./0010-rate-limits.js";
 import type { SchemaMigration } from "./types.js";
 
 /** Every first-party migration, in name order (Kysely applies them by name). Never rename or edit a released one. */
-export const coreMigrations: readonly SchemaMigration[] = [coreMigration, issuesMigration, scimMigration, deliveryMigration, appsMigration, alertsMigration, installationConsentMigration, ingestQueueMigration];
+export const coreMigrations: readonly SchemaMigration[] = [coreMigration, issuesMigration, scimMigration, deliveryMigration, appsMigration, alertsMigration, installationConsentMigration, ingestQueueMigration, rateLimitsMigration];
 export type { SchemaMigration } from "./types.js";

@@ -8,7 +8,7 @@ import { queueFull, rateLimited } from "./errors.js";
 import { eventsOf, parseEventPayload, type RawEvent } from "./event-payload.js";
 import { INGEST_LIMITS } from "./limits.js";
 import type { ProjectKeyRecord, ProjectKeyResolver } from "./project-keys.js";
-import type { FixedWindowRateLimiter } from "./rate-limit.js";
+import type { SharedRateLimiter } from "./rate-limit.js";
 
 /** What the ingest routes hand over from a request. */
 export interface IngestInput {
@@ -35,7 +35,7 @@ export class IngestService {
   constructor(
     private readonly keys: Pick<ProjectKeyResolver, "authenticate">,
     private readonly sink: EventSink,
-    private readonly limiter: FixedWindowRateLimiter,
+    private readonly limiter: Pick<SharedRateLimiter, "consume">,
     private readonly clock: Clock,
     /** Present in queued mode only: direct ingest's latency is its back-pressure. */
     private readonly admission?: IngestAdmission,
@@ -69,7 +69,7 @@ export class IngestService {
   /** Only events count against the key's limit; an envelope is accepted or refused as a whole. */
   async #capture(key: ProjectKeyRecord, events: RawEvent[], receivedAt: Date): Promise<string[]> {
     if (key.rateLimitPerMinute !== null) {
-      const decision = this.limiter.consume(key.keyId, events.length, key.rateLimitPerMinute, receivedAt.getTime());
+      const decision = await this.limiter.consume(key.keyId, events.length, key.rateLimitPerMinute, receivedAt.getTime());
       if (!decision.allowed) throw rateLimited(decision.retryAfterSeconds);
     }
     if (!this.admission) return this.#store(key, events, receivedAt);
