@@ -1,7 +1,7 @@
 // One command per example host: `npm run example:express`, `example:fastify`, `example:next`.
 // Express and Fastify import the package by name (dist/, built here when missing or older than the
 // sources); the Next.js host gets a JavaScript-only build of the sources, then `next build` and
-// `next start`. PORT (default 3000), DATABASE_URL (default: embedded PGlite in memory) and
+// `next start`. PORT (default 3000), DATABASE_URL (default: a throwaway in-memory PGlite) and
 // FAULTLINE_TOKEN (a fixed demo token) are passed through.
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";

@@ -20,7 +20,7 @@ if (build.status !== 0) {
 
 const { createFaultline } = await import(pathToFileURL(`${out}/index.js`).href);
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
-const faultline = createFaultline({ worker: false, logger: quiet });
+const faultline = createFaultline({ database: "memory://", worker: false, logger: quiet });
 // Asked of the instance itself, so the file is exactly what GET /api/0/openapi.json serves.
 const response = await faultline.handler(new Request("http://localhost:3000/api/0/openapi.json"));
 const text = `${JSON.stringify(await response.json(), null, 2)}\n`;

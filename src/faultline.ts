@@ -6,10 +6,10 @@ import { TokenCache } from "./auth/token-cache.js";
 import { systemClock } from "./clock.js";
 import { createInstanceContainer, registeredTokens, registerFactory, registerValue } from "./container/container.js";
 import * as tokens from "./container/tokens.js";
-import { type DatabaseConnection, openDatabase } from "./db/connect.js";
-import { DatabaseUnavailableError, isConnectionFailure } from "./db/errors.js";
+import { type DatabaseConnection, defaultDatabase, openDatabase } from "./db/connect.js";
+import { DatabaseUnavailableError, isConnectionFailure, MigrationsPendingError } from "./db/errors.js";
 import { coreMigrations } from "./db/migrations/index.js";
-import { type MigrationReport, runMigrations } from "./db/migrator.js";
+import { type MigrationReport, type MigrationStatus, migrationStatus, type RunMigrationsOptions, runMigrations } from "./db/migrator.js";
 import type { Database } from "./db/schema.js";
 import { EventBus, type DomainEventHandler, type DomainEventName } from "./events/event-bus.js";
 import { ApiError } from "./http/errors.js";
@@ -42,7 +42,15 @@ export interface Faultline<TApi = object> {
   ready(): Promise<void>;
   /** Applies pending migrations; returns what it applied (nothing when up to date). */
   migrate(): Promise<MigrationReport>;
-  /** Releases everything this instance opened (connections, an embedded database it created). */
+  /** Applied and pending migrations (plugin ones as `plugin:name`), without changing anything. */
+  migrationStatus(): Promise<MigrationStatus>;
+  /**
+   * Stops what this instance started and releases what it opened: background tasks and their
+   * timers, the LISTEN connection, queued events not yet written (written first), a pool it
+   * created from a connection string, an embedded PGlite it created. What the host passed in (its
+   * pg Pool, PGlite or Kysely) and the host's own HTTP server stay open: close the server first.
+   * Afterwards nothing of Faultline's keeps the event loop alive. Idempotent.
+   */
   close(): Promise<void>;
   /** Background tasks: `start()`, `stop()`, and `runDue()` to run everything pending now. */
   worker: Worker;
@@ -67,6 +75,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   builtins: P,
 ): Faultline<ApiOf<P>> {
   const options = resolveOptions(optionsInput);
+  const database = options.database ?? defaultDatabase(process.env);
   const logger = options.logger ?? createDefaultLogger();
   const clock = options.clock ?? systemClock;
   const composition = composePlugins([...builtins, ...options.plugins]);
@@ -108,7 +117,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   }
 
   const connect = () =>
-    (connection ??= openDatabase(options.database, options.schema, { logger, connectTimeoutMs: options.connection.timeoutMs }).catch((error: unknown) => {
+    (connection ??= openDatabase(database, options.schema, { logger, connectTimeoutMs: options.connection.timeoutMs }).catch((error: unknown) => {
       connection = undefined; // a later call may retry (the database may come up)
       throw error;
     }));
@@ -120,16 +129,29 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     return applyMigrations(opened.root);
   }
 
+  /** The core's migration set, then each plugin's (its names prefixed `plugin:`). */
+  const migrationSets: { prefix: string; run: RunMigrationsOptions }[] = [
+    { prefix: "", run: { schema: options.schema, migrations: coreMigrations, tableName: "faultline_migration" } },
+    ...composition.plugins
+      .filter((plugin) => plugin.migrations?.length)
+      .map((plugin) => ({ prefix: `${plugin.id}:`, run: { schema: options.schema, migrations: plugin.migrations ?? [], tableName: migrationTableName(plugin) } })),
+  ];
+
   async function applyMigrations(root: Kysely<unknown>): Promise<MigrationReport> {
-    const core = await runMigrations(root, { schema: options.schema, migrations: coreMigrations, tableName: "faultline_migration" });
-    const applied = [...core.applied];
-    for (const plugin of composition.plugins) {
-      if (!plugin.migrations?.length) continue;
-      const own = await runMigrations(root, { schema: options.schema, migrations: plugin.migrations, tableName: migrationTableName(plugin) });
-      applied.push(...own.applied.map((name) => `${plugin.id}:${name}`));
-    }
+    const applied: string[] = [];
+    for (const { prefix, run } of migrationSets) applied.push(...(await runMigrations(root, run)).applied.map((name) => prefix + name));
     if (applied.length > 0) logger.info({ applied }, "faultline: migrations applied");
     return { applied };
+  }
+
+  async function readMigrationStatus(root: Kysely<unknown>): Promise<MigrationStatus> {
+    const status: MigrationStatus = { applied: [], pending: [] };
+    for (const { prefix, run } of migrationSets) {
+      const own = await migrationStatus(root, run);
+      status.applied.push(...own.applied.map((name) => prefix + name));
+      status.pending.push(...own.pending.map((name) => prefix + name));
+    }
+    return status;
   }
 
   /**
@@ -164,6 +186,12 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     const opened = await connect();
     await reachDatabase(opened);
     if (options.autoMigrate) await applyMigrations(opened.root);
+    else {
+      // Fail here, naming what is missing, rather than on every query that needs it.
+      const { pending } = await readMigrationStatus(opened.root);
+      if (pending.length > 0) throw new MigrationsPendingError(options.schema, pending);
+    }
+    logger.info({ storage: opened.label, schema: options.schema }, `faultline: storage ${opened.label}, schema ${options.schema}`);
     db = opened.db;
     for (const plugin of composition.plugins) await plugin.init?.({ container });
     if (options.worker) {
@@ -221,6 +249,11 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     api,
     ready: async () => void (await ensureReady()),
     migrate,
+    migrationStatus: async () => {
+      const opened = await connect();
+      await reachDatabase(opened);
+      return readMigrationStatus(opened.root);
+    },
     close,
     worker,
     container,

@@ -31,9 +31,9 @@ export function createFaultline<const P extends readonly FaultlinePlugin[] = []>
 export type { Faultline, ApiOf } from "./faultline.js";
 export type { FaultlineOptions, AuthenticateHook } from "./options.js";
 export type { FaultlineHandler, HandlerOptions } from "./http/pipeline.js";
-export type { DatabaseInput } from "./db/connect.js";
+export { type DatabaseInput, type DatabaseSource, DEFAULT_DATA_DIR } from "./db/connect.js";
 export type { Database } from "./db/schema.js";
-export type { MigrationReport } from "./db/migrator.js";
+export type { MigrationReport, MigrationStatus } from "./db/migrator.js";
 export type { SchemaMigration } from "./db/migrations/types.js";
 export type { Logger } from "./logging/logger.js";
 export type { Clock } from "./clock.js";
@@ -51,7 +51,7 @@ export {
 export type { TaskDefinition, TaskContext } from "./worker/task.js";
 export { defineEndpoint, json, type EndpointDefinition, type EndpointContext, type Reply } from "./http/endpoint.js";
 export { ApiError } from "./http/errors.js";
-export { DatabaseUnavailableError, isConnectionFailure } from "./db/errors.js";
+export { DatabaseUnavailableError, isConnectionFailure, MigrationsPendingError } from "./db/errors.js";
 export { keysetPage, linkHeader, type Page, type KeysetBound } from "./http/pagination.js";
 export { runInTransaction, type TransactionScope } from "./db/transaction.js";
 export type { Actor, DomainEvent, DomainEventMap, DomainEventName } from "./events/event-bus.js";

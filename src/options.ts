@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { PrincipalInput } from "./auth/principal.js";
 import type { Clock } from "./clock.js";
-import { type DatabaseInput, isKysely, isPGlite, isPgPool } from "./db/connect.js";
+import { type DatabaseInput, isConnectionString, isKysely, isPGlite, isPgPool } from "./db/connect.js";
 import { SCHEMA_NAME_PATTERN } from "./db/identifiers.js";
 import { DEFAULT_RETRY_DELAYS } from "./delivery/schedule.js";
 import { DEFAULT_BODY_LIMIT } from "./http/body.js";
@@ -16,9 +16,18 @@ const isFunction = (value: unknown) => typeof value === "function";
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
 
 function isDatabaseInput(value: unknown): value is DatabaseInput {
-  if (typeof value === "string") return /^postgres(ql)?:\/\//.test(value);
+  if (typeof value === "string") return isConnectionString(value);
   if (isFunction(value) || isKysely(value) || isPGlite(value) || isPgPool(value)) return true;
+  if (isObject(value) && Object.keys(value).length === 1 && value.inMemory === true) return true;
   return isObject(value) && typeof value.dataDir === "string" && value.dataDir !== "";
+}
+
+/** An empty string is most often `process.env.DATABASE_URL` set to nothing: say so. */
+function databaseInputMessage(input: unknown): string {
+  if (input === "") {
+    return "is an empty string (is DATABASE_URL set but empty?); give a postgres:// URL, \"memory://\" for a throwaway in-memory database, or leave `database` out to use DATABASE_URL or the embedded data directory .faultline/data";
+  }
+  return "expected a postgres:// connection string, \"memory://\", { inMemory: true }, { dataDir }, a pg Pool, a PGlite instance, a Kysely instance, or a function returning one";
 }
 
 const isLogger = (value: unknown): value is Logger =>
@@ -27,12 +36,12 @@ const isLogger = (value: unknown): value is Logger =>
 const isPlugin = (value: unknown): value is FaultlinePlugin => isObject(value) && typeof value.id === "string";
 
 export const optionsSchema = z.strictObject({
-  /** Where data lives; absent → in-memory embedded PGlite. See {@link DatabaseInput}. */
-  database: z
-    .custom<DatabaseInput>(isDatabaseInput, {
-      message: "expected a postgres:// connection string, a pg Pool, a PGlite instance, { dataDir }, a Kysely instance, or a function returning one",
-    })
-    .optional(),
+  /**
+   * Where data lives. Absent → `DATABASE_URL` when set, else embedded PGlite on disk in
+   * `.faultline/data` (under the working directory). In memory only when asked for:
+   * `{ inMemory: true }` or `"memory://"`. See {@link DatabaseInput}.
+   */
+  database: z.custom<DatabaseInput>(isDatabaseInput, { error: (issue) => databaseInputMessage(issue.input) }).optional(),
   /** PostgreSQL schema holding every Faultline table. */
   schema: z.string().regex(SCHEMA_NAME_PATTERN, "must be a lowercase PostgreSQL identifier such as \"faultline\"").default("faultline"),
   /** Mount prefix used when a request does not say its own (`/faultline`); "" at the root. */

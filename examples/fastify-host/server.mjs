@@ -15,8 +15,12 @@ export function createHostApp(faultline) {
   return app;
 }
 
-/** Starts the host on `port` (0: any free port); `faultline` defaults to one on DATABASE_URL or in-memory PGlite. */
-export async function start({ port = 3000, host = "127.0.0.1", faultline = createFaultline({ database: process.env.DATABASE_URL }) } = {}) {
+/**
+ * Starts the host on `port` (0: any free port); `faultline` defaults to one on DATABASE_URL, else a
+ * throwaway in-memory PGlite for trying the example (an app of yours leaves `database` out to get
+ * DATABASE_URL or a data directory on disk: docs/storage.md).
+ */
+export async function start({ port = 3000, host = "127.0.0.1", faultline = createFaultline({ database: process.env.DATABASE_URL || "memory://" }) } = {}) {
   const { token } = await seedDemo(faultline, process.env.FAULTLINE_TOKEN);
   const app = createHostApp(faultline);
   const url = await app.listen({ port, host });

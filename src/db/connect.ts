@@ -1,3 +1,5 @@
+import { mkdirSync } from "node:fs";
+import { resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect, type PostgresPool } from "kysely";
 import pRetry from "p-retry";
@@ -9,15 +11,48 @@ import type { Database } from "./schema.js";
 /**
  * Where Faultline keeps its data.
  * - a `postgres://` connection string or a `pg` Pool: production PostgreSQL;
- * - a PGlite instance, or `{ dataDir }`: embedded PostgreSQL (in memory, or on disk);
+ * - a PGlite instance, or `{ dataDir }`: embedded PostgreSQL on disk;
+ * - `{ inMemory: true }` or `"memory://"`: embedded PostgreSQL in memory, lost when the process
+ *   exits (tests, demos; only ever when asked for);
  * - an existing `Kysely` instance of the host's;
  * - a function returning any of these (called on first use, so construction opens nothing).
- * Absent: an in-memory embedded PGlite, announced with a warning (its data is lost on exit).
+ * Absent: `DATABASE_URL` when it is set, else an embedded PGlite on disk in
+ * {@link DEFAULT_DATA_DIR} (docs/storage.md, "Choosing a database").
  */
 export type DatabaseInput = DatabaseSource | (() => DatabaseSource | Promise<DatabaseSource>);
 
 /** A database given directly (not through a factory). */
-export type DatabaseSource = string | pg.Pool | PGlite | Kysely<unknown> | { dataDir: string };
+export type DatabaseSource = string | pg.Pool | PGlite | Kysely<unknown> | { dataDir: string } | { inMemory: true };
+
+/** The embedded data directory used when neither `database` nor `DATABASE_URL` is given, relative to the working directory. */
+export const DEFAULT_DATA_DIR = ".faultline/data";
+
+/** The connection string that asks for an in-memory embedded database (handy in `DATABASE_URL` for tests). */
+export const IN_MEMORY_URL = "memory://";
+
+/**
+ * The database of an instance given no `database`: `DATABASE_URL` when set, else the default
+ * embedded data directory. Decided at construction so that a misconfigured environment fails
+ * there, with a message naming the variable, rather than on the first request.
+ */
+export function defaultDatabase(env: NodeJS.ProcessEnv): DatabaseSource {
+  const url = env.DATABASE_URL;
+  if (url === undefined) return { dataDir: resolve(DEFAULT_DATA_DIR) };
+  if (url.trim() === "") {
+    throw new TypeError(
+      "Invalid Faultline options: DATABASE_URL is set but empty; set it to a postgres:// URL (or \"memory://\" for a throwaway in-memory database), or unset it to use the embedded data directory .faultline/data",
+    );
+  }
+  if (!isConnectionString(url)) {
+    throw new TypeError(`Invalid Faultline options: DATABASE_URL must be a postgres:// or postgresql:// URL, or "memory://" (it starts with ${JSON.stringify(url.split(":")[0])})`);
+  }
+  return url;
+}
+
+/** A string `database`: PostgreSQL's URL schemes, or {@link IN_MEMORY_URL}. */
+export function isConnectionString(value: string): boolean {
+  return value === IN_MEMORY_URL || /^postgres(ql)?:\/\//.test(value);
+}
 
 /** An open database: the schema-scoped Kysely, the root one, and how to release what we opened. */
 export interface DatabaseConnection {
@@ -57,19 +92,15 @@ export interface ConnectOptions {
   connectTimeoutMs: number;
 }
 
-export async function openDatabase(input: DatabaseInput | undefined, schema: string, options: ConnectOptions): Promise<DatabaseConnection> {
+export async function openDatabase(input: DatabaseInput, schema: string, options: ConnectOptions): Promise<DatabaseConnection> {
   const source = typeof input === "function" ? await input() : input;
   const opened = await openSource(source, options);
   return { ...opened, db: (opened.root as Kysely<Database>).withSchema(schema) };
 }
 
-async function openSource(source: DatabaseSource | undefined, options: ConnectOptions): Promise<Omit<DatabaseConnection, "db">> {
-  if (source === undefined) {
-    // The default, so it is said aloud: a host that forgot `database` loses its data on exit.
-    options.logger.warn(
-      "faultline: no `database` given, so data is kept in memory (embedded PGlite) and lost when the process exits; pass `{ dataDir }` or a PostgreSQL URL to keep it (docs/operations.md, \"Embedded database\")",
-    );
-    return openPGlite(await createPGlite(undefined), true, "embedded PGlite (in memory)");
+async function openSource(source: DatabaseSource, options: ConnectOptions): Promise<Omit<DatabaseConnection, "db">> {
+  if (source === IN_MEMORY_URL || (typeof source === "object" && "inMemory" in source)) {
+    return openPGlite(await createPGlite(undefined), true, IN_MEMORY_LABEL);
   }
   if (typeof source === "string") {
     // keepAlive: an idle connection (LISTEN above all) notices a silently dropped route.
@@ -77,10 +108,15 @@ async function openSource(source: DatabaseSource | undefined, options: ConnectOp
     return openPool(pool, true, options.logger, describeConnectionString(source));
   }
   if (isKysely(source)) return { root: source, engine: "kysely", label: "the Kysely instance given as `database`", close: async () => {} };
-  if (isPGlite(source)) return openPGlite(source, false, "the PGlite instance given as `database`");
-  if (isPgPool(source)) return openPool(source, false, options.logger, "the pg Pool given as `database`");
-  return openPGlite(await createPGlite(source.dataDir), true, `embedded PGlite (${source.dataDir})`);
+  if (isPGlite(source)) return openPGlite(source, false, "embedded PGlite (the instance given as `database`)");
+  if (isPgPool(source)) return openPool(source, false, options.logger, describePool(source));
+  const dataDir = resolve(source.dataDir);
+  // PGlite would create only the last level; the default (.faultline/data) has two.
+  mkdirSync(dataDir, { recursive: true });
+  return openPGlite(await createPGlite(dataDir), true, `embedded PGlite at ${dataDir}`);
 }
+
+const IN_MEMORY_LABEL = "in-memory PGlite (data lost on exit)";
 
 /**
  * Kysely and LISTEN over a `pg` Pool, guarded so that a lost connection is an error of the query
@@ -138,6 +174,13 @@ function guardWhileHeld(client: pg.PoolClient, onError: (error: Error) => void):
     release(destroy);
   };
   return client;
+}
+
+/** Where a host's pool connects, from its options (never credentials). */
+function describePool(pool: pg.Pool): string {
+  const { connectionString, host, port, database } = (pool as pg.Pool & { options?: pg.PoolConfig }).options ?? {};
+  if (connectionString) return `${describeConnectionString(connectionString)} (the pg Pool given as \`database\`)`;
+  return `PostgreSQL at ${host ?? "localhost"}:${port ?? 5432}/${database ?? ""} (the pg Pool given as \`database\`)`;
 }
 
 /** `host:port/database` of a connection string, without its credentials. */

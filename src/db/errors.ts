@@ -56,3 +56,21 @@ export class DatabaseUnavailableError extends Error {
     this.name = "DatabaseUnavailableError";
   }
 }
+
+/**
+ * `autoMigrate: false` and the schema lacks migrations this version needs: startup stops here
+ * rather than failing query by query. Requests answer 503 with this message until the migrations
+ * are applied (`faultline migrate`); the next request or `ready()` checks again.
+ */
+export class MigrationsPendingError extends Error {
+  constructor(
+    readonly schema: string,
+    /** Names of the pending migrations, plugin ones as `plugin:name`. */
+    readonly pending: readonly string[],
+  ) {
+    super(
+      `Faultline's schema "${schema}" has ${pending.length} pending migration${pending.length === 1 ? "" : "s"} (${pending.join(", ")}) and autoMigrate is false: run \`faultline migrate\` (or faultline.migrate()) before starting, or set autoMigrate: true`,
+    );
+    this.name = "MigrationsPendingError";
+  }
+}

@@ -1,7 +1,7 @@
 import { type Kysely, type Migration, Migrator, sql } from "kysely";
 import pRetry, { AbortError } from "p-retry";
 import type { SchemaMigration } from "./migrations/types.js";
-import { quoteIdentifier, SCHEMA_NAME_PATTERN } from "./identifiers.js";
+import { quoteIdentifier } from "./identifiers.js";
 
 /** Result of one migration run: the names applied now (empty when already up to date). */
 export interface MigrationReport {
@@ -18,9 +18,15 @@ export interface RunMigrationsOptions {
   tableName: string;
 }
 
+/** Which migrations of one set are recorded in the schema, and which are not yet. */
+export interface MigrationStatus {
+  applied: string[];
+  pending: string[];
+}
+
 /** Applies pending migrations with Kysely's Migrator, inside the configured schema. */
 export async function runMigrations(root: Kysely<unknown>, options: RunMigrationsOptions): Promise<MigrationReport> {
-  if (await allApplied(root, options)) return { applied: [] };
+  if ((await migrationStatus(root, options)).pending.length === 0) return { applied: [] };
   await createSchemaIfMissing(root, options.schema);
   const quoted = quoteIdentifier(options.schema);
   const migrator = new Migrator({
@@ -57,19 +63,20 @@ function isConcurrentDrop(error: unknown): boolean {
 }
 
 /**
- * Whether every migration is already recorded: the usual start, answered with two small queries.
- * Kysely's Migrator would first make sure of its tables by introspecting the whole catalog (three
- * times per run, one run per plugin), which is slow on a just-started PGlite whose catalog caches
- * are cold.
+ * Applied and pending migrations, read with two small queries (nothing is created). Also the usual
+ * start's fast path: Kysely's Migrator would first make sure of its tables by introspecting the
+ * whole catalog (three times per run, one run per plugin), which is slow on a just-started PGlite
+ * whose catalog caches are cold.
  */
-async function allApplied(root: Kysely<unknown>, options: RunMigrationsOptions): Promise<boolean> {
-  if (!SCHEMA_NAME_PATTERN.test(options.tableName)) return false; // a long plugin id: the Migrator copes
-  const table = `${quoteIdentifier(options.schema)}.${quoteIdentifier(options.tableName)}`;
+export async function migrationStatus(root: Kysely<unknown>, options: RunMigrationsOptions): Promise<MigrationStatus> {
+  // Plugin table names are [a-z0-9_] (migrationTableName) but may pass 63 characters, which
+  // SCHEMA_NAME_PATTERN refuses: PostgreSQL truncates them, as it does for the Migrator.
+  const table = `${quoteIdentifier(options.schema)}."${options.tableName}"`;
   const { rows } = await sql<{ found: boolean }>`SELECT to_regclass(${table}) IS NOT NULL AS found`.execute(root);
-  if (!rows[0]?.found) return false;
-  const recorded = await sql<{ name: string }>`SELECT name FROM ${sql.raw(table)}`.execute(root);
-  const names = new Set(recorded.rows.map((row) => row.name));
-  return options.migrations.every((migration) => names.has(migration.name));
+  const recorded = rows[0]?.found ? (await sql<{ name: string }>`SELECT name FROM ${sql.raw(table)}`.execute(root)).rows : [];
+  const names = new Set(recorded.map((row) => row.name));
+  const all = options.migrations.map((migration) => migration.name);
+  return { applied: all.filter((name) => names.has(name)), pending: all.filter((name) => !names.has(name)) };
 }
 
 function toKyselyMigration(migration: SchemaMigration, quotedSchema: string): Migration {

@@ -361,6 +361,16 @@ export interface EventIdsTable {
 }
 
 /** The Kysely view of every table Faultline's core owns (all inside the configured schema). */
+/**
+ * Events taken per DSN key and rate-limit window (0010_rate_limits), shared by every instance on
+ * the schema. `used` counts what instances leased, which may pass the limit (see rate-limit.ts).
+ */
+export interface RateLimitWindowsTable {
+  key_id: number;
+  window_start: Timestamp;
+  used: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   projects: ProjectsTable;
@@ -400,6 +410,7 @@ export interface Database {
   ingest_queue: IngestQueueTable;
   ingest_outcomes: IngestOutcomesTable;
   event_ids: EventIdsTable;
+  rate_limit_windows: RateLimitWindowsTable;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { Scope } from "../auth/scopes.js";
 import type { Clock } from "../clock.js";
 import { TokenCache as TokenCacheToken } from "../container/tokens.js";
 import type { Database, Organization } from "../db/schema.js";
-import { isConnectionFailure, isDataException } from "../db/errors.js";
+import { isConnectionFailure, MigrationsPendingError, isDataException } from "../db/errors.js";
 import type { Logger } from "../logging/logger.js";
 import type { ResolvedOptions } from "../options.js";
 import type { Composition } from "../plugin/compose.js";
@@ -175,6 +175,11 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
       // An outage passes: the client is told when to come back (Sentry SDKs pause sending for Retry-After).
       deps.logger.warn({ err: error, requestId, errorId: requestId }, "faultline: the database is unreachable; answered 503");
       error = databaseUnavailable(requestId);
+    }
+    if (error instanceof MigrationsPendingError) {
+      // A deploy that has not run `faultline migrate` yet: unavailable, not broken; ready() retries on the next request.
+      deps.logger.warn({ err: error, requestId, pending: error.pending }, "faultline: migrations pending; answered 503");
+      error = new ApiError(503, error.message, { errorId: requestId, pendingMigrations: error.pending }, { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) });
     }
     if (isDataException(error)) {
       // Backstop of the input policy: still logged as an error, since the policy should have caught it.

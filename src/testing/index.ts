@@ -78,7 +78,7 @@ export async function pickBackend(): Promise<{ backend: TestBackend; url?: strin
 /**
  * A ready Faultline on a private schema of a real PostgreSQL (or embedded PGlite), for tests:
  * `TEST_DATABASE_URL` → that server; else a working Docker engine → a testcontainers PostgreSQL;
- * else embedded PGlite (shared in the process). `close()` drops the schema.
+ * else an in-memory embedded PGlite (asked for explicitly, shared in the process). `close()` drops the schema.
  */
 export async function createTestInstance<const P extends readonly FaultlinePlugin[] = []>(
   options: TestInstanceOptions<P> = {},

@@ -1,13 +1,11 @@
 import { type ChildProcess, fork } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { DestinationRegistryToken } from "../../src/delivery/tokens.js";
 import { createFaultline, type Faultline, type FaultlineApi, tokens } from "../../src/index.js";
 import { createTestInstance, pickBackend } from "../../src/testing/index.js";
 import { verifySignature, verifyStandardWebhook } from "../../src/verify.js";
+import { bundleFixture } from "../helpers/bundle.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { type ReceivedRequest, startReceiver } from "../helpers/receiver.js";
 import { silentLogger } from "../../src/logging/logger.js";
@@ -22,7 +20,6 @@ import { sleep, waitFor } from "../helpers/wait.js";
 const { backend } = await pickBackend();
 const onPostgres = backend !== "pglite";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -37,31 +34,6 @@ async function seed(faultline: Faultline<FaultlineApi>, receiverUrl: string) {
   const project = await api.projects.create({ organization: "acme", slug: "web", platform: "node" });
   const app = await api.apps.create({ organization: "acme", name: "Tracker", slug: "tracker", isInternal: true, webhookUrl: `${receiverUrl}/app`, events: ["error"] });
   return { app, capture: captureFor(faultline, { id: project.id, organizationId: org.id }) };
-}
-
-/**
- * Bundles test/fixtures/delivery-worker.ts (the real sources) for a plain `node` child, as tsup
- * bundles src. Packages stay external, so the bundle lives under node_modules/.cache, where Node
- * resolves them. No dependency on dist/.
- */
-async function bundleWorker(): Promise<{ file: string; remove: () => Promise<void> }> {
-  const { build } = await import("esbuild");
-  const cache = join(root, "node_modules", ".cache");
-  await mkdir(cache, { recursive: true });
-  const dir = await mkdtemp(join(cache, "faultline-delivery-worker-"));
-  const file = join(dir, "delivery-worker.mjs");
-  await build({
-    entryPoints: [join(root, "test/fixtures/delivery-worker.ts")],
-    outfile: file,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    tsconfig: join(root, "tsconfig.json"),
-    logLevel: "error",
-  });
-  return { file, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
 /** Forks the bundled worker and waits for its "ready"; rejects if it exits first. */
@@ -91,7 +63,7 @@ describe.skipIf(!onPostgres)("crash safety (PostgreSQL only: the worker runs in 
   it("a worker SIGKILLed while its POSTs are in flight loses nothing: after the lease a new instance sends the same deliveries again", async () => {
     const timeoutMs = 10_000;
     const leaseMs = timeoutMs + 30_000;
-    const bundle = await bundleWorker();
+    const bundle = await bundleFixture("delivery-worker");
     cleanups.push(bundle.remove);
     const receiver = await startReceiver([], { holding: true });
     cleanups.push(receiver.close);

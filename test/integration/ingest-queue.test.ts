@@ -84,7 +84,8 @@ function counts(faultline: Faultline<FaultlineApi>) {
 }
 
 describe("queued ingest: accept, then digest", () => {
-  it("acknowledges once the event is queued; the digest groups and stores it and empties the queue", async () => {
+  // The file's first instance starts the process's PGlite: seconds, many more on a busy machine.
+  it("acknowledges once the event is queued; the digest groups and stores it and empties the queue", { timeout: 120_000 }, async () => {
     const instance = await queuedInstance();
     const { faultline } = instance;
     const project = await seedProject(faultline);

@@ -53,7 +53,7 @@ function auditPlugin(log: string[]) {
 }
 
 describe("host plugins", () => {
-  it("adds endpoints, hooks, a migration of its own, event subscriptions and an API namespace", async () => {
+  it("adds endpoints, hooks, a migration of its own, event subscriptions and an API namespace", { timeout: 120_000 }, async () => {
     const log: string[] = [];
     const instance = await createTestInstance({ plugins: [auditPlugin(log)], announce: false });
     try {
@@ -95,7 +95,8 @@ describe("lifecycle", () => {
     await faultline.close();
   });
 
-  it("persists embedded data in a data directory across instances", async () => {
+  // Generous timeouts (here, in "host plugins" and in the CLI test): a PGlite start takes seconds, many more on a busy machine.
+  it("persists embedded data in a data directory across instances", { timeout: 120_000 }, async () => {
     const dir = await mkdtemp(join(tmpdir(), "faultline-data-"));
     try {
       const first = createFaultline({ database: { dataDir: dir }, logger: silentLogger });
@@ -111,7 +112,7 @@ describe("lifecycle", () => {
 });
 
 describe("faultline migrate CLI", () => {
-  it("applies migrations, then reports nothing to do", async () => {
+  it("applies migrations, then reports nothing to do", { timeout: 120_000 }, async () => {
     const { backend, url } = await pickBackend();
     const dir = await mkdtemp(join(tmpdir(), "faultline-cli-"));
     const schema = `cli_${Date.now()}`;

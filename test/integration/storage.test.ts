@@ -2,7 +2,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from "kysely";
 import { PGliteDialect } from "kysely-pglite-dialect";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFaultline } from "../../src/index.js";
+import { createFaultline, definePlugin, type Logger, MigrationsPendingError } from "../../src/index.js";
 import { randomHex } from "../../src/crypto/secrets.js";
 import { coreMigrations } from "../../src/db/migrations/index.js";
 import { openRawDatabase, type RawDatabase } from "../helpers/database.js";
@@ -99,9 +99,10 @@ describe("storage", () => {
     }
   });
 
-  it("two instances on different databases do not see each other's data", async () => {
+  // Creating a second PGlite takes seconds, more on a busy machine.
+  it("two instances on different databases do not see each other's data", { timeout: 120_000 }, async () => {
     const a = createFaultline({ database: raw.input, schema, logger: silentLogger });
-    const b = createFaultline({ logger: silentLogger }); // its own in-memory PGlite
+    const b = createFaultline({ database: { inMemory: true }, logger: silentLogger }); // its own in-memory PGlite
     try {
       await a.api.organizations.create({ slug: "only-in-a" });
       await b.api.organizations.create({ slug: "only-in-b" });
@@ -113,6 +114,49 @@ describe("storage", () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it("with autoMigrate: false and a pending migration, ready() fails naming it and requests answer 503 until it is applied", async () => {
+    const pendingSchema = `${schema}_pending`;
+    // A release that brings a migration the database has not seen yet (here a plugin's; core ones are listed the same way, unprefixed).
+    const audit = definePlugin({ id: "acme-audit", migrations: [{ name: "0001_audit", statements: (s) => [`CREATE TABLE ${s}.acme_audit (id int)`] }] });
+    const newest = "acme-audit:0001_audit";
+    const previous = createFaultline({ database: raw.input, schema: pendingSchema, logger: silentLogger, worker: false });
+    const migrator = createFaultline({ database: raw.input, schema: pendingSchema, logger: silentLogger, worker: false, plugins: [audit] });
+    const lines: string[] = [];
+    const recording: Logger = { ...silentLogger, info: (obj, msg) => lines.push(typeof obj === "string" ? obj : (msg ?? "")) };
+    const deployed = createFaultline({ database: raw.input, schema: pendingSchema, autoMigrate: false, logger: recording, worker: false, plugins: [audit] });
+    try {
+      await previous.migrate();
+      expect(await deployed.migrationStatus()).toEqual({ applied: coreMigrations.map((m) => m.name), pending: [newest] });
+
+      const failure = await deployed.ready().then(() => null, (error: unknown) => error);
+      expect(failure).toBeInstanceOf(MigrationsPendingError);
+      expect((failure as MigrationsPendingError).pending).toEqual([newest]);
+      expect((failure as Error).message).toBe(
+        `Faultline's schema "${pendingSchema}" has 1 pending migration (${newest}) and autoMigrate is false: run \`faultline migrate\` (or faultline.migrate()) before starting, or set autoMigrate: true`,
+      );
+      const response = await deployed.handler(new Request("http://x/api/0/organizations/acme/"));
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toBe("5");
+      expect(await response.json()).toMatchObject({ detail: (failure as Error).message, pendingMigrations: [newest] });
+      expect(lines).toEqual([]); // no storage line before it is usable
+
+      // `faultline migrate` from elsewhere: the same instance recovers without a restart.
+      expect(await migrator.migrate()).toEqual({ applied: [newest] });
+      await deployed.ready();
+      expect((await deployed.handler(new Request("http://x/api/0/organizations/acme/"))).status).toBe(401);
+      expect(await deployed.migrationStatus()).toEqual({ applied: [...coreMigrations.map((m) => m.name), newest], pending: [] });
+      // Which store, said once at startup, without credentials.
+      expect(lines).toHaveLength(1);
+      const where = typeof raw.input === "string" ? `PostgreSQL at ${new URL(raw.input).host}${new URL(raw.input).pathname}` : "embedded PGlite (the instance given as `database`)";
+      expect(lines[0]).toBe(`faultline: storage ${where}, schema ${pendingSchema}`);
+    } finally {
+      await deployed.close();
+      await migrator.close();
+      await previous.close();
+      await raw.query(`DROP SCHEMA IF EXISTS ${pendingSchema} CASCADE`);
     }
   });
 

@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors.js";
 import type { EventSink, ProjectRef } from "../../src/plugins/issues/ingest/port.js";
 import type { ProjectKeyRecord } from "../../src/plugins/ingest/project-keys.js";
-import { FixedWindowRateLimiter } from "../../src/plugins/ingest/rate-limit.js";
 import type { OutcomeRecord } from "../../src/plugins/ingest/outcomes/recorder.js";
+import { SharedRateLimiter } from "../../src/plugins/ingest/rate-limit.js";
 import { type IngestInput, IngestService } from "../../src/plugins/ingest/service.js";
+import { memoryQuotaStore } from "../helpers/memory-quota.js";
 
 const KEY = "0123456789abcdef0123456789abcdef";
 const NOW = new Date(Date.UTC(2026, 10, 22, 10, 33, 10));
@@ -30,7 +31,7 @@ function setup(rateLimitPerMinute: number | null = null) {
     },
   };
   const outcomes: OutcomeRecord[] = [];
-  const service = new IngestService(keys, sink, new FixedWindowRateLimiter(60_000), { now: () => NOW }, { record: (outcome) => outcomes.push(outcome) });
+  const service = new IngestService(keys, sink, new SharedRateLimiter(60_000, memoryQuotaStore()), { now: () => NOW }, { record: (outcome) => outcomes.push(outcome) });
   return { service, captured, lookups, outcomes };
 }
 

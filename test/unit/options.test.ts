@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createFaultline, defineEndpoint, definePlugin } from "../../src/index.js";
 
 describe("createFaultline options", () => {
@@ -11,6 +11,21 @@ describe("createFaultline options", () => {
     expect(() => createFaultline({ connection: { timeoutMs: 0 } })).toThrow(/option "connection.timeoutMs"/);
     expect(() => createFaultline({ connection: { startupWaitMs: -1 } })).toThrow(/option "connection.startupWaitMs"/);
     expect(() => createFaultline({ connection: { timeout: 5 } } as never)).toThrow(/unknown option "connection.timeout"/);
+  });
+
+  it("says what is wrong with an empty database string or DATABASE_URL, at construction", () => {
+    expect(() => createFaultline({ database: "" })).toThrow(/option "database": is an empty string \(is DATABASE_URL set but empty\?\)/);
+    vi.stubEnv("DATABASE_URL", "");
+    try {
+      expect(() => createFaultline()).toThrow(/DATABASE_URL is set but empty/);
+      vi.stubEnv("DATABASE_URL", "mysql://somewhere/db");
+      expect(() => createFaultline()).toThrow(/DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL, or "memory:\/\/" \(it starts with "mysql"\)/);
+      vi.stubEnv("DATABASE_URL", "memory://");
+      expect(() => createFaultline()).not.toThrow();
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(() => createFaultline({ database: { inMemory: false } as never })).toThrow(/option "database": expected a postgres:\/\/ connection string, "memory:\/\/", \{ inMemory: true \}/);
   });
 
   it("opens nothing at construction (no database needed to build an instance)", async () => {
@@ -54,8 +69,8 @@ describe("plugin composition", () => {
   });
 
   it("gives each instance its own container", () => {
-    const a = createFaultline();
-    const b = createFaultline();
+    const a = createFaultline({ database: "memory://" });
+    const b = createFaultline({ database: { inMemory: true } });
     expect(a.container).not.toBe(b.container);
     const token = a.services()[0];
     expect(token).toBeDefined();

@@ -3,7 +3,9 @@ import { getOrCreateFaultline } from "faultline/next";
 
 /** One instance per server process, kept on globalThis across hot reloads (`next dev` re-evaluates modules). */
 export const faultline = getOrCreateFaultline("main", () =>
-  createFaultline({ database: process.env.DATABASE_URL || undefined }), // unset → embedded PGlite in memory
+  // Unset → a throwaway in-memory PGlite for trying the example; an app of yours leaves `database`
+  // out to get DATABASE_URL or a data directory on disk (docs/storage.md).
+  createFaultline({ database: process.env.DATABASE_URL || "memory://" }),
 );
 
 /**

@@ -7,7 +7,7 @@ import { captureInProject, type ProjectTarget } from "./in-process.js";
 import { KEY_CACHE_TTL_MS, RATE_LIMIT_WINDOW_MS } from "./limits.js";
 import { ProjectKeyResolver } from "./project-keys.js";
 import { digestTask, queueAdmission, QueuedEventSinkToken, registerIngestQueue } from "./queue/index.js";
-import { FixedWindowRateLimiter } from "./rate-limit.js";
+import { databaseQuotaStore, rateLimitCleanupTask, SharedRateLimiter } from "./rate-limit.js";
 import { ingestEndpoints } from "./routes.js";
 import { OutcomeRecorder } from "./outcomes/recorder.js";
 import { getOutcomeStats } from "./outcomes/routes.js";
@@ -25,19 +25,22 @@ export const ingestPlugin = definePlugin({
     registerIngestQueue(container);
     // Queued mode acknowledges once an event is queued; direct mode once it is grouped and stored.
     registerFactory(container, IngestSinkToken, (c) => (c.resolve(Options).ingest.queued ? c.resolve(QueuedEventSinkToken) : c.resolve(EventSinkToken)));
-    // One service per instance: its key cache and rate-limit counters are never shared between instances.
+    // One service per instance: its key cache and leased rate-limit quota are its own; the
+    // rate-limit counters they lease from are shared by every instance on the schema.
     registerFactory(container, IngestServiceToken, (c) => {
       const clock = c.resolve(Clock);
-      const keys = new ProjectKeyResolver(() => c.resolve(Db), clock, KEY_CACHE_TTL_MS);
+      const db = () => c.resolve(Db);
+      const keys = new ProjectKeyResolver(db, clock, KEY_CACHE_TTL_MS);
       const admission = c.resolve(Options).ingest.queued ? queueAdmission(c) : undefined;
-      return new IngestService(keys, c.resolve(IngestSinkToken), new FixedWindowRateLimiter(RATE_LIMIT_WINDOW_MS), clock, c.resolve(OutcomeRecorderToken), admission);
+      const limiter = new SharedRateLimiter(RATE_LIMIT_WINDOW_MS, databaseQuotaStore(db));
+      return new IngestService(keys, c.resolve(IngestSinkToken), limiter, clock, c.resolve(OutcomeRecorderToken), admission);
     });
     registerFactory(container, OutcomeRecorderToken, (c) => new OutcomeRecorder(() => c.resolve(Db), c.resolve(Logger), c.resolve(Options).schema));
   },
   init: ({ container }) => container.resolve(OutcomeRecorderToken).start(OUTCOME_FLUSH_INTERVAL_MS),
   endpoints: [...ingestEndpoints, getOutcomeStats],
   errorRenderer: ingestErrorRenderer,
-  tasks: [digestTask],
+  tasks: [digestTask, rateLimitCleanupTask],
   api: (container) => ({
     events: {
       /**

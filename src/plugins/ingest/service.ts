@@ -10,7 +10,7 @@ import { clientDiscardsOf } from "./outcomes/client-report.js";
 import type { Outcome, OutcomeRecorder } from "./outcomes/recorder.js";
 import { INGEST_LIMITS } from "./limits.js";
 import type { ProjectKeyRecord, ProjectKeyResolver } from "./project-keys.js";
-import type { FixedWindowRateLimiter } from "./rate-limit.js";
+import type { SharedRateLimiter } from "./rate-limit.js";
 
 /** What the ingest routes hand over from a request. */
 export interface IngestInput {
@@ -39,7 +39,7 @@ export class IngestService {
   constructor(
     private readonly keys: Pick<ProjectKeyResolver, "authenticate">,
     private readonly sink: EventSink,
-    private readonly limiter: FixedWindowRateLimiter,
+    private readonly limiter: Pick<SharedRateLimiter, "consume">,
     private readonly clock: Clock,
     private readonly outcomes: Pick<OutcomeRecorder, "record">,
     /** Present in queued mode only: direct ingest's latency is its back-pressure. */
@@ -79,7 +79,7 @@ export class IngestService {
   /** Only events count against the key's limit; an envelope is accepted or refused as a whole. */
   async #capture(key: ProjectKeyRecord, events: RawEvent[], receivedAt: Date): Promise<string[]> {
     if (key.rateLimitPerMinute !== null) {
-      const decision = this.limiter.consume(key.keyId, events.length, key.rateLimitPerMinute, receivedAt.getTime());
+      const decision = await this.limiter.consume(key.keyId, events.length, key.rateLimitPerMinute, receivedAt.getTime());
       if (!decision.allowed) {
         this.#count(key, "rate_limited", "key_quota", events.length, receivedAt);
         throw rateLimited(decision.retryAfterSeconds);

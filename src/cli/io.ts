@@ -1,0 +1,77 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { createFaultline } from "../index.js";
+import type { Faultline } from "../faultline.js";
+import type { FaultlineApi, FaultlineOptions } from "../index.js";
+
+/** Where a command writes. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** One `faultline <name>` command: its own options, parsed from the arguments after its name. */
+export interface CliCommand {
+  /** One line for the overall usage. */
+  summary: string;
+  /** Its own usage text (`faultline <name> --help`). */
+  usage: string;
+  /** Runs until stopped: the real CLI ends it on SIGTERM/SIGINT (other commands keep Node's default signal handling). */
+  longRunning?: boolean;
+  /** Resolves to the exit code; `stop` ends a long-running command. */
+  run(args: string[], io: CliIo, stop: AbortSignal): Promise<number>;
+}
+
+/** Thrown for a usage mistake: printed with the command's usage, exit code 2. */
+export class UsageError extends Error {}
+
+/** parseArgs, strict, with a usage mistake as a {@link UsageError}. */
+export function parseCommandArgs<T extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: T) {
+  try {
+    return parseArgs({ args, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** The options every database command takes. */
+export const DATABASE_OPTIONS = {
+  "database-url": { type: "string" },
+  "data-dir": { type: "string" },
+  schema: { type: "string" },
+} as const;
+
+export const DATABASE_USAGE = `Database: --database-url <postgres://…> (default: DATABASE_URL) or --data-dir <path> (embedded PGlite on disk);
+          --schema <name> (default: faultline).`;
+
+interface DatabaseValues {
+  "database-url"?: string;
+  "data-dir"?: string;
+  schema?: string;
+}
+
+/**
+ * The database a command works on: `--database-url`, else `--data-dir`, else `DATABASE_URL`.
+ * Required: a command line that changes data names where (the library's default data directory
+ * is relative to the host's working directory, which an operator's shell need not share).
+ */
+export function commandDatabase(values: DatabaseValues): Pick<FaultlineOptions, "database" | "schema"> {
+  const url = values["database-url"];
+  const dataDir = values["data-dir"];
+  if (url !== undefined && dataDir !== undefined) throw new UsageError("give --database-url or --data-dir, not both");
+  const database = url ?? (dataDir !== undefined ? { dataDir } : process.env.DATABASE_URL || undefined);
+  if (database === undefined) throw new UsageError("give --database-url or --data-dir (or set DATABASE_URL)");
+  return { database, schema: values.schema };
+}
+
+/** An instance for one command: no background work, and the command's own logging only. */
+export function commandFaultline(values: DatabaseValues, options: Partial<FaultlineOptions> = {}): Faultline<FaultlineApi> {
+  return createFaultline({ ...commandDatabase(values), worker: false, autoMigrate: false, logger: quietLogger, ...options });
+}
+
+/** Warnings and errors still reach stderr: a command that fails says why. */
+const quietLogger = {
+  debug() {},
+  info() {},
+  warn: (obj: object | string, msg?: string) => void process.stderr.write(`faultline: ${msg ?? (typeof obj === "string" ? obj : "")}\n`),
+  error: (obj: object | string, msg?: string) => void process.stderr.write(`faultline: ${msg ?? (typeof obj === "string" ? obj : "")}\n`),
+};
