@@ -7,9 +7,9 @@ import { systemClock } from "./clock.js";
 import { createInstanceContainer, registeredTokens, registerFactory, registerValue } from "./container/container.js";
 import * as tokens from "./container/tokens.js";
 import { type DatabaseConnection, openDatabase } from "./db/connect.js";
-import { DatabaseUnavailableError, isConnectionFailure } from "./db/errors.js";
+import { DatabaseUnavailableError, describeError, isConnectionFailure } from "./db/errors.js";
 import { coreMigrations } from "./db/migrations/index.js";
-import { type MigrationReport, runMigrations } from "./db/migrator.js";
+import { type MigrationReport, pendingMigrations, runMigrations } from "./db/migrator.js";
 import type { Database } from "./db/schema.js";
 import { EventBus, type DomainEventHandler, type DomainEventName } from "./events/event-bus.js";
 import { ApiError } from "./http/errors.js";
@@ -17,6 +17,8 @@ import { createPipeline, type FaultlineHandler } from "./http/pipeline.js";
 import { type CallFunction, createInProcess } from "./http/in-process.js";
 import { RouteTable } from "./http/openapi.js";
 import { createDefaultLogger } from "./logging/logger.js";
+import { createHealth, type Health } from "./observability/health.js";
+import { Metrics } from "./observability/metrics.js";
 import { Worker } from "./worker/worker.js";
 import { DestinationRegistry } from "./delivery/destinations.js";
 import { DeliveryEngine } from "./delivery/engine.js";
@@ -46,6 +48,14 @@ export interface Faultline<TApi = object> {
   close(): Promise<void>;
   /** Background tasks: `start()`, `stop()`, and `runDue()` to run everything pending now. */
   worker: Worker;
+  /** Liveness and readiness handlers to mount where the orchestrator probes (`/livez`, `/readyz`). */
+  health: Health;
+  /**
+   * Prometheus metrics: `handler()` answers a scrape (text exposition of `registry`); `registry`
+   * is the prom-client Registry they live in (the instance's own, or `metrics.registry` of the
+   * options); feature areas and host plugins register their own through it too (`tokens.Metrics`).
+   */
+  metrics: Metrics;
   /** The instance's own DI container (advanced: host plugins resolve services from it). */
   container: DependencyContainer;
   /** Every service token registered in the container. */
@@ -72,6 +82,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   const composition = composePlugins([...builtins, ...options.plugins]);
   const container = createInstanceContainer();
   const bus = new EventBus();
+  const metrics = new Metrics(options.metrics);
 
   let connection: Promise<DatabaseConnection> | undefined;
   let initialised: Promise<Kysely<Database>> | undefined;
@@ -85,6 +96,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   registerValue(container, tokens.Logger, logger);
   registerValue(container, tokens.Clock, clock);
   registerValue(container, tokens.EventBus, bus);
+  registerValue(container, tokens.Metrics, metrics);
   registerValue(container, tokens.TokenCache, new TokenCache(options.tokenCache));
   registerValue(container, tokens.WakeTask, (taskId: string) => worker.wake(taskId));
   registerFactory(container, tokens.Db, () => {
@@ -97,7 +109,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   registerFactory(
     container,
     DeliveryEngineToken,
-    (c) => new DeliveryEngine(() => c.resolve(tokens.Db), clock, logger, bus, c.resolve(DestinationRegistryToken), options.delivery, () => worker.wake(DELIVERY_TASK_ID)),
+    (c) => new DeliveryEngine(() => c.resolve(tokens.Db), clock, logger, bus, c.resolve(DestinationRegistryToken), options.delivery, metrics, () => worker.wake(DELIVERY_TASK_ID)),
   );
   for (const plugin of composition.plugins) {
     plugin.register?.(container);
@@ -120,16 +132,30 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     return applyMigrations(opened.root);
   }
 
+  /** The core's migration list, then each plugin's that has one, as `runMigrations` takes them. */
+  const migrationSets = [
+    { prefix: "", migrations: coreMigrations, tableName: "faultline_migration" },
+    ...composition.plugins.flatMap((plugin) => (plugin.migrations?.length ? [{ prefix: `${plugin.id}:`, migrations: plugin.migrations, tableName: migrationTableName(plugin) }] : [])),
+  ];
+
   async function applyMigrations(root: Kysely<unknown>): Promise<MigrationReport> {
-    const core = await runMigrations(root, { schema: options.schema, migrations: coreMigrations, tableName: "faultline_migration" });
-    const applied = [...core.applied];
-    for (const plugin of composition.plugins) {
-      if (!plugin.migrations?.length) continue;
-      const own = await runMigrations(root, { schema: options.schema, migrations: plugin.migrations, tableName: migrationTableName(plugin) });
-      applied.push(...own.applied.map((name) => `${plugin.id}:${name}`));
+    const applied: string[] = [];
+    for (const set of migrationSets) {
+      const report = await runMigrations(root, { schema: options.schema, migrations: set.migrations, tableName: set.tableName });
+      applied.push(...report.applied.map((name) => set.prefix + name));
     }
     if (applied.length > 0) logger.info({ applied }, "faultline: migrations applied");
     return { applied };
+  }
+
+  async function listPendingMigrations(): Promise<string[]> {
+    const { root } = await connect();
+    const pending: string[] = [];
+    for (const set of migrationSets) {
+      const names = await pendingMigrations(root, { schema: options.schema, migrations: set.migrations, tableName: set.tableName });
+      pending.push(...names.map((name) => set.prefix + name));
+    }
+    return pending;
   }
 
   /**
@@ -197,7 +223,18 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   }
 
   const tasks = [deliveryTask(options.delivery.pollIntervalMs), deliveryRetentionTask, ...composition.plugins.flatMap((plugin) => plugin.tasks ?? [])];
-  const worker = new Worker(tasks, { container, clock, logger, ready: () => ensureReady() });
+  const worker = new Worker(tasks, { container, clock, logger, metrics, ready: () => ensureReady() });
+  const health = createHealth({
+    ping: async () => sql`SELECT 1`.execute((await connect()).root),
+    pendingMigrations: listPendingMigrations,
+    initialise: ensureReady,
+    closed: () => closed,
+    worker,
+    checks: composition.plugins.flatMap((plugin) => plugin.readiness ?? []),
+    container,
+    clock,
+    options: options.health,
+  });
   const api = buildApi(composition.plugins, container, ensureReady) as ApiOf<P>;
   // Every route as data: for OpenAPI, and as `api.<area>.<operation>` where plugins have no such name.
   const routes = [...composition.router.entries()].map(({ value, owner }) => ({
@@ -215,7 +252,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   });
   inProcess.extend(api as Record<string, Record<string, unknown>>);
   const pipelineOptions = { ...options, authenticate: inProcess.authenticate };
-  const handler = createPipeline({ composition, container, options: pipelineOptions, logger, clock, ready: ensureReady });
+  const handler = createPipeline({ composition, container, options: pipelineOptions, logger, clock, metrics, ready: ensureReady });
   return {
     handler,
     api,
@@ -223,16 +260,12 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     migrate,
     close,
     worker,
+    health,
+    metrics,
     container,
     services: () => registeredTokens(container),
     call: inProcess.call,
   };
-}
-
-/** An error's message, or its code when it has none (Node's AggregateError of a refused connection). */
-function describeError(error: unknown): string {
-  const { message, code } = error as { message?: unknown; code?: unknown };
-  return (typeof message === "string" && message) || (typeof code === "string" && code) || String(error);
 }
 
 /** Merges plugin API namespaces; every function awaits initialisation first. */

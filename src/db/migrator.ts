@@ -64,12 +64,18 @@ function isConcurrentDrop(error: unknown): boolean {
  */
 async function allApplied(root: Kysely<unknown>, options: RunMigrationsOptions): Promise<boolean> {
   if (!SCHEMA_NAME_PATTERN.test(options.tableName)) return false; // a long plugin id: the Migrator copes
-  const table = `${quoteIdentifier(options.schema)}.${quoteIdentifier(options.tableName)}`;
+  return (await pendingMigrations(root, options)).length === 0;
+}
+
+/** Names of `options.migrations` not recorded as applied (all of them before the first run); two small queries. */
+export async function pendingMigrations(root: Kysely<unknown>, options: RunMigrationsOptions): Promise<string[]> {
+  // A long plugin id makes a table name the pattern refuses; quoted by hand, as PostgreSQL does.
+  const table = `${quoteIdentifier(options.schema)}."${options.tableName.replaceAll('"', '""')}"`;
   const { rows } = await sql<{ found: boolean }>`SELECT to_regclass(${table}) IS NOT NULL AS found`.execute(root);
-  if (!rows[0]?.found) return false;
+  if (!rows[0]?.found) return options.migrations.map((migration) => migration.name);
   const recorded = await sql<{ name: string }>`SELECT name FROM ${sql.raw(table)}`.execute(root);
   const names = new Set(recorded.rows.map((row) => row.name));
-  return options.migrations.every((migration) => names.has(migration.name));
+  return options.migrations.filter((migration) => !names.has(migration.name)).map((migration) => migration.name);
 }
 
 function toKyselyMigration(migration: SchemaMigration, quotedSchema: string): Migration {
