@@ -15,9 +15,6 @@ export interface QueueSnapshot {
   lagSeconds: number;
 }
 
-/** A scrape reads two gauges and a readiness probe may come with it: one query serves them all for this long. */
-const SNAPSHOT_TTL_MS = 1_000;
-
 /** Reads the queue's figures (null in direct mode or before initialisation). */
 type ReadSnapshot = () => Promise<QueueSnapshot | null>;
 
@@ -44,7 +41,6 @@ function dropReason(record: OutcomeRecord): (typeof DROP_REASONS)[number] {
 export function registerIngestObservability(container: DependencyContainer): void {
   registerFactory(container, QueueSnapshotToken, (c) => {
     const statements = c.resolve(QueueStatementsToken);
-    let cached: { at: number; snapshot: Promise<QueueSnapshot | null> } | undefined;
     const read = async (): Promise<QueueSnapshot | null> => {
       if (!c.resolve(Options).ingest.queued) return null;
       let db;
@@ -59,15 +55,9 @@ export function registerIngestObservability(container: DependencyContainer): voi
       const lagMs = Number.isNaN(oldest) ? 0 : Math.max(0, c.resolve(Clock).now().getTime() - oldest);
       return { waiting: Number(row?.waiting ?? 0), failed: Number(row?.failed ?? 0), lagSeconds: lagMs / 1000 };
     };
-    return () => {
-      const now = performance.now();
-      if (!cached || now - cached.at > SNAPSHOT_TTL_MS) {
-        const snapshot = read();
-        cached = { at: now, snapshot };
-        snapshot.catch(() => (cached = undefined)); // a failed read is not served again
-      }
-      return cached.snapshot;
-    };
+    // The gauges of one scrape are collected together: they share one query in flight (never an older answer).
+    let inFlight: Promise<QueueSnapshot | null> | undefined;
+    return () => (inFlight ??= read().finally(() => (inFlight = undefined)));
   });
 
   const metrics = container.resolve(Metrics);
