@@ -7,7 +7,7 @@ import { systemClock } from "./clock.js";
 import { createInstanceContainer, registeredTokens, registerFactory, registerValue } from "./container/container.js";
 import * as tokens from "./container/tokens.js";
 import { type DatabaseConnection, defaultDatabase, openDatabase } from "./db/connect.js";
-import { DatabaseUnavailableError, isConnectionFailure, MigrationsPendingError } from "./db/errors.js";
+import { DatabaseUnavailableError, describeError, isConnectionFailure, MigrationsPendingError } from "./db/errors.js";
 import { coreMigrations } from "./db/migrations/index.js";
 import { type MigrationReport, type MigrationStatus, migrationStatus, type RunMigrationsOptions, runMigrations } from "./db/migrator.js";
 import type { Database } from "./db/schema.js";
@@ -17,6 +17,8 @@ import { createPipeline, type FaultlineHandler } from "./http/pipeline.js";
 import { type CallFunction, createInProcess } from "./http/in-process.js";
 import { RouteTable } from "./http/openapi.js";
 import { createDefaultLogger } from "./logging/logger.js";
+import { createHealth, type Health } from "./observability/health.js";
+import { Metrics } from "./observability/metrics.js";
 import { Worker } from "./worker/worker.js";
 import { DestinationRegistry } from "./delivery/destinations.js";
 import { DeliveryEngine } from "./delivery/engine.js";
@@ -54,6 +56,14 @@ export interface Faultline<TApi = object> {
   close(): Promise<void>;
   /** Background tasks: `start()`, `stop()`, and `runDue()` to run everything pending now. */
   worker: Worker;
+  /** Liveness and readiness handlers to mount where the orchestrator probes (`/livez`, `/readyz`). */
+  health: Health;
+  /**
+   * Prometheus metrics: `handler()` answers a scrape (text exposition of `registry`); `registry`
+   * is the prom-client Registry they live in (the instance's own, or `metrics.registry` of the
+   * options); feature areas and host plugins register their own through it too (`tokens.Metrics`).
+   */
+  metrics: Metrics;
   /** The instance's own DI container (advanced: host plugins resolve services from it). */
   container: DependencyContainer;
   /** Every service token registered in the container. */
@@ -81,6 +91,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   const composition = composePlugins([...builtins, ...options.plugins]);
   const container = createInstanceContainer();
   const bus = new EventBus();
+  const metrics = new Metrics(options.metrics);
 
   let connection: Promise<DatabaseConnection> | undefined;
   let initialised: Promise<Kysely<Database>> | undefined;
@@ -94,6 +105,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   registerValue(container, tokens.Logger, logger);
   registerValue(container, tokens.Clock, clock);
   registerValue(container, tokens.EventBus, bus);
+  registerValue(container, tokens.Metrics, metrics);
   registerValue(container, tokens.TokenCache, new TokenCache(options.tokenCache));
   registerValue(container, tokens.WakeTask, (taskId: string) => worker.wake(taskId));
   registerFactory(container, tokens.Db, () => {
@@ -106,7 +118,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   registerFactory(
     container,
     DeliveryEngineToken,
-    (c) => new DeliveryEngine(() => c.resolve(tokens.Db), clock, logger, bus, c.resolve(DestinationRegistryToken), options.delivery, () => worker.wake(DELIVERY_TASK_ID)),
+    (c) => new DeliveryEngine(() => c.resolve(tokens.Db), clock, logger, bus, c.resolve(DestinationRegistryToken), options.delivery, metrics, () => worker.wake(DELIVERY_TASK_ID)),
   );
   for (const plugin of composition.plugins) {
     plugin.register?.(container);
@@ -152,6 +164,11 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
       status.pending.push(...own.pending.map((name) => prefix + name));
     }
     return status;
+  }
+
+  async function listPendingMigrations(): Promise<string[]> {
+    const { root } = await connect();
+    return (await readMigrationStatus(root)).pending;
   }
 
   /**
@@ -225,7 +242,18 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   }
 
   const tasks = [deliveryTask(options.delivery.pollIntervalMs), deliveryRetentionTask, ...composition.plugins.flatMap((plugin) => plugin.tasks ?? [])];
-  const worker = new Worker(tasks, { container, clock, logger, ready: () => ensureReady() });
+  const worker = new Worker(tasks, { container, clock, logger, metrics, ready: () => ensureReady() });
+  const health = createHealth({
+    ping: async () => sql`SELECT 1`.execute((await connect()).root),
+    pendingMigrations: listPendingMigrations,
+    initialise: ensureReady,
+    closed: () => closed,
+    worker,
+    checks: composition.plugins.flatMap((plugin) => plugin.readiness ?? []),
+    container,
+    clock,
+    options: options.health,
+  });
   const api = buildApi(composition.plugins, container, ensureReady) as ApiOf<P>;
   // Every route as data: for OpenAPI, and as `api.<area>.<operation>` where plugins have no such name.
   const routes = [...composition.router.entries()].map(({ value, owner }) => ({
@@ -243,7 +271,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   });
   inProcess.extend(api as Record<string, Record<string, unknown>>);
   const pipelineOptions = { ...options, authenticate: inProcess.authenticate };
-  const handler = createPipeline({ composition, container, options: pipelineOptions, logger, clock, ready: ensureReady });
+  const handler = createPipeline({ composition, container, options: pipelineOptions, logger, clock, metrics, ready: ensureReady });
   return {
     handler,
     api,
@@ -256,16 +284,12 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     },
     close,
     worker,
+    health,
+    metrics,
     container,
     services: () => registeredTokens(container),
     call: inProcess.call,
   };
-}
-
-/** An error's message, or its code when it has none (Node's AggregateError of a refused connection). */
-function describeError(error: unknown): string {
-  const { message, code } = error as { message?: unknown; code?: unknown };
-  return (typeof message === "string" && message) || (typeof code === "string" && code) || String(error);
 }
 
 /** Merges plugin API namespaces; every function awaits initialisation first. */

@@ -36,6 +36,8 @@ export type { Database } from "./db/schema.js";
 export type { MigrationReport, MigrationStatus } from "./db/migrator.js";
 export type { SchemaMigration } from "./db/migrations/types.js";
 export type { Logger } from "./logging/logger.js";
+export type { Metrics, MetricsOptions } from "./observability/metrics.js";
+export type { Health, HealthReport, CheckResult, ReadinessCheck, ReadinessContext } from "./observability/health.js";
 export type { Clock } from "./clock.js";
 export type { Principal, PrincipalInput } from "./auth/principal.js";
 export { SCOPES, type Scope } from "./auth/scopes.js";

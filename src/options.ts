@@ -7,6 +7,7 @@ import { DEFAULT_RETRY_DELAYS } from "./delivery/schedule.js";
 import { DEFAULT_BODY_LIMIT } from "./http/body.js";
 import { DEFAULT_BODY_DEPTH, DEFAULT_URL_LENGTH } from "./http/input-policy.js";
 import type { Logger } from "./logging/logger.js";
+import type { MetricsOptions } from "./observability/metrics.js";
 import type { FaultlinePlugin } from "./plugin/plugin.js";
 
 /** Maps a host's own session (cookie, JWT…) to a Faultline principal; `null` falls through to bearer tokens. */
@@ -31,7 +32,11 @@ function databaseInputMessage(input: unknown): string {
 }
 
 const isLogger = (value: unknown): value is Logger =>
-  isObject(value) && ["debug", "info", "warn", "error"].every((level) => isFunction(value[level]));
+  isObject(value) && ["debug", "info", "warn", "error"].every((level) => isFunction(value[level])) && (value.child === undefined || isFunction(value.child));
+
+/** A prom-client Registry (the host's copy of prom-client may be another version than ours: duck-typed). */
+const isRegistry = (value: unknown): value is NonNullable<MetricsOptions["registry"]> =>
+  isObject(value) && ["registerMetric", "metrics", "getSingleMetric"].every((method) => isFunction(value[method]));
 
 const isPlugin = (value: unknown): value is FaultlinePlugin => isObject(value) && typeof value.id === "string";
 
@@ -53,7 +58,34 @@ export const optionsSchema = z.strictObject({
    * placeholders (`https://app.example.com/{organization}/issues/{issueId}`); absent → null.
    */
   permalinkTemplate: z.string().min(1).optional(),
-  logger: z.custom<Logger>(isLogger, { message: "expected a pino-compatible logger (debug, info, warn, error)" }).optional(),
+  /**
+   * Where Faultline logs: a pino logger (`pino()`, or a child of yours) or any object with
+   * `debug`, `info`, `warn` and `error` taking `(obj, msg)` or `(msg)`, and optionally `child`.
+   * Default: warnings and errors as JSON lines on stderr.
+   */
+  logger: z.custom<Logger>(isLogger, { message: "expected a pino-compatible logger (debug, info, warn, error; child optional)" }).optional(),
+  /** Prometheus metrics (`faultline.metrics`). */
+  metrics: z
+    .strictObject({
+      /** A prom-client Registry of the host's to register Faultline's metrics in; absent: the instance's own. */
+      registry: z.custom<NonNullable<MetricsOptions["registry"]>>(isRegistry, { message: "expected a prom-client Registry" }).optional(),
+      /** Prepended to every metric name; two instances sharing one registry need different ones. */
+      prefix: z.string().regex(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, "must be a Prometheus metric name prefix such as \"faultline_\"").default("faultline_"),
+    })
+    .prefault({}),
+  /** Readiness (`faultline.health.ready`): what counts as not ready. */
+  health: z
+    .strictObject({
+      /** Each readiness check gives up (and fails) after this many milliseconds. */
+      timeoutMs: z.number().int().min(50).max(60_000).default(2_000),
+      /** A background task whose next run is this late means a dead worker (only where this instance runs one). */
+      workerStallMs: z.number().int().min(1_000).max(3_600_000).default(60_000),
+      /** Not ready while the oldest queued event has waited longer than this (queued ingest); 0 leaves lag out. */
+      maxQueueLagMs: z.number().int().min(0).max(86_400_000).default(300_000),
+      /** Not ready while more events than this are queued; absent: `ingest.maxQueueDepth` (where ingest answers 429); 0 leaves depth out. */
+      maxQueueDepth: z.number().int().min(0).max(100_000_000).optional(),
+    })
+    .prefault({}),
   authenticate: z.custom<AuthenticateHook>(isFunction, { message: "expected a function (request) => principal | null" }).optional(),
   /**
    * API tokens found are trusted for `ttlMs` without reading them again (default 5000; 0 turns

@@ -74,3 +74,9 @@ export class MigrationsPendingError extends Error {
     this.name = "MigrationsPendingError";
   }
 }
+
+/** An error's message, or its code when it has none (Node's AggregateError of a refused connection). */
+export function describeError(error: unknown): string {
+  const { message, code } = error as { message?: unknown; code?: unknown };
+  return (typeof message === "string" && message) || (typeof code === "string" && code) || String(error);
+}

@@ -1,3 +1,4 @@
+import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { type Kysely, sql } from "kysely";
 import pRetry from "p-retry";
 import type { Clock } from "../clock.js";
@@ -7,6 +8,7 @@ import type { Database, Delivery, DeliveryStatus } from "../db/schema.js";
 import { runInTransaction, type TransactionScope } from "../db/transaction.js";
 import { type EventBus, SYSTEM_ACTOR } from "../events/event-bus.js";
 import type { Logger } from "../logging/logger.js";
+import type { Metrics } from "../observability/metrics.js";
 import type { ResolvedOptions } from "../options.js";
 import type { Attempt, DestinationRegistry } from "./destinations.js";
 import { isRetryable, nextAttemptDelayMs, parseRetryAfter } from "./schedule.js";
@@ -39,6 +41,10 @@ export class DeliveryEngine {
     maxConcurrent: 2,
   });
 
+  readonly #tracer = trace.getTracer("faultline");
+  readonly #outcomeCount;
+  readonly #sendTime;
+
   /** `onCapacity` is called when sends finish, so the worker claims more at once instead of at its next poll. */
   constructor(
     private readonly db: () => Kysely<Database>,
@@ -47,8 +53,12 @@ export class DeliveryEngine {
     private readonly events: EventBus,
     private readonly destinations: DestinationRegistry,
     private readonly options: ResolvedOptions["delivery"],
+    metrics: Metrics,
     private readonly onCapacity: () => void = () => {},
-  ) {}
+  ) {
+    this.#outcomeCount = metrics.counter("deliveries_total", "Delivery attempts recorded, by destination type and outcome (delivered, retrying, failed)", ["destination", "outcome"]);
+    this.#sendTime = metrics.histogram("delivery_duration_seconds", "Time a destination took to answer a delivery (or to fail)", ["destination"]);
+  }
 
   /** Claims as many due deliveries as there are free slots and starts sending them; true when it filled every slot. */
   async claimAndSend(): Promise<boolean> {
@@ -113,10 +123,24 @@ export class DeliveryEngine {
       "webhook-timestamp": String(timestamp),
       "webhook-signature": standardWebhookSignature(delivery.secret, delivery.id, timestamp, delivery.body),
     };
-    const result = await postWebhook(delivery.url, delivery.body, headers, {
-      timeoutMs: this.options.timeoutMs,
-      allowPrivateNetworks: this.options.allowPrivateNetworks,
+    const attributes = {
+      "http.request.method": "POST",
+      "server.address": hostOf(delivery.url),
+      "faultline.delivery.id": delivery.id,
+      "faultline.delivery.attempt": delivery.attempts,
+      "faultline.delivery.destination_type": delivery.destination_type,
+    };
+    const result = await this.#tracer.startActiveSpan("delivery.send", { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      try {
+        const sent = await postWebhook(delivery.url, delivery.body, headers, { timeoutMs: this.options.timeoutMs, allowPrivateNetworks: this.options.allowPrivateNetworks });
+        span.setAttribute("http.response.status_code", sent.status);
+        if (sent.status < 200 || sent.status >= 300) span.setStatus({ code: SpanStatusCode.ERROR, message: sent.error ?? `HTTP ${sent.status}` });
+        return sent;
+      } finally {
+        span.end();
+      }
     });
+    this.#sendTime.observe({ destination: delivery.destination_type }, result.durationMs / 1000);
     await this.#outcomes.submit({ delivery, result });
   }
 
@@ -161,6 +185,9 @@ export class DeliveryEngine {
     const now = this.clock.now();
     const outcomes = attempts.map((attempt) => ({ ...attempt, ...this.#outcome(attempt, now) }));
     await updateDeliveries(scope, outcomes, now);
+    scope.afterCommit(() => {
+      for (const { delivery, status } of outcomes) this.#outcomeCount.inc({ destination: delivery.destination_type, outcome: OUTCOME_LABELS[status] });
+    });
     for (const [type, group] of groupBy(outcomes, (o) => o.delivery.destination_type)) {
       await this.destinations.get(type).onAttempts?.(scope.trx, group, now);
     }
@@ -229,6 +256,9 @@ export class DeliveryEngine {
 
 type Outcome = Attempt & { status: DeliveryStatus; nextAttemptAt: Date };
 
+/** An attempt's outcome as the `deliveries_total` metric names it: `pending` after an attempt means a retry is scheduled. */
+const OUTCOME_LABELS: Record<DeliveryStatus, string> = { delivered: "delivered", pending: "retrying", failed: "failed", cancelled: "cancelled" };
+
 /** A destination to turn off: 410 Gone, or five days of failures. */
 interface Disabling {
   delivery: Delivery;
@@ -261,6 +291,11 @@ async function updateDeliveries({ trx }: TransactionScope, outcomes: Outcome[], 
     })
     .where(sql<boolean>`d.id = v.id AND d.attempts = v.attempts`)
     .execute();
+}
+
+/** The host a delivery goes to, for its span; "" for a URL that does not parse (the send reports that). */
+function hostOf(url: string): string {
+  return URL.canParse(url) ? new URL(url).hostname : "";
 }
 
 function destinationKey(delivery: Delivery): string {

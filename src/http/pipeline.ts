@@ -1,3 +1,4 @@
+import { type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Kysely } from "kysely";
 import type { DependencyContainer } from "tsyringe";
 import type { z } from "zod";
@@ -8,8 +9,9 @@ import type { Scope } from "../auth/scopes.js";
 import type { Clock } from "../clock.js";
 import { TokenCache as TokenCacheToken } from "../container/tokens.js";
 import type { Database, Organization } from "../db/schema.js";
-import { isConnectionFailure, MigrationsPendingError, isDataException } from "../db/errors.js";
-import type { Logger } from "../logging/logger.js";
+import { isConnectionFailure, isDataException, MigrationsPendingError } from "../db/errors.js";
+import { type Logger, RequestLogger } from "../logging/logger.js";
+import type { Metrics } from "../observability/metrics.js";
 import type { ResolvedOptions } from "../options.js";
 import type { Composition } from "../plugin/compose.js";
 import type { HookContext } from "../plugin/plugin.js";
@@ -35,11 +37,21 @@ export interface PipelineDeps {
   options: ResolvedOptions;
   logger: Logger;
   clock: Clock;
+  metrics: Metrics;
   /** Resolves once the instance is initialised (lazy init). */
   ready(): Promise<Kysely<Database>>;
 }
 
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/** Methods named as they are in metrics and spans; anything else is `_OTHER` (a client must not mint label values). */
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+/** The route label of a request that matched no route. */
+const UNMATCHED = "unmatched";
+
+/** What routing learnt about a request, for its metrics and span. */
+interface Routed {
+  template: string;
+}
 
 /** Builds the web-standard `Request → Response` handler every adapter calls. */
 export function createPipeline(deps: PipelineDeps): FaultlineHandler {
@@ -48,29 +60,41 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   const renderers = deps.composition.plugins.flatMap((plugin) => (plugin.errorRenderer ? [plugin.errorRenderer] : []));
   // One warning per instance for a body consumed before Faultline: a setup fault, not a per-request one.
   let warnedConsumed = false;
+  const tracer = trace.getTracer("faultline");
+  const latency = deps.metrics.histogram("http_request_duration_seconds", "Time to answer an HTTP request, by route template", ["method", "route", "status"]);
 
-  return async function handle(request, handlerOptions) {
+  return function handle(request, handlerOptions) {
+    const method = KNOWN_METHODS.has(request.method) ? request.method : "_OTHER";
+    // A server span per request, child of the host's own when it traces (a no-op without an SDK).
+    return tracer.startActiveSpan(method, { kind: SpanKind.SERVER, attributes: { "http.request.method": method } }, (span) =>
+      serve(request, handlerOptions, method, span).finally(() => span.end()),
+    );
+  };
+
+  async function serve(request: Request, handlerOptions: HandlerOptions | undefined, method: string, span: Span): Promise<Response> {
     const started = performance.now();
     const requestId = requestIdFor(request);
+    const logger = new RequestLogger(deps.logger, requestId);
     const url = new URL(request.url);
     const basePath = trimSlash(handlerOptions?.basePath ?? deps.options.basePath);
     const path = stripBasePath(url.pathname, basePath);
+    const routed: Routed = { template: UNMATCHED };
     let response: Response;
     try {
-      response = await route(request, url, path, basePath, requestId);
+      response = await route(request, url, path, basePath, requestId, logger, routed);
     } catch (error) {
-      response = renderError(error, path ?? url.pathname, requestId);
+      response = renderError(error, path ?? url.pathname, requestId, logger);
     }
     response = withHeader(response, "X-Request-Id", requestId);
     if (request.method === "HEAD") response = new Response(null, { status: response.status, headers: response.headers });
-    deps.logger.debug(
-      { requestId, method: request.method, path: url.pathname, status: response.status, ms: Math.round(performance.now() - started) },
-      "faultline request",
-    );
+    const seconds = (performance.now() - started) / 1000;
+    latency.observe({ method, route: routed.template, status: response.status }, seconds);
+    if (span.isRecording()) describeSpan(span, method, routed.template, url, response.status, requestId);
+    logger.debug({ method: request.method, path: url.pathname, status: response.status, ms: Math.round(seconds * 1000) }, "faultline request");
     return response;
-  };
+  }
 
-  async function route(request: Request, url: URL, path: string | null, basePath: string, requestId: string): Promise<Response> {
+  async function route(request: Request, url: URL, path: string | null, basePath: string, requestId: string, logger: Logger, routed: Routed): Promise<Response> {
     if (path === null) throw new ApiError(404, NOT_FOUND_DETAIL);
     checkUrlLength(url, deps.options.limits.urlLength);
     const match = deps.composition.router.match(request.method, path);
@@ -79,6 +103,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
       throw new ApiError(405, `Method "${request.method}" not allowed.`, {}, { Allow: match.allow.join(", ") });
     }
     // The input policy (input-policy.ts) before anything reads the database with these values.
+    routed.template = match.value.endpoint.path;
     checkPathParams(match.params);
     checkQuery(url.searchParams);
     const db = await deps.ready();
@@ -98,7 +123,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
       query: validate(endpoint.query, queryObject(url.searchParams)),
       ...(await readBody(endpoint, request)),
       container: deps.container,
-      logger: deps.logger,
+      logger,
     } as HookContext;
     for (const hook of hooks) {
       const early = await hook.before?.(ctx);
@@ -170,30 +195,40 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     throw bodyConsumed(consumed);
   }
 
-  function renderError(error: unknown, path: string, requestId: string): Response {
+  function renderError(error: unknown, path: string, requestId: string, logger: Logger): Response {
     if (isConnectionFailure(error)) {
       // An outage passes: the client is told when to come back (Sentry SDKs pause sending for Retry-After).
-      deps.logger.warn({ err: error, requestId, errorId: requestId }, "faultline: the database is unreachable; answered 503");
+      logger.warn({ err: error, errorId: requestId }, "faultline: the database is unreachable; answered 503");
       error = databaseUnavailable(requestId);
     }
     if (error instanceof MigrationsPendingError) {
       // A deploy that has not run `faultline migrate` yet: unavailable, not broken; ready() retries on the next request.
-      deps.logger.warn({ err: error, requestId, pending: error.pending }, "faultline: migrations pending; answered 503");
+      logger.warn({ err: error, pending: error.pending }, "faultline: migrations pending; answered 503");
       error = new ApiError(503, error.message, { errorId: requestId, pendingMigrations: error.pending }, { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) });
     }
     if (isDataException(error)) {
       // Backstop of the input policy: still logged as an error, since the policy should have caught it.
-      deps.logger.error({ err: error, requestId, errorId: requestId }, "faultline: the database refused a request value");
+      logger.error({ err: error, errorId: requestId }, "faultline: the database refused a request value");
       error = new ApiError(400, "Invalid request: a value was refused by the database", { errorId: requestId });
     }
     if (!(error instanceof ApiError)) {
-      deps.logger.error({ err: error, requestId, errorId: requestId }, "faultline: unexpected error");
+      logger.error({ err: error, errorId: requestId }, "faultline: unexpected error");
       error = new ApiError(500, "Internal Error", { errorId: requestId });
     }
     const apiError = error as ApiError;
     const renderer = renderers.find((candidate) => candidate.matches(path));
     return renderer ? renderer.render(apiError, requestId) : renderSentryError(apiError);
   }
+}
+
+/** HTTP semantic conventions: `{method} {route}` as the name (the raw path would make one name per URL). */
+function describeSpan(span: Span, method: string, template: string, url: URL, status: number, requestId: string): void {
+  if (template !== UNMATCHED) {
+    span.updateName(`${method} ${template}`);
+    span.setAttribute("http.route", template);
+  }
+  span.setAttributes({ "http.response.status_code": status, "url.path": url.pathname, "faultline.request_id": requestId });
+  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
 /** Seconds a client waits before retrying a request that met a database outage. */

@@ -4,6 +4,7 @@ import type { DomainEvent, DomainEventName } from "../events/event-bus.js";
 import type { TransactionScope } from "../db/transaction.js";
 import type { AnyEndpoint, EndpointContext } from "../http/endpoint.js";
 import type { ApiError } from "../http/errors.js";
+import type { ReadinessCheck } from "../observability/health.js";
 import type { TaskDefinition } from "../worker/task.js";
 
 /** The context of a matched request, as hooks see it. */
@@ -57,6 +58,8 @@ export interface FaultlinePlugin<TApi extends object = object> {
   errorRenderer?: ErrorRenderer;
   /** Background work run by the instance's worker. */
   tasks?: readonly TaskDefinition[];
+  /** Checks `faultline.health.ready` runs besides the core's (database, migrations, worker). */
+  readiness?: readonly ReadinessCheck[];
   /** In-process API namespaces this plugin adds to `faultline.api`. */
   api?(container: DependencyContainer): TApi;
   /** Release what `init` opened; runs before the database closes, in reverse dependency order. */

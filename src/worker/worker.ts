@@ -2,19 +2,24 @@ import type { DependencyContainer } from "tsyringe";
 import type { Clock } from "../clock.js";
 import { isConnectionFailure } from "../db/errors.js";
 import type { Logger } from "../logging/logger.js";
+import type { Metrics } from "../observability/metrics.js";
 import type { TaskDefinition } from "./task.js";
 
 /** Upper bound of back-to-back slices of one task before yielding to the timer. */
 const MAX_SLICES_PER_TICK = 50;
 /** A task failing again and again (the database is down) runs at most this far apart. */
 const MAX_BACKOFF_MS = 30_000;
+/** A failure streak is logged when it starts, then at most this often while it lasts. */
+const REPEAT_LOG_MS = 5 * 60_000;
 
 /**
  * Runs plugin tasks on their intervals. `start()` schedules them (timers do not keep the
  * process alive), `stop()` waits for in-flight slices, `runDue()` runs every task until it
  * reports no more work — what tests and `drain()` use. A failing run is logged and the task
  * runs again later, its interval doubling with each consecutive failure (up to 30 s); a wake
- * (new work, a LISTEN connection restored) runs it at once.
+ * (new work, a LISTEN connection restored) runs it at once. A failure streak is logged once when
+ * it starts, at most every five minutes while it lasts, and once when it ends: an outage does not
+ * write a line per tick.
  */
 export class Worker {
   readonly #timers = new Map<string, NodeJS.Timeout>();
@@ -23,12 +28,19 @@ export class Worker {
   readonly #wakeAgain = new Set<string>();
   /** Consecutive failed ticks per task. */
   readonly #failures = new Map<string, number>();
+  /** When the current failure streak of a task was last logged (performance.now()). */
+  readonly #loggedAt = new Map<string, number>();
+  /** When each task's last tick ended, or the worker started (performance.now(): liveness is real time, whatever the Clock). */
+  readonly #lastEnded = new Map<string, number>();
+  readonly #failureCount;
   #started = false;
 
   constructor(
     private readonly tasks: readonly TaskDefinition[],
-    private readonly deps: { container: DependencyContainer; clock: Clock; logger: Logger; ready: () => Promise<unknown> },
-  ) {}
+    private readonly deps: { container: DependencyContainer; clock: Clock; logger: Logger; ready: () => Promise<unknown>; metrics?: Metrics },
+  ) {
+    this.#failureCount = deps.metrics?.counter("worker_task_failures_total", "Background task runs that failed, per task", ["task"]);
+  }
 
   get started(): boolean {
     return this.#started;
@@ -37,7 +49,21 @@ export class Worker {
   start(): void {
     if (this.#started) return;
     this.#started = true;
-    for (const task of this.tasks) this.#schedule(task);
+    const now = performance.now();
+    for (const task of this.tasks) {
+      this.#lastEnded.set(task.id, now);
+      this.#schedule(task);
+    }
+  }
+
+  /**
+   * Ids of the tasks whose next run is more than `graceMs` late (a tick that hangs, a timer that
+   * stopped): what readiness calls a dead worker. Empty when the worker is not started.
+   */
+  overdueTasks(graceMs: number): string[] {
+    if (!this.#started) return [];
+    const now = performance.now();
+    return this.tasks.filter((task) => now - (this.#lastEnded.get(task.id) ?? now) - this.#nextDelay(task) > graceMs).map((task) => task.id);
   }
 
   async stop(): Promise<void> {
@@ -77,6 +103,7 @@ export class Worker {
     const timer = setTimeout(() => {
       this.#busy.add(task.id);
       const tick = this.#tick(task).finally(() => {
+        this.#lastEnded.set(task.id, performance.now());
         this.#running.delete(tick);
         this.#busy.delete(task.id);
         const again = this.#wakeAgain.delete(task.id);
@@ -93,17 +120,34 @@ export class Worker {
       await this.deps.ready();
       for (let i = 0; i < MAX_SLICES_PER_TICK && this.#started; i++) {
         const more = await this.#slice(task);
-        this.#failures.delete(task.id);
+        this.#recovered(task);
         if (!more) return;
       }
     } catch (error) {
-      const failures = (this.#failures.get(task.id) ?? 0) + 1;
-      this.#failures.set(task.id, failures);
-      const details = { err: error, task: task.id, consecutiveFailures: failures, nextRunMs: this.#nextDelay(task) };
-      // An outage is expected to pass and is said once per run, not as a crash.
-      if (isConnectionFailure(error)) this.deps.logger.warn(details, "faultline: background task could not reach the database; retrying later");
-      else this.deps.logger.error(details, "faultline: background task failed");
+      this.#failed(task, error);
     }
+  }
+
+  #failed(task: TaskDefinition, error: unknown): void {
+    const failures = (this.#failures.get(task.id) ?? 0) + 1;
+    this.#failures.set(task.id, failures);
+    this.#failureCount?.labels(task.id).inc();
+    const now = performance.now();
+    const loggedAt = this.#loggedAt.get(task.id);
+    if (loggedAt !== undefined && now - loggedAt < REPEAT_LOG_MS) return;
+    this.#loggedAt.set(task.id, now);
+    const details = { err: error, task: task.id, consecutiveFailures: failures, nextRunMs: this.#nextDelay(task) };
+    // An outage is expected to pass and is said once per streak (then every few minutes), not as a crash.
+    if (isConnectionFailure(error)) this.deps.logger.warn(details, "faultline: background task could not reach the database; retrying later");
+    else this.deps.logger.error(details, "faultline: background task failed");
+  }
+
+  #recovered(task: TaskDefinition): void {
+    const failures = this.#failures.get(task.id);
+    if (failures === undefined) return;
+    this.#failures.delete(task.id);
+    this.#loggedAt.delete(task.id);
+    this.deps.logger.info({ task: task.id, failures }, "faultline: background task recovered");
   }
 
   #nextDelay(task: TaskDefinition): number {

@@ -5,11 +5,12 @@ import { EventSinkToken } from "../issues/ingest/port.js";
 import { ingestErrorRenderer } from "./cors.js";
 import { captureInProject, type ProjectTarget } from "./in-process.js";
 import { KEY_CACHE_TTL_MS, RATE_LIMIT_WINDOW_MS } from "./limits.js";
+import { IngestObserverToken, queueReadiness, registerIngestObservability } from "./observability.js";
 import { ProjectKeyResolver } from "./project-keys.js";
 import { digestTask, queueAdmission, QueuedEventSinkToken, registerIngestQueue } from "./queue/index.js";
 import { databaseQuotaStore, rateLimitCleanupTask, SharedRateLimiter } from "./rate-limit.js";
 import { ingestEndpoints } from "./routes.js";
-import { OutcomeRecorder } from "./outcomes/recorder.js";
+import { OutcomeRecorder, type OutcomeRecord } from "./outcomes/recorder.js";
 import { getOutcomeStats } from "./outcomes/routes.js";
 import { IngestService } from "./service.js";
 import { IngestServiceToken, IngestSinkToken, OutcomeRecorderToken } from "./tokens.js";
@@ -23,6 +24,7 @@ export const ingestPlugin = definePlugin({
   dependencies: ["organizations", "issues"],
   register(container) {
     registerIngestQueue(container);
+    registerIngestObservability(container);
     // Queued mode acknowledges once an event is queued; direct mode once it is grouped and stored.
     registerFactory(container, IngestSinkToken, (c) => (c.resolve(Options).ingest.queued ? c.resolve(QueuedEventSinkToken) : c.resolve(EventSinkToken)));
     // One service per instance: its key cache and leased rate-limit quota are its own; the
@@ -32,8 +34,12 @@ export const ingestPlugin = definePlugin({
       const db = () => c.resolve(Db);
       const keys = new ProjectKeyResolver(db, clock, KEY_CACHE_TTL_MS);
       const admission = c.resolve(Options).ingest.queued ? queueAdmission(c) : undefined;
+      // Outcomes go to the usage statistics (ingest_outcomes) and to the Prometheus counters.
+      const recorder = c.resolve(OutcomeRecorderToken);
+      const observe = c.resolve(IngestObserverToken);
+      const outcomes = { record: (record: OutcomeRecord) => (recorder.record(record), observe(record)) };
       const limiter = new SharedRateLimiter(RATE_LIMIT_WINDOW_MS, databaseQuotaStore(db));
-      return new IngestService(keys, c.resolve(IngestSinkToken), limiter, clock, c.resolve(OutcomeRecorderToken), admission);
+      return new IngestService(keys, c.resolve(IngestSinkToken), limiter, clock, outcomes, admission);
     });
     registerFactory(container, OutcomeRecorderToken, (c) => new OutcomeRecorder(() => c.resolve(Db), c.resolve(Logger), c.resolve(Options).schema));
   },
@@ -41,6 +47,7 @@ export const ingestPlugin = definePlugin({
   endpoints: [...ingestEndpoints, getOutcomeStats],
   errorRenderer: ingestErrorRenderer,
   tasks: [digestTask, rateLimitCleanupTask],
+  readiness: [queueReadiness],
   api: (container) => ({
     events: {
       /**

@@ -1,5 +1,6 @@
+import type { DependencyContainer } from "tsyringe";
 import { registerFactory } from "../../container/container.js";
-import { Clock, Db, EventBus } from "../../container/tokens.js";
+import { Clock, Db, EventBus, Metrics } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { EventSinkToken, EventStoreToken } from "./ingest/port.js";
 import { EventProcessor } from "./ingest/processor.js";
@@ -26,13 +27,22 @@ export const issuesPlugin = definePlugin({
     );
     registerFactory(container, EventSinkToken, (c) => c.resolve(EventProcessorToken));
     registerFactory(container, EventStoreToken, (c) => c.resolve(EventProcessorToken));
+    issuesCreated(container); // exists at 0 from the start
     registerFactory(container, CommentServiceToken, (c) => new CommentService(db, c.resolve(IssueRepositoryToken), c.resolve(EventBus), c.resolve(Clock)));
   },
   endpoints: issueEndpoints,
   tasks: [snoozeExpiryTask, purgeDeletedIssuesTask, partitionTask, retentionTask],
   api: (container) => ({ retention: retentionApi(container) }),
+  on: {
+    // Counted once the transaction that created the issue committed (a rolled-back batch created none).
+    "issue.created": (_event, scope, { container }) => scope.afterCommit(() => issuesCreated(container).inc()),
+  },
   close: ({ container }) => container.resolve(EventProcessorToken).drain(),
 });
+
+function issuesCreated(container: DependencyContainer) {
+  return container.resolve(Metrics).counter("issues_created_total", "Issues created (the first event of a new group)");
+}
 
 export { EventSinkToken, EventStoreToken, type EventSink, type EventStore, type ProjectRef } from "./ingest/port.js";
 export { IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";

@@ -1,4 +1,6 @@
+import { SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Kysely } from "kysely";
+import type { Counter } from "prom-client";
 import { isConnectionFailure } from "../../../db/errors.js";
 import type { Database } from "../../../db/schema.js";
 import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
@@ -27,8 +29,11 @@ export class QueueDigest {
       depth: QueueDepthGauge;
       logger: Logger;
       batchSize: number;
+      digested: Counter;
     },
   ) {}
+
+  readonly #tracer = trace.getTracer("faultline");
 
   /** Digests one batch; true when the batch was full (more is probably waiting). */
   async digestBatch(): Promise<boolean> {
@@ -47,6 +52,7 @@ export class QueueDigest {
       return this.#digestOneByOne();
     }
     this.deps.depth.release(claimed.length);
+    if (claimed.length > 0) this.deps.digested.inc(claimed.length);
     return claimed.length === this.deps.batchSize;
   }
 
@@ -60,6 +66,7 @@ export class QueueDigest {
           return one.length;
         });
         this.deps.depth.release(stored);
+        if (stored > 0) this.deps.digested.inc(stored);
       } catch (error) {
         if (isConnectionFailure(error)) throw error;
         this.deps.logger.error({ err: error, queueId: String(id) }, "faultline: a queued event could not be stored; it stays in ingest_queue");
@@ -69,9 +76,20 @@ export class QueueDigest {
     return rows.length === this.deps.batchSize;
   }
 
-  async #store(scope: TransactionScope, rows: readonly QueueRow[]): Promise<void> {
-    await this.deps.store.storeBatch(scope, rows.map(storableEvent));
-    await scope.trx.executeQuery(this.deps.statements.remove(rows.map((row) => row.id)));
+  /** One span per stored batch (none for the empty polls of an idle queue). */
+  #store(scope: TransactionScope, rows: readonly QueueRow[]): Promise<void> {
+    return this.#tracer.startActiveSpan("ingest.digest", { attributes: { "faultline.ingest.events": rows.length } }, async (span) => {
+      try {
+        await this.deps.store.storeBatch(scope, rows.map(storableEvent));
+        await scope.trx.executeQuery(this.deps.statements.remove(rows.map((row) => row.id)));
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
   }
 
   async #withRetry<T>(work: (scope: TransactionScope) => Promise<T>, attempt = 1): Promise<T> {

@@ -1,6 +1,6 @@
 import type { DependencyContainer, InjectionToken } from "tsyringe";
 import { registerFactory } from "../../../container/container.js";
-import { Clock, Db, Logger, Options, WakeTask } from "../../../container/tokens.js";
+import { Clock, Db, Logger, Metrics, Options, WakeTask } from "../../../container/tokens.js";
 import type { TaskDefinition } from "../../../worker/task.js";
 import { EventStoreToken } from "../../issues/ingest/port.js";
 import type { IngestAdmission } from "../service.js";
@@ -14,7 +14,7 @@ export const DIGEST_TASK_ID = "ingest.digest";
 export const QueuedEventSinkToken: InjectionToken<QueuedEventSink> = Symbol("faultline.QueuedEventSink");
 export const QueueDigestToken: InjectionToken<QueueDigest> = Symbol("faultline.QueueDigest");
 export const QueueDepthToken: InjectionToken<QueueDepthGauge> = Symbol("faultline.QueueDepth");
-const QueueStatementsToken: InjectionToken<QueueStatements> = Symbol("faultline.QueueStatements");
+export const QueueStatementsToken: InjectionToken<QueueStatements> = Symbol("faultline.QueueStatements");
 
 /** The queue's services, one set per instance; only resolved when `ingest.queued` is on. */
 export function registerIngestQueue(container: DependencyContainer): void {
@@ -44,6 +44,7 @@ export function registerIngestQueue(container: DependencyContainer): void {
         depth: c.resolve(QueueDepthToken),
         logger: c.resolve(Logger),
         batchSize: c.resolve(Options).ingest.digestBatchSize,
+        digested: c.resolve(Metrics).counter("ingest_events_digested_total", "Queued events the digest stored"),
       }),
   );
 }

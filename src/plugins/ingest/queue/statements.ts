@@ -26,6 +26,7 @@ export class QueueStatements {
   readonly #remove: string;
   readonly #failed: string;
   readonly #depth: string;
+  readonly #stats: string;
 
   constructor(schema: string) {
     const table = `${quoteIdentifier(schema)}.ingest_queue`;
@@ -36,6 +37,10 @@ export class QueueStatements {
     this.#remove = `DELETE FROM ${table} WHERE id = ANY($1::bigint[])`;
     this.#failed = `UPDATE ${table} SET attempts = attempts + 1 WHERE id = $1`;
     this.#depth = `SELECT count(*)::integer AS depth FROM ${table}`;
+    // For metrics and readiness: events still to digest, those given up on, and when the oldest waiting one arrived.
+    this.#stats =
+      `SELECT count(*) FILTER (WHERE attempts < ${MAX_DIGEST_ATTEMPTS})::integer AS waiting, count(*) FILTER (WHERE attempts >= ${MAX_DIGEST_ATTEMPTS})::integer AS failed, ` +
+      `(SELECT event::jsonb->>'received' FROM ${table} WHERE attempts < ${MAX_DIGEST_ATTEMPTS} ORDER BY id LIMIT 1) AS oldest FROM ${table}`;
   }
 
   append(rows: ReadonlyArray<{ projectId: number; organizationId: number; platform: string | null; event: string }>): CompiledQuery {
@@ -62,6 +67,10 @@ export class QueueStatements {
 
   recordFailure(id: string | number): CompiledQuery {
     return CompiledQuery.raw(this.#failed, [String(id)]);
+  }
+
+  stats(): CompiledQuery<{ waiting: number; failed: number; oldest: string | null }> {
+    return CompiledQuery.raw(this.#stats, []) as CompiledQuery<{ waiting: number; failed: number; oldest: string | null }>;
   }
 
   depth(): CompiledQuery<{ depth: number }> {
