@@ -42,5 +42,5 @@ const plugin: FastifyPluginAsync<FaultlineFastifyOptions> = async (app, { faultl
   app.all("/*", handle);
 };
 
-export const faultlineFastify = fastifyPlugin(plugin, { name: "faultline", fastify: "5.x", encapsulate: true });
+export const faultlineFastify = fastifyPlugin(plugin, { name: "faultline", fastify: "4.x || 5.x", encapsulate: true });
 export default faultlineFastify;

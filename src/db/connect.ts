@@ -17,7 +17,31 @@ import type { Database } from "./schema.js";
 export type DatabaseInput = DatabaseSource | (() => DatabaseSource | Promise<DatabaseSource>);
 
 /** A database given directly (not through a factory). */
-export type DatabaseSource = string | pg.Pool | PGlite | Kysely<unknown> | { dataDir: string };
+export type DatabaseSource = string | PgPoolLike | PGliteLike | Kysely<unknown> | { dataDir: string };
+
+/**
+ * A PGlite instance (`@electric-sql/pglite`), described by the members Faultline relies on. Public
+ * types name this rather than PGlite's class, whose declarations need Emscripten's global types
+ * that a host does not have: a host's type check with `skipLibCheck: false` then fails in them.
+ */
+export interface PGliteLike {
+  readonly waitReady: Promise<void>;
+  query(query: string, params?: unknown[]): Promise<unknown>;
+  exec(query: string): Promise<unknown>;
+  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/**
+ * A `pg` Pool, described by the members Faultline relies on, so that a host needs no `@types/pg`
+ * to type-check against Faultline's declarations.
+ */
+export interface PgPoolLike {
+  readonly totalCount: number;
+  connect(): Promise<unknown>;
+  query(...args: never[]): unknown;
+  end(): Promise<void>;
+}
 
 /** An open database: the schema-scoped Kysely, the root one, and how to release what we opened. */
 export interface DatabaseConnection {
@@ -36,11 +60,11 @@ export function isKysely(value: unknown): value is Kysely<unknown> {
   return hasFunctions(value, ["selectFrom", "withSchema", "destroy"]);
 }
 
-export function isPGlite(value: unknown): value is PGlite {
+export function isPGlite(value: unknown): value is PGliteLike {
   return hasFunctions(value, ["exec", "query", "close"]) && "waitReady" in (value as object);
 }
 
-export function isPgPool(value: unknown): value is pg.Pool {
+export function isPgPool(value: unknown): value is PgPoolLike {
   return hasFunctions(value, ["connect", "query", "end"]) && "totalCount" in (value as object);
 }
 
@@ -77,8 +101,9 @@ async function openSource(source: DatabaseSource | undefined, options: ConnectOp
     return openPool(pool, true, options.logger, describeConnectionString(source));
   }
   if (isKysely(source)) return { root: source, engine: "kysely", label: "the Kysely instance given as `database`", close: async () => {} };
-  if (isPGlite(source)) return openPGlite(source, false, "the PGlite instance given as `database`");
-  if (isPgPool(source)) return openPool(source, false, options.logger, "the pg Pool given as `database`");
+  // The structural types stand for these classes (see PGliteLike and PgPoolLike).
+  if (isPGlite(source)) return openPGlite(source as unknown as PGlite, false, "the PGlite instance given as `database`");
+  if (isPgPool(source)) return openPool(source as unknown as pg.Pool, false, options.logger, "the pg Pool given as `database`");
   return openPGlite(await createPGlite(source.dataDir), true, `embedded PGlite (${source.dataDir})`);
 }
 
