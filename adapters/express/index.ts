@@ -6,7 +6,7 @@ interface ExpressRequest extends IncomingMessage {
   baseUrl: string;
   originalUrl: string;
   protocol?: string;
-  host?: string;
+  app?: { get(setting: string): unknown };
   body?: unknown;
   rawBody?: unknown;
 }
@@ -27,6 +27,20 @@ function bytesAlreadyRead(req: ExpressRequest): Uint8Array | undefined {
   if (req.rawBody instanceof Uint8Array) return req.rawBody;
   if (req.body instanceof Uint8Array) return req.body;
   return undefined;
+}
+
+type TrustProxy = (address: string | undefined, hop: number) => boolean;
+
+/**
+ * The host (with its port) the client used: Express 5's `req.host`, computed here because on
+ * Express 4 `req.host` is a deprecated alias of `req.hostname`, which drops the port. Same rule as
+ * Express: `X-Forwarded-Host` only when the app's `trust proxy` setting trusts the peer.
+ */
+function hostOf(req: ExpressRequest): string | undefined {
+  const trust = req.app?.get("trust proxy fn") as TrustProxy | undefined;
+  const forwarded = req.headers["x-forwarded-host"];
+  if (typeof forwarded === "string" && forwarded && trust?.(req.socket.remoteAddress, 0)) return forwarded.split(",")[0]?.trim();
+  return req.headers.host;
 }
 
 function hasDeclaredBody(req: IncomingMessage): boolean {
@@ -50,7 +64,8 @@ export function faultlineExpress(faultline: HasHandler) {
         res.end(JSON.stringify({ detail: BODY_CONSUMED }));
         return;
       }
-      const origin = req.protocol && req.host ? `${req.protocol}://${req.host}` : undefined;
+      const host = hostOf(req);
+      const origin = req.protocol && host ? `${req.protocol}://${host}` : undefined;
       const request = toWebRequest(req, { url: req.originalUrl, origin, body, bodyDecoded: body !== undefined });
       await sendWebResponse(res, await faultline.handler(request, { basePath: req.baseUrl }));
     } catch (error) {

@@ -196,3 +196,25 @@ describe("Express: headers and streaming", () => {
     expect([upload.status, await upload.json()]).toEqual([200, { bytes: 12 * MiB }]);
   });
 });
+
+describe("Express: the origin of DSNs and Link headers", () => {
+  const dsnThrough = async (origin: string, headers: Record<string, string>) => {
+    const response = await fetch(`${origin}/faultline/api/0/projects/acme/web/keys/`, { headers: { Authorization: `Bearer ${seed.allScopesToken}`, ...headers } });
+    expect(response.status).toBe(200);
+    const [key] = (await response.json()) as Array<{ dsn: { public: string } }>;
+    return new URL(key?.dsn.public ?? "").host;
+  };
+
+  it("keeps the Host's port, and takes X-Forwarded-Host only when `trust proxy` trusts the peer", async () => {
+    const untrusting = express();
+    untrusting.use("/faultline", faultlineExpress(instance.faultline));
+    const trusting = express();
+    trusting.set("trust proxy", "loopback");
+    trusting.use("/faultline", faultlineExpress(instance.faultline));
+    const [plain, behindProxy] = [await serve(untrusting), await serve(trusting)];
+    const forwarded = { "X-Forwarded-Host": "errors.example.com:8443, proxy.internal" };
+    expect(await dsnThrough(plain, {})).toBe(new URL(plain).host);
+    expect(await dsnThrough(plain, forwarded)).toBe(new URL(plain).host);
+    expect(await dsnThrough(behindProxy, forwarded)).toBe("errors.example.com:8443");
+  });
+});
