@@ -31,7 +31,7 @@ export function createFaultline<const P extends readonly FaultlinePlugin[] = []>
 export type { Faultline, ApiOf } from "./faultline.js";
 export type { FaultlineOptions, AuthenticateHook } from "./options.js";
 export type { FaultlineHandler, HandlerOptions } from "./http/pipeline.js";
-export { type DatabaseInput, type DatabaseSource, DEFAULT_DATA_DIR } from "./db/connect.js";
+export { type DatabaseInput, type DatabaseSource, DEFAULT_DATA_DIR, type PGliteLike, type PgPoolLike } from "./db/connect.js";
 export type { Database } from "./db/schema.js";
 export type { MigrationReport, MigrationStatus } from "./db/migrator.js";
 export type { SchemaMigration } from "./db/migrations/types.js";

@@ -18,7 +18,7 @@ export interface FaultlineFastifyOptions extends FastifyPluginOptions {
 }
 
 const DEFAULT_BODY_LIMIT = 20 * 1024 * 1024;
-const PLUGIN_META = { name: "faultline", fastify: "5.x", encapsulate: true } as const;
+const PLUGIN_META = { name: "faultline", fastify: "4.x || 5.x", encapsulate: true } as const;
 
 const REGISTER_AS_IS =
   "Register toFastifyPlugin(faultline) as it is: its scope reads every body as a Buffer, and something (a hook or parser) replaced that body before Faultline.";

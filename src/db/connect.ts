@@ -22,7 +22,31 @@ import type { Database } from "./schema.js";
 export type DatabaseInput = DatabaseSource | (() => DatabaseSource | Promise<DatabaseSource>);
 
 /** A database given directly (not through a factory). */
-export type DatabaseSource = string | pg.Pool | PGlite | Kysely<unknown> | { dataDir: string } | { inMemory: true };
+export type DatabaseSource = string | PgPoolLike | PGliteLike | Kysely<unknown> | { dataDir: string } | { inMemory: true };
+
+/**
+ * A PGlite instance (`@electric-sql/pglite`), described by the members Faultline relies on. Public
+ * types name this rather than PGlite's class, whose declarations need Emscripten's global types
+ * that a host does not have: a host's type check with `skipLibCheck: false` then fails in them.
+ */
+export interface PGliteLike {
+  readonly waitReady: Promise<void>;
+  query(query: string, params?: unknown[]): Promise<unknown>;
+  exec(query: string): Promise<unknown>;
+  listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+/**
+ * A `pg` Pool, described by the members Faultline relies on, so that a host needs no `@types/pg`
+ * to type-check against Faultline's declarations.
+ */
+export interface PgPoolLike {
+  readonly totalCount: number;
+  connect(): Promise<unknown>;
+  query(...args: never[]): unknown;
+  end(): Promise<void>;
+}
 
 /** The embedded data directory used when neither `database` nor `DATABASE_URL` is given, relative to the working directory. */
 export const DEFAULT_DATA_DIR = ".faultline/data";
@@ -71,11 +95,11 @@ export function isKysely(value: unknown): value is Kysely<unknown> {
   return hasFunctions(value, ["selectFrom", "withSchema", "destroy"]);
 }
 
-export function isPGlite(value: unknown): value is PGlite {
+export function isPGlite(value: unknown): value is PGliteLike {
   return hasFunctions(value, ["exec", "query", "close"]) && "waitReady" in (value as object);
 }
 
-export function isPgPool(value: unknown): value is pg.Pool {
+export function isPgPool(value: unknown): value is PgPoolLike {
   return hasFunctions(value, ["connect", "query", "end"]) && "totalCount" in (value as object);
 }
 
@@ -108,8 +132,9 @@ async function openSource(source: DatabaseSource, options: ConnectOptions): Prom
     return openPool(pool, true, options.logger, describeConnectionString(source));
   }
   if (isKysely(source)) return { root: source, engine: "kysely", label: "the Kysely instance given as `database`", close: async () => {} };
-  if (isPGlite(source)) return openPGlite(source, false, "embedded PGlite (the instance given as `database`)");
-  if (isPgPool(source)) return openPool(source, false, options.logger, describePool(source));
+  // The structural types stand for these classes (see PGliteLike and PgPoolLike).
+  if (isPGlite(source)) return openPGlite(source as unknown as PGlite, false, "embedded PGlite (the instance given as `database`)");
+  if (isPgPool(source)) return openPool(source as unknown as pg.Pool, false, options.logger, describePool(source as unknown as pg.Pool));
   const dataDir = resolve(source.dataDir);
   // PGlite would create only the last level; the default (.faultline/data) has two.
   mkdirSync(dataDir, { recursive: true });

@@ -6,6 +6,7 @@ import type { ApiOf, Faultline } from "../faultline.js";
 import type { FaultlinePlugin } from "../plugin/plugin.js";
 import { randomHex } from "../crypto/secrets.js";
 import { quoteIdentifier } from "../db/identifiers.js";
+import type { PGliteLike } from "../db/connect.js";
 import { createPGlite } from "../db/pglite.js";
 import { dockerMightBeAvailable } from "./docker.js";
 
@@ -25,7 +26,7 @@ export interface TestInstance<P extends readonly FaultlinePlugin[] = []> {
   /** The PostgreSQL schema this instance owns (dropped by `close()`). */
   schema: string;
   /** The database it runs on (a connection string or the shared PGlite), to open more instances on it. */
-  database: string | PGlite;
+  database: string | PGliteLike;
   /** Closes the instance and drops its schema. */
   close(): Promise<void>;
 }

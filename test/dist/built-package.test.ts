@@ -1,8 +1,9 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
+import { isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 // Self-references resolve through package.json "exports" to dist/, exactly as for an installed package.
@@ -85,5 +86,24 @@ describe("the built package", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+
+  it("imports at run time only Node built-ins, its dependencies and the host's (optional peer) frameworks, in both builds", async () => {
+    const dist = resolve(import.meta.dirname, "../../dist");
+    const manifest = JSON.parse(await readFile(resolve(dist, "../package.json"), "utf8")) as Record<string, Record<string, string>>;
+    const allowed = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
+    const files = (await readdir(dist)).filter((name) => /\.(c?js)$/.test(name));
+    expect(files.some((name) => name.endsWith(".cjs"))).toBe(true);
+    const imported = new Map<string, string>();
+    for (const file of files) {
+      const code = await readFile(join(dist, file), "utf8");
+      for (const [, specifier] of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|^import\s*)["']((?:@[\w.-]+\/)?[a-z][\w.-]*)(?:\/[^"']*)?["']/gm)) {
+        if (specifier && !isBuiltin(specifier)) imported.set(specifier, file);
+      }
+    }
+    expect(imported.get("fastify-plugin")).toBeDefined();
+    for (const [name, file] of imported) expect(allowed.has(name), `${file} imports ${name}`).toBe(true);
+    // fastify-plugin runs inside faultline/fastify: a dependency, not something the host must add.
+    expect(manifest.dependencies?.["fastify-plugin"]).toBeDefined();
   });
 });

@@ -1,79 +1,251 @@
-import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error: plain JavaScript helper without type declarations
+import { freePort } from "../../scripts/free-port.mjs";
+import { sdkRoundTrip } from "../adapters/sdk.js";
 
 const run = promisify(execFile);
 const repo = resolve(import.meta.dirname, "../..");
 const SUBPATHS = ["faultline", "faultline/express", "faultline/fastify", "faultline/next", "faultline/node", "faultline/testing", "faultline/verify"];
+const TOKEN = "flu_packedtarballhosttoken0123456789abcd";
+const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", FAULTLINE_TOKEN: TOKEN, DATABASE_URL: "memory://", NODE_ENV: "production" };
 
 /**
- * What a user gets from `npm install faultline`: the packed tarball installed into a fresh
- * project (from the npm cache that `npm ci` filled — no network needed), every subpath export
- * imported at run time and type-checked with NodeNext resolution.
+ * Fresh host projects, each installing the packed tarball with one major of its framework from the
+ * npm registry (`--prefer-offline`: the cache when it has them). One pack, every framework major
+ * installed once, installs and `next build`s run side by side.
  */
-describe("the packed tarball in a fresh project", () => {
-  let project = "";
+interface Project {
+  type: "module" | "commonjs";
+  dependencies: string[];
+  files: Record<string, string>;
+  /** `next build`, run once installed. */
+  build?: boolean;
+}
+
+/** Organization "demo", project "web" and an owner's token with every scope; CommonJS or ESM alike (no top-level await). */
+const SEED = `
+async function seed(faultline) {
+  const { api } = faultline;
+  if (await api.organizations.get("demo")) return;
+  await api.organizations.create({ slug: "demo", name: "Demo" });
+  const owner = await api.users.create({ username: "owner", email: "owner@demo.test" });
+  await api.members.add({ organization: "demo", user: owner.id, role: "owner" });
+  await api.projects.create({ organization: "demo", slug: "web", platform: "node" });
+  await api.tokens.create({ user: owner.id, scopes: [...SCOPES], token: process.env.FAULTLINE_TOKEN });
+}
+`;
+
+/** An existing Express app with a JSON route of its own, Faultline mounted under /faultline. */
+const expressHost = (imports: string) => `${imports}
+${SEED}
+const faultline = createFaultline();
+seed(faultline).then(() => {
+  const app = express();
+  app.post("/api/orders", express.json(), (req, res) => res.status(201).json({ order: req.body }));
+  app.use("/faultline", toExpressHandler(faultline));
+  app.listen(Number(process.env.PORT), "127.0.0.1");
+});
+`;
+
+/** An existing Fastify app with a JSON route of its own, Faultline registered under /faultline. */
+const fastifyHost = (imports: string) => `${imports}
+${SEED}
+const faultline = createFaultline();
+seed(faultline).then(async () => {
+  const app = Fastify();
+  app.post("/api/orders", async (request, reply) => reply.code(201).send({ order: request.body }));
+  await app.register(toFastifyPlugin(faultline), { prefix: "/faultline" });
+  await app.listen({ port: Number(process.env.PORT), host: "127.0.0.1" });
+});
+`;
+
+const ESM_EXPRESS = `import express from "express";\nimport { createFaultline, SCOPES } from "faultline";\nimport { toExpressHandler } from "faultline/express";`;
+const CJS_EXPRESS = `const express = require("express");\nconst { createFaultline, SCOPES } = require("faultline");\nconst { toExpressHandler } = require("faultline/express");`;
+const ESM_FASTIFY = `import Fastify from "fastify";\nimport { createFaultline, SCOPES } from "faultline";\nimport { toFastifyPlugin } from "faultline/fastify";`;
+const CJS_FASTIFY = `const Fastify = require("fastify");\nconst { createFaultline, SCOPES } = require("faultline");\nconst { toFastifyPlugin } = require("faultline/fastify");`;
+
+/** A Next.js App Router app: the catch-all route of docs/embedding-next.md, seeded before the first request, plus a route of its own. */
+const nextApp = (config: string): Record<string, string> => ({
+  "next.config.mjs": `export default { ${config}, skipTrailingSlashRedirect: true };\n`,
+  "app/api/faultline/[...path]/route.js": `import { createFaultline, SCOPES } from "faultline";
+import { getOrCreateFaultline, toNextJsHandler } from "faultline/next";
+${SEED}
+// Created on the first request, not when \`next build\` imports the module.
+const faultline = () =>
+  getOrCreateFaultline("main", async () => {
+    const instance = createFaultline();
+    await seed(instance);
+    return instance;
+  });
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+export const { GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD } = toNextJsHandler(faultline, { basePath: "/api/faultline" });
+`,
+  "app/api/orders/route.js": `export async function POST(request) {\n  return Response.json({ order: await request.json() }, { status: 201 });\n}\n`,
+});
+
+const PROJECTS: Record<string, Project> = {
+  // Also where the types are checked, ESM and CommonJS: no @types/pg, skipLibCheck off.
+  esm: {
+    type: "module",
+    dependencies: ["express@5", "@types/express@5", "fastify@5", "@types/node@20"],
+    files: { "express.js": expressHost(ESM_EXPRESS), "fastify.js": fastifyHost(ESM_FASTIFY) },
+  },
+  cjs: {
+    type: "commonjs",
+    dependencies: ["express@4", "fastify@4"],
+    files: { "express.js": expressHost(CJS_EXPRESS), "fastify.js": fastifyHost(CJS_FASTIFY) },
+  },
+  next14: {
+    type: "module",
+    dependencies: ["next@14", "react@18", "react-dom@18"],
+    files: nextApp(`experimental: { serverComponentsExternalPackages: ["@electric-sql/pglite"] }`),
+    build: true,
+  },
+  next15: {
+    type: "module",
+    dependencies: ["next@15", "react@19", "react-dom@19"],
+    files: nextApp(`serverExternalPackages: ["@electric-sql/pglite"]`),
+    build: true,
+  },
+};
+
+const NEXT_START = ["node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p"];
+
+/** Each host: its project, the command serving it (the port is appended), its Faultline prefix. */
+const HOSTS: Array<{ name: string; project: string; command: string[]; prefix: string }> = [
+  { name: "Express 5, ESM", project: "esm", command: ["express.js"], prefix: "/faultline" },
+  { name: "Fastify 5, ESM", project: "esm", command: ["fastify.js"], prefix: "/faultline" },
+  { name: "Express 4, CommonJS (require)", project: "cjs", command: ["express.js"], prefix: "/faultline" },
+  { name: "Fastify 4, CommonJS (require)", project: "cjs", command: ["fastify.js"], prefix: "/faultline" },
+  { name: "Next.js 14 (next build + next start)", project: "next14", command: NEXT_START, prefix: "/api/faultline" },
+  { name: "Next.js 15 (next build + next start)", project: "next15", command: NEXT_START, prefix: "/api/faultline" },
+];
+
+describe("the packed tarball installed into fresh hosts", () => {
+  let root = "";
+  const dir = (project: string) => join(root, project);
 
   beforeAll(async () => {
-    project = await mkdtemp(join(tmpdir(), "faultline-packed-"));
-    await run("npm", ["pack", "--silent", "--pack-destination", project], { cwd: repo });
-    const tarball = (await readdir(project)).find((name) => name.endsWith(".tgz"));
+    root = await mkdtemp(join(tmpdir(), "faultline-packed-"));
+    // dist/ is built already (test:dist runs after the build): --ignore-scripts skips prepack's rebuild.
+    await run("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", root], { cwd: repo });
+    const tarball = (await readdir(root)).find((name) => name.endsWith(".tgz"));
     if (!tarball) throw new Error("npm pack wrote no tarball");
-    await writeFile(join(project, "package.json"), JSON.stringify({ name: "fresh-host", private: true, type: "module" }));
-    // The adapters' frameworks are optional peers: a host using them installs them itself.
-    await run(
-      "npm",
-      ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", `./${tarball}`, "express", "@types/express", "fastify", "fastify-plugin", "@types/node@20"],
-      { cwd: project, maxBuffer: 16 * 2 ** 20 },
+    await Promise.all(
+      Object.entries(PROJECTS).map(async ([name, project]) => {
+        await mkdir(dir(name));
+        await writeFile(join(dir(name), "package.json"), JSON.stringify({ name: `host-${name}`, private: true, type: project.type }));
+        for (const [path, text] of Object.entries(project.files)) {
+          await mkdir(dirname(join(dir(name), path)), { recursive: true });
+          await writeFile(join(dir(name), path), text);
+        }
+        // --ignore-scripts: nothing here needs an install script, and none of the hosts' get to run.
+        const started = performance.now();
+        await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", join(root, tarball), ...project.dependencies], {
+          cwd: dir(name),
+          maxBuffer: 16 * 2 ** 20,
+        });
+        const installed = performance.now();
+        if (project.build) await run(process.execPath, ["node_modules/next/dist/bin/next", "build"], { cwd: dir(name), env, maxBuffer: 16 * 2 ** 20 });
+        // What this costs CI, in the log: install (and build) per project, side by side.
+        const seconds = (from: number, to: number) => ((to - from) / 1000).toFixed(1);
+        console.info(`packed tarball: ${name} installed in ${seconds(started, installed)} s${project.build ? `, built in ${seconds(installed, performance.now())} s` : ""}`);
+      }),
     );
-  }, 240_000);
+  }, 900_000);
 
   afterAll(async () => {
-    if (project) await rm(project, { recursive: true, force: true });
+    if (root) await rm(root, { recursive: true, force: true });
   });
 
-  it("resolves every subpath export at run time", async () => {
-    const script = SUBPATHS.map((path, i) => `import * as m${i} from "${path}"; if (Object.keys(m${i}).length === 0) throw new Error("${path} is empty");`).join("\n");
-    await writeFile(join(project, "imports.mjs"), `${script}\nconsole.log("ok");\n`);
-    const { stdout } = await run(process.execPath, ["imports.mjs"], { cwd: project });
-    expect(stdout.trim()).toBe("ok");
+  it("resolves every subpath export at run time, with import and with require", async () => {
+    const esm = SUBPATHS.map((path, i) => `import * as m${i} from "${path}"; if (Object.keys(m${i}).length === 0) throw new Error("${path} is empty");`).join("\n");
+    await writeFile(join(dir("esm"), "imports.mjs"), `${esm}\nconsole.log("ok");\n`);
+    const cjs = SUBPATHS.map((path) => `if (Object.keys(require("${path}")).length === 0) throw new Error("${path} is empty");`).join("\n");
+    await writeFile(join(dir("esm"), "requires.cjs"), `${cjs}\nconsole.log("ok");\n`);
+    for (const script of ["imports.mjs", "requires.cjs"]) {
+      const { stdout } = await run(process.execPath, [script], { cwd: dir("esm") });
+      expect(stdout.trim(), script).toBe("ok");
+    }
   });
 
-  it("ships types for every subpath export (NodeNext resolution)", async () => {
-    await writeFile(
-      join(project, "check.ts"),
-      [
-        `import { createFaultline, definePlugin, SCOPES, type Faultline } from "faultline";`,
-        `import { toExpressHandler } from "faultline/express";`,
-        `import { toFastifyPlugin } from "faultline/fastify";`,
-        `import { toNextJsHandler, getOrCreateFaultline } from "faultline/next";`,
-        `import { toNodeHandler } from "faultline/node";`,
-        `import { createTestInstance } from "faultline/testing";`,
-        `import { verifySignature, verifyStandardWebhook } from "faultline/verify";`,
-        `const faultline: Faultline = getOrCreateFaultline("main", () => createFaultline());`,
-        `const scopes: readonly string[] = SCOPES;`,
-        `const ok: boolean = verifySignature("{}", "00", "secret") || verifyStandardWebhook("{}", {}, "whsec_x");`,
-        `void [toExpressHandler(faultline), toNextJsHandler(faultline).GET, toFastifyPlugin(faultline), toNodeHandler(faultline), createTestInstance, scopes, ok];`,
-        // A host plugin sees the first-party domain events with their payloads.
-        `const audit = definePlugin({ id: "audit", on: { "issue.created": async (event) => { const title: string = event.payload.issue.title; void title; } } });`,
-        `void createFaultline({ plugins: [audit] });`,
-        // Wrong uses must fail to compile, or the check proves nothing.
-        `// @ts-expect-error -- verifySignature takes a secret string`,
-        `verifySignature("{}", "00", 42);`,
-        `// @ts-expect-error -- not a domain event`,
-        `definePlugin({ id: "typo", on: { "issue.creatd": async () => {} } });`,
-      ].join("\n"),
-    );
-    await writeFile(
-      join(project, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: true, types: ["node"] }, files: ["check.ts"] }),
-    );
+  it("ships types for every subpath export, ESM and CommonJS, that check without @types/pg and with skipLibCheck off", async () => {
+    const uses = [
+      `const faultline: Faultline = getOrCreateFaultline("main", () => createFaultline());`,
+      `const scopes: readonly string[] = SCOPES;`,
+      `const ok: boolean = verifySignature("{}", "00", "secret") || verifyStandardWebhook("{}", {}, "whsec_x");`,
+      `void [toExpressHandler(faultline), toFastifyPlugin(faultline), toNextJsHandler(faultline).GET, toNodeHandler(faultline), createTestInstance, scopes, ok];`,
+      // A host plugin sees the first-party domain events with their payloads.
+      `const audit = definePlugin({ id: "audit", on: { "issue.created": async (event) => { const title: string = event.payload.issue.title; void title; } } });`,
+      `void createFaultline({ plugins: [audit] });`,
+      // Wrong uses must fail to compile, or the check proves nothing.
+      `// @ts-expect-error -- verifySignature takes a secret string`,
+      `verifySignature("{}", "00", 42);`,
+      `// @ts-expect-error -- not a domain event`,
+      `definePlugin({ id: "typo", on: { "issue.creatd": async () => {} } });`,
+    ];
+    const imports = [
+      `import { createFaultline, definePlugin, SCOPES, type Faultline } from "faultline";`,
+      `import { toExpressHandler } from "faultline/express";`,
+      `import { toFastifyPlugin } from "faultline/fastify";`,
+      `import { toNextJsHandler, getOrCreateFaultline } from "faultline/next";`,
+      `import { toNodeHandler } from "faultline/node";`,
+      `import { createTestInstance } from "faultline/testing";`,
+      `import { verifySignature, verifyStandardWebhook } from "faultline/verify";`,
+    ];
+    // check.ts is ESM (the project is "type": "module"); check.cts is CommonJS: its imports become
+    // require() calls, resolved through the "require" conditions to the .d.cts declarations.
+    await writeFile(join(dir("esm"), "check.ts"), [...imports, ...uses].join("\n"));
+    await writeFile(join(dir("esm"), "check.cts"), [...imports, ...uses].join("\n"));
+    const compilerOptions = { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: false, types: ["node"] };
+    await writeFile(join(dir("esm"), "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["check.ts", "check.cts"] }));
     const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
-    const result = await run(process.execPath, [tsc, "-p", "."], { cwd: project }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
+    const result = await run(process.execPath, [tsc, "-p", "."], { cwd: dir("esm") }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));
     expect(result.stdout).toBe("");
     expect("failed" in result).toBe(false);
+  }, 300_000);
+
+  describe.each(HOSTS)("$name", ({ project, command, prefix }) => {
+    let server: ChildProcess | undefined;
+    let origin = "";
+    let output = "";
+
+    beforeAll(async () => {
+      const port: number = await freePort("127.0.0.1");
+      origin = `http://127.0.0.1:${port}`;
+      server = spawn(process.execPath, [...command, String(port)], { cwd: dir(project), env: { ...env, PORT: String(port) } });
+      server.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      server.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const response = await fetch(`${origin}${prefix}/api/0/organizations/demo/`, { headers: { Authorization: `Bearer ${TOKEN}` } }).catch(() => null);
+        if (response?.status === 200) break;
+        if (server.exitCode !== null || Date.now() > deadline) throw new Error(`the host did not come up:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }, 180_000);
+
+    afterAll(() => {
+      server?.kill("SIGTERM");
+    });
+
+    it("takes a real @sentry/node event and lists the issue through the API with a token", async () => {
+      await sdkRoundTrip({ origin, prefix, token: TOKEN, organization: "demo", project: "web" });
+    });
+
+    it("leaves the host's own JSON route working", async () => {
+      const order = await fetch(`${origin}/api/orders`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: '{"sku":"A-1"}',
+      });
+      expect([order.status, await order.json()]).toEqual([201, { order: { sku: "A-1" } }]);
+    });
   });
 });
