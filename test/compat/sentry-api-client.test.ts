@@ -122,7 +122,15 @@ describe("@sentry/api, Sentry's generated client, against a Faultline host", () 
     expect(list.length).toBeGreaterThan(0);
     await check({ operation: "listAProject_sIssues", path: project(), query: { statsPeriod: "24h" }, status: 200 });
     await check({ operation: "retrieveAnIssue", path: issue(), status: 200 });
-    await check({ operation: "updateAnIssue", path: issue(), body: { status: "muted", snoozeDuration: 30 }, status: 200 });
+    // Sentry's spellings: muted is ignored, snoozeDuration is ignoreDuration.
+    const muted = (await check({ operation: "updateAnIssue", path: issue(), body: { status: "muted", snoozeDuration: 30 }, status: 200 })) as {
+      status: string;
+      statusDetails: { ignoreDuration?: number };
+      permalink: string;
+    };
+    expect(muted).toMatchObject({ status: "ignored", statusDetails: { ignoreDuration: 30 } });
+    // No template configured: the issue's absolute API URL on the request's origin.
+    expect(muted.permalink).toBe(`${server.url}/api/0/organizations/acme/issues/${param("issue_id")}/`);
     await check({ operation: "listAnIssue_sHashes", path: issue(), status: 200 });
     await check({ operation: "bulkMutateAnOrganization_sIssues", path: org(), query: { id: [Number(param("issue_id"))] }, body: { status: "unresolved" }, status: 200 });
     await check({ operation: "retrieveCustomIntegrationIssueLinksForTheGivenSentryIssue", path: issue(), status: 200 });
