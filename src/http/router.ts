@@ -33,6 +33,15 @@ const PARAM = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
  */
 export class Router<T> {
   readonly #root: Node<T> = newNode();
+  /** Static segments accepted as another spelling of a registered one (`sentry-apps` → `svc-apps`). */
+  readonly #aliases = new Map<string, string>();
+
+  /** Accepts `alias` wherever the static segment `segment` is routed; throws if `alias` already names another. */
+  alias(alias: string, segment: string, owner: string): void {
+    const existing = this.#aliases.get(alias);
+    if (existing !== undefined && existing !== segment) throw new Error(`Path alias conflict: "${alias}" (plugin "${owner}") already stands for "${existing}"`);
+    this.#aliases.set(alias, segment);
+  }
 
   add(method: HttpMethod, template: string, value: T, owner: string): void {
     let node = this.#root;
@@ -87,7 +96,8 @@ export class Router<T> {
   #find(node: Node<T>, segments: string[], index: number, values: string[]): { node: Node<T>; values: string[] } | undefined {
     if (index === segments.length) return node.routes.size > 0 ? { node, values } : undefined;
     const segment = segments[index] as string;
-    const staticChild = node.statics.get(segment);
+    const alias = this.#aliases.get(segment);
+    const staticChild = node.statics.get(segment) ?? (alias === undefined ? undefined : node.statics.get(alias));
     const viaStatic = staticChild && this.#find(staticChild, segments, index + 1, values);
     if (viaStatic) return viaStatic;
     return node.param && this.#find(node.param, segments, index + 1, [...values, segment]);

@@ -32,6 +32,7 @@ export function composePlugins(plugins: readonly FaultlinePlugin[]): Composition
   const router = new Router<{ endpoint: AnyEndpoint; plugin: FaultlinePlugin }>();
   const operationOwners = new Map<string, string>();
   for (const plugin of ordered) {
+    for (const [alias, segment] of Object.entries(plugin.pathAliases ?? {})) router.alias(alias, segment, plugin.id);
     for (const endpoint of plugin.endpoints ?? []) {
       router.add(endpoint.method, endpoint.path, { endpoint, plugin }, plugin.id);
       const owner = operationOwners.get(endpoint.operationId);

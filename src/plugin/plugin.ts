@@ -50,6 +50,11 @@ export interface FaultlinePlugin<TApi extends object = object> {
   /** I/O at start-up, after migrations; runs in dependency order. */
   init?(ctx: PluginInitContext): Promise<void> | void;
   endpoints?: readonly AnyEndpoint[];
+  /**
+   * Path segments accepted as another spelling of one of this plugin's static segments, e.g.
+   * `{"sentry-apps": "svc-apps"}`: the same endpoints answer under both (OpenAPI lists the first).
+   */
+  pathAliases?: Readonly<Record<string, string>>;
   hooks?: PluginHooks;
   /** Domain-event subscriptions; they run inside the emitting transaction. */
   on?: PluginEventSubscriptions;

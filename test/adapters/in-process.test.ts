@@ -35,7 +35,7 @@ describe("the typed in-process API", () => {
     const { api } = instance.faultline;
     type UpdateInput = Parameters<typeof api.issues.update>[0];
     expectTypeOf<UpdateInput["params"]>().toEqualTypeOf<{ organization_id_or_slug: string | number; issue_id: string | number }>();
-    expectTypeOf<NonNullable<UpdateInput["body"]>["status"]>().toEqualTypeOf<"resolved" | "resolvedInNextRelease" | "unresolved" | "ignored" | undefined>();
+    expectTypeOf<NonNullable<UpdateInput["body"]>["status"]>().toEqualTypeOf<"resolved" | "resolvedInNextRelease" | "unresolved" | "ignored" | "muted" | undefined>();
     expectTypeOf<Awaited<ReturnType<typeof api.issues.update>>>().toHaveProperty("shortId");
     expectTypeOf<Awaited<ReturnType<typeof api.issues.list>>>().items.toHaveProperty("title");
     // Admin operations of the plugins keep their own signature where the names meet.

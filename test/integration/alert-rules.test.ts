@@ -94,6 +94,9 @@ describe("issue alert rules", () => {
         status: "active",
         projects: ["crud"],
         dateCreated: now.toISOString(),
+        filterMatch: "all",
+        actions: [],
+        snooze: false,
       });
       const id = created.json?.id as string;
       expect((await call("GET", `${base}${id}/`)).json).toEqual(created.json);

@@ -110,6 +110,8 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
       colNo: 5,
       inApp: false,
       context: [],
+      // Sentry's native fields: none in a Node event.
+      package: null, platform: null, instructionAddr: null, symbolAddr: null, symbol: null, trust: null, vars: null, errors: null,
     });
     expect(app).toMatchObject({ filename: "/srv/app/server.mjs", lineNo: 27, colNo: 36, inApp: true });
     expect(app.context).toHaveLength(11);
@@ -126,6 +128,7 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
       message: null,
       data: { status_code: 500, url: "http://127.0.0.1:39505/boom", "http.request.method": "GET" },
       timestamp: new Date(1795343609.652 * 1000).toISOString(),
+      event_id: null,
     });
     expect(crumbs[0].level).toBe("info");
   });
@@ -142,7 +145,7 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
       release: null,
       environment: null,
       contexts: {},
-      sdk: null,
+      sdk: {},
       nextEventID: null,
       previousEventID: null,
     });
@@ -150,7 +153,7 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
     expect(event.entries).toEqual([
       {
         type: "breadcrumbs",
-        data: { values: [{ type: "default", category: "ui.click", level: "info", message: "clicked buy", data: null, timestamp: "2026-11-22T10:33:29.000Z" }] },
+        data: { values: [{ type: "default", category: "ui.click", level: "info", message: "clicked buy", data: null, timestamp: "2026-11-22T10:33:29.000Z", event_id: null }] },
       },
       {
         type: "request",
@@ -160,6 +163,10 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
           query: [["item", "1"], ["item", "2"]],
           headers: [["Accept", "a"], ["Accept", "b"], ["Content-Type", "application/json"]],
           data: { qty: 2 },
+          fragment: null,
+          cookies: null,
+          inferredContentType: null,
+          env: null,
         },
       },
       { type: "message", data: { formatted: "User 42 not found", message: "User %s not found", params: ["42"] } },
@@ -181,7 +188,7 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
     const response = await get(eventPath(odd));
     expect(response.status).toBe(200);
     const event = await response.json();
-    expect(event.sdk).toBeNull();
+    expect(event.sdk).toEqual({});
     expect(event.entries).toEqual([
       {
         type: "exception",
@@ -192,9 +199,18 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
               value: null,
               module: null,
               mechanism: null,
-              stacktrace: { frames: [{ filename: "a.js", absPath: null, module: null, function: null, lineNo: null, colNo: null, inApp: false, context: [] }] },
+              stacktrace: {
+                frames: [{ filename: "a.js", absPath: null, module: null, function: null, lineNo: null, colNo: null, inApp: false, context: [], package: null, platform: null, instructionAddr: null, symbolAddr: null, symbol: null, trust: null, vars: null, errors: null }],
+                framesOmitted: null,
+                registers: null,
+                hasSystemFrames: true,
+              },
+              rawStacktrace: null,
+              threadId: null,
             },
           ],
+          excOmitted: null,
+          hasSystemFrames: true,
         },
       },
     ]);

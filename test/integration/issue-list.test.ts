@@ -134,7 +134,7 @@ describe("issue list", () => {
     // Seen again last: lastSeen order (sort=date) now differs from firstSeen order (sort=new).
     tick(HOUR);
     await alpha.more({ user: { id: "4" } });
-  });
+  }, 240_000); // About forty captures and updates: generous on a busy machine.
   afterAll(async () => {
     await server?.close();
     await instance?.close();
@@ -317,11 +317,45 @@ describe("issue list", () => {
       expect((await list("statsPeriod="))[0]).not.toHaveProperty("stats");
       const alphaHour = (await list(""))[0]?.stats?.["24h"]?.at(-1);
       expect(alphaHour).toEqual([Math.floor(now.getTime() / HOUR) * 3600, 1]);
-      for (const bad of ["statsPeriod=7d", "groupStatsPeriod=1h"]) {
+      for (const [bad, message] of [
+        ["groupStatsPeriod=1h", /^Invalid request: groupStatsPeriod: must be "24h", "14d", "auto" or empty$/],
+        ["statsPeriod=7x", /^Invalid request: statsPeriod: must be a number followed by s, m, h, d or w/],
+        ["groupStatsPeriod=auto", /^Invalid request: groupStatsPeriod: "auto" needs a time window/],
+        ["start=2026-03-01T00:00:00Z", /^Invalid request: end: start and end must be given together$/],
+        ["start=2026-03-02T00:00:00Z&end=2026-03-01T00:00:00Z", /^Invalid request: end: must be after start$/],
+        ["start=yesterday&end=2026-03-01T00:00:00Z", /^Invalid request: start: must be an ISO 8601 timestamp$/],
+      ] as const) {
         const response = await get(`/api/0/organizations/acme/issues/?${bad}`);
-        expect(response.status).toBe(400);
-        expect((await response.json()).detail).toMatch(/^Invalid request: (statsPeriod|groupStatsPeriod): must be "24h", "14d" or empty$/);
+        expect(response.status, bad).toBe(400);
+        expect((await response.json()).detail, bad).toMatch(message);
       }
+    });
+
+    it("statsPeriod and start/end (Sentry) limit the list to issues with events in the window, counted in it", async () => {
+      // now is 12:05; alpha was seen at 02:00–02:02 and 12:05, kappa at 11:04, iota at 10:03–10:04.
+      expect(await names("query=&statsPeriod=1h")).toEqual(["alpha"]);
+      const [alpha] = await list("query=&statsPeriod=1h");
+      expect(alpha).toMatchObject({ count: "1", lifetime: { count: "4", userCount: 4 }, stats: { "24h": expect.any(Array) } });
+      expect(await names("query=&statsPeriod=3h")).toEqual(["alpha", "kappa", "iota"]);
+      for (const period of ["30d", "7d", "1w", "14d"]) expect((await list(`query=&statsPeriod=${period}`)).length, period).toBe(10);
+      expect(await names("query=&statsPeriod=90m")).toEqual(["alpha", "kappa"]);
+      expect(await names("query=&statsPeriod=3600s")).toEqual(["alpha"]);
+      // A closed window: only what had events inside it (to the hour at its edges).
+      const closed = await list(`query=&start=2026-03-01T03:00:00Z&end=2026-03-01T04:30:00Z&groupStatsPeriod=auto`);
+      expect(closed.map(nameOf)).toEqual(["gamma", "beta"]);
+      const gamma = closed[0] as ListItem & { stats: Record<string, Array<[number, number]>> };
+      expect(gamma.count).toBe("2");
+      expect(gamma.stats.auto).toEqual([
+        [Date.parse("2026-03-01T03:00:00Z") / 1000, 0],
+        [Date.parse("2026-03-01T04:00:00Z") / 1000, 2],
+      ]);
+      // statsPeriod overrides start/end, as in Sentry.
+      expect(await names("query=&statsPeriod=1h&start=2026-03-01T03:00:00Z&end=2026-03-01T04:30:00Z")).toEqual(["alpha"]);
+      // Without a window, counts are the lifetime's (the seed's behaviour).
+      expect((await list("query=&statsPeriod="))[0]).toMatchObject({ count: "4" });
+      const auto = (await list("query=&statsPeriod=3h&groupStatsPeriod=auto"))[0] as ListItem & { stats: Record<string, unknown[]> };
+      expect(Object.keys(auto.stats)).toEqual(["auto"]);
+      expect(auto.stats.auto).toHaveLength(4);
     });
 
     it("sends Link, X-Hits and X-Max-Hits, and walks next and previous pages", async () => {

@@ -102,6 +102,7 @@ describe("SCIM Users ↔ organization members", () => {
         emails: [{ value: "grace@acme.test", type: "work", primary: true }],
         active: true,
         svcOrgRole: "member",
+        sentryOrgRole: "member",
         groups: [],
         [ENTERPRISE]: { employeeNumber: "1906", department: "Navy", manager: { value: ownerMemberId } },
         meta: {
@@ -165,6 +166,12 @@ describe("SCIM Users ↔ organization members", () => {
       expect(body.meta.resourceType).toBe("User");
       await expectScimError(await scim("/Users/999999", { method: "PUT", body: { schemas: [USER], userName: "x@acme.test" } }), 404);
       await expectScimError(await scim(`/Users/${created.id}`, { method: "PUT", body: { schemas: [USER], userName: "grace.hopper@acme.test" } }), 409, "uniqueness");
+    });
+
+    it("POST without schemas (Entra, Okta) assumes the User schema; sentryOrgRole is svcOrgRole's Sentry spelling", async () => {
+      const response = await scim("/Users", { method: "POST", body: { userName: "no.schemas@acme.test", sentryOrgRole: "Admin" } });
+      expect(response.status).toBe(201);
+      expect(await response.json()).toMatchObject({ userName: "no.schemas@acme.test", svcOrgRole: "admin", sentryOrgRole: "admin" });
     });
 
     it("svcOrgRole sets the organization role (member by default; never owner)", async () => {
@@ -620,7 +627,7 @@ describe("SCIM Users ↔ organization members", () => {
     it("bad input → SCIM errors with the right scimType, never a 500", async () => {
       await expectScimError(await scim("/Users", { method: "POST", body: '{"schemas": [' }), 400, "invalidSyntax");
       await expectScimError(await scim("/Users", { method: "POST", body: "[1, 2]" }), 400, "invalidSyntax");
-      await expectScimError(await scim("/Users", { method: "POST", body: { userName: "s@acme.test" } }), 400, "invalidSyntax");
+      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: "nope", userName: "s@acme.test" } }), 400, "invalidSyntax");
       await expectScimError(await scim("/Users", { method: "POST", body: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], userName: "s@acme.test" } }), 400, "invalidSyntax");
       await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER, "urn:example:custom"], userName: "s@acme.test" } }), 400, "invalidSyntax");
       await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "s@acme.test", favouriteColour: "red" } }), 400, "invalidSyntax");

@@ -23,6 +23,8 @@ import { InstallationAuthorizerToken, InstallationRepositoryToken, InstallationS
 export const installationsPlugin = definePlugin({
   id: "installations",
   dependencies: ["organizations", "api-tokens"],
+  // Sentry's own path words, so its tools work unmodified beside the seed's `svc` ones.
+  pathAliases: { "sentry-apps": "svc-apps", "sentry-app-installations": "svc-app-installations", "sentry-app-components": "svc-app-components" },
   register(container) {
     registerFactory(container, InstallationRepositoryToken, (c) => new InstallationRepository(() => c.resolve(Db)));
     registerFactory(

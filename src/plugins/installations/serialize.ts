@@ -51,6 +51,13 @@ export function serializeApp(app: App) {
     schema: app.schema,
     clientId: app.client_id,
     dateCreated: isoDate(app.date_created),
+    // Sentry's fields for features Faultline's apps do not have, with Sentry's values for an app without them.
+    allowedOrigins: [],
+    avatars: [],
+    featureData: [],
+    isAlertable: false,
+    metadata: {},
+    verifyInstall: false,
   };
 }
 

@@ -38,3 +38,11 @@ async function readSlug(db: Kysely<Database>, organizationId: number): Promise<s
   const row = await db.selectFrom("organizations").select("slug").where("id", "=", organizationId).executeTakeFirstOrThrow();
   return row.slug;
 }
+
+/**
+ * Where this host is reached for a request: the configured public origin, else the request's own
+ * (adapters read X-Forwarded-* only behind a trusted proxy), with the request's mount prefix.
+ */
+export function requestBaseUrl(publicBase: URL | null, url: URL, basePath: string): URL {
+  return new URL(`${publicBase?.origin ?? url.origin}${basePath}`);
+}

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { defineEndpoint } from "../../http/endpoint.js";
 import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
 import { OrganizationRepositoryToken, OrganizationServiceToken, PublicBaseUrl } from "./tokens.js";
-import { serializeOrganization, serializeProject, serializeProjectKey } from "./serialize.js";
+import { requestBaseUrl } from "./links.js";
+import { serializeOrganization, serializeProject, serializeProjectDetail, serializeProjectKey } from "./serialize.js";
 
 const listQuery = z.object({ per_page: pageSizeSchema, cursor: cursorSchema });
 
@@ -12,7 +13,7 @@ export const getOrganization = defineEndpoint({
   operationId: "organizations.get",
   summary: "Retrieve an organization",
   scopes: ["org:read"],
-  handler: ({ organization }) => ({ body: serializeOrganization(organization) }),
+  handler: ({ organization, container, url, basePath }) => ({ body: serializeOrganization(organization, requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath)) }),
 });
 
 export const listProjects = defineEndpoint({
@@ -22,13 +23,13 @@ export const listProjects = defineEndpoint({
   summary: "List an organization's projects, newest first",
   scopes: ["org:read", "project:read"],
   query: listQuery,
-  handler: async ({ organization, query, container, url }) => {
+  handler: async ({ organization, query, container, url, scopes }) => {
     const repository = container.resolve(OrganizationRepositoryToken);
     const page = await keysetPage(
       (bound) => repository.listProjects(organization.id, bound),
       { cursor: query.cursor, limit: query.per_page, keyOf: (p) => p.date_created.getTime(), idOf: (p) => p.id },
     );
-    return pageReply(url, page, query.per_page, serializeProject);
+    return pageReply(url, page, query.per_page, (project) => serializeProject(project, [...scopes]));
   },
 });
 
@@ -38,9 +39,9 @@ export const getProject = defineEndpoint({
   operationId: "projects.get",
   summary: "Retrieve a project",
   scopes: ["project:read"],
-  handler: async ({ organization, params, container }) => {
+  handler: async ({ organization, params, container, url, basePath, scopes }) => {
     const project = await container.resolve(OrganizationServiceToken).requireProject(organization.id, params.project_id_or_slug);
-    return { body: serializeProject(project) };
+    return { body: serializeProjectDetail(project, organization, [...scopes], requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath)) };
   },
 });
 
@@ -53,9 +54,7 @@ export const listProjectKeys = defineEndpoint({
   handler: async ({ organization, params, container, url, basePath }) => {
     const project = await container.resolve(OrganizationServiceToken).requireProject(organization.id, params.project_id_or_slug);
     const keys = await container.resolve(OrganizationRepositoryToken).listProjectKeys(organization.id, project.id);
-    // The public origin when configured, always with this request's mount prefix.
-    const origin = container.resolve(PublicBaseUrl)?.origin ?? url.origin;
-    const baseUrl = new URL(`${origin}${basePath}`);
+    const baseUrl = requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath);
     return { body: keys.map((key) => serializeProjectKey(key, baseUrl)) };
   },
 });

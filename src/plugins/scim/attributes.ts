@@ -12,8 +12,11 @@ export interface ResolvedAttribute {
   path: string;
 }
 
+/** Sentry's own spellings of our attributes, accepted in bodies, PATCH paths and filters (scim.md). */
+const ATTRIBUTE_ALIASES: Record<string, string> = { sentryorgrole: "svcorgrole" };
+
 const byName = (attributes: readonly AttributeDefinition[], name: string) => {
-  const lowered = name.toLowerCase();
+  const lowered = ATTRIBUTE_ALIASES[name.toLowerCase()] ?? name.toLowerCase();
   return attributes.find((attribute) => attribute.name.toLowerCase() === lowered);
 };
 

@@ -17,9 +17,14 @@ export function toBoolean(value: unknown): boolean | undefined {
   return undefined;
 }
 
-/** `schemas` must name the resource's core schema and nothing we do not know (RFC 7643 §3). */
+/**
+ * `schemas` must name the resource's core schema and nothing we do not know (RFC 7643 §3). Left
+ * out entirely, the resource's own is assumed: Entra and Okta send some requests without it, and
+ * Sentry accepts them.
+ */
 export function checkSchemas(resource: ResourceSchema, body: JsonObject): void {
   const schemas = body.schemas;
+  if (schemas === undefined) return;
   if (!Array.isArray(schemas) || !schemas.every((schema) => typeof schema === "string")) {
     throw invalidSyntax(`"schemas" must be an array containing "${resource.core.id}"`);
   }

@@ -24,6 +24,8 @@ export function serializeUser(row: UserRow, baseUrl: string): JsonObject {
     ...attributes,
     active: row.active,
     svcOrgRole: row.role,
+    // Sentry's spelling of the same attribute, for identity providers configured for Sentry.
+    sentryOrgRole: row.role,
     ...(row.groups !== null ? { groups: row.groups.map((group) => ({ ...group, $ref: `${baseUrl}/Groups/${group.value}`, type: "direct" })) } : {}),
     ...(enterprise === undefined ? {} : { [ENTERPRISE_USER_SCHEMA]: enterprise }),
     meta: meta("User", row, `${baseUrl}/Users/${row.id}`),

@@ -14,5 +14,10 @@ export function serializeIssueRule(rule: IssueAlertRule, project: Pick<Project, 
     status: rule.status,
     projects: [project.slug],
     dateCreated: isoDate(rule.date_created),
+    // Sentry's fields: filters match as the conditions do, and a rule fires through the
+    // integration platform (alert-rule actions of apps), not per-rule actions; never snoozed.
+    filterMatch: rule.action_match,
+    actions: [],
+    snooze: false,
   };
 }

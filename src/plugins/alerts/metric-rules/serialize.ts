@@ -16,6 +16,11 @@ export function serializeMetricRule(rule: MetricAlertRule, slugs: ReadonlyMap<nu
     resolveThreshold: rule.resolve_threshold,
     status: rule.status,
     dateCreated: isoDate(rule.date_created),
+    // Sentry's fields: the organization, when last changed (Faultline keeps the creation time
+    // only) and who created it (not recorded: null, as Sentry shows for rules without a creator).
+    organizationId: String(rule.organization_id),
+    dateModified: isoDate(rule.date_created),
+    createdBy: null,
   };
 }
 

@@ -42,6 +42,15 @@ function frame(raw: unknown) {
     // As in grouping: only an explicit `true` makes a frame in-app.
     inApp: f.in_app === true,
     context: frameContext(f, lineNo),
+    // Native and symbolication fields Sentry's frames carry; Faultline does not symbolicate.
+    package: text(f.package),
+    platform: text(f.platform),
+    instructionAddr: text(f.instruction_addr),
+    symbolAddr: text(f.symbol_addr),
+    symbol: text(f.symbol),
+    trust: text(f.trust),
+    vars: isObject(f.vars) ? f.vars : null,
+    errors: null,
   };
 }
 
@@ -49,14 +58,20 @@ function exceptionEntry(payload: Json) {
   const values = list(payload.exception).filter(isObject);
   if (values.length === 0) return null;
   // Cause first, main exception last, frames oldest first: the order SDKs send.
-  const data = values.map((value) => ({
-    type: text(value.type),
-    value: text(value.value),
-    module: text(value.module),
-    mechanism: isObject(value.mechanism) ? value.mechanism : null,
-    stacktrace: isObject(value.stacktrace) ? { frames: list(value.stacktrace.frames).map(frame) } : null,
-  }));
-  return { type: "exception", data: { values: data } };
+  const data = values.map((value) => {
+    const frames = isObject(value.stacktrace) ? list(value.stacktrace.frames).map(frame) : null;
+    return {
+      type: text(value.type),
+      value: text(value.value),
+      module: text(value.module),
+      mechanism: isObject(value.mechanism) ? value.mechanism : null,
+      stacktrace: frames && { frames, framesOmitted: null, registers: null, hasSystemFrames: frames.some((f) => !f.inApp) },
+      rawStacktrace: null,
+      threadId: text(value.thread_id),
+    };
+  });
+  const hasSystemFrames = data.some((value) => value.stacktrace?.hasSystemFrames === true);
+  return { type: "exception", data: { values: data, excOmitted: null, hasSystemFrames } };
 }
 
 /** Breadcrumb times come as epoch seconds (with a fraction) or ISO strings; shown as ISO. */
@@ -78,6 +93,7 @@ function breadcrumbsEntry(payload: Json) {
     message: text(crumb.message),
     data: isObject(crumb.data) ? crumb.data : null,
     timestamp: crumbTime(crumb.timestamp),
+    event_id: text(crumb.event_id),
   }));
   return { type: "breadcrumbs", data: { values: data } };
 }
@@ -121,7 +137,17 @@ function requestEntry(payload: Json) {
   const { url, query } = splitUrl(text(request.url), request.query_string);
   return {
     type: "request",
-    data: { url, method: text(request.method), query, headers: pairs(request.headers), data: request.data ?? null },
+    data: {
+      url,
+      method: text(request.method),
+      query,
+      headers: pairs(request.headers),
+      data: request.data ?? null,
+      fragment: text(request.fragment),
+      cookies: request.cookies === undefined || request.cookies === null ? null : pairs(request.cookies),
+      inferredContentType: null,
+      env: isObject(request.env) ? request.env : null,
+    },
   };
 }
 

@@ -37,11 +37,12 @@ function derive(row: StoredEvent): Derived {
 
 function serializeUser(user: EventUser | null) {
   if (!user) return null;
-  return { id: user.id ?? null, email: user.email ?? null, username: user.username ?? null, ip_address: user.ip_address ?? null, name: user.name ?? null };
+  return { id: user.id ?? null, email: user.email ?? null, username: user.username ?? null, ip_address: user.ip_address ?? null, name: user.name ?? null, data: null };
 }
 
+/** The SDK's name and version; `{}` when the event named none (Sentry's schema has no null here). */
 function serializeSdk(sdk: unknown) {
-  return isObject(sdk) ? { name: textOrNull(sdk.name), version: textOrNull(sdk.version) } : null;
+  return isObject(sdk) ? { name: textOrNull(sdk.name), version: textOrNull(sdk.version) } : {};
 }
 
 /**
@@ -83,12 +84,18 @@ export function serializeEvent(row: StoredEvent, neighbours: Neighbours) {
     contexts: isObject(payload.contexts) ? payload.contexts : {},
     sdk: serializeSdk(payload.sdk),
     fingerprints: row.hashes,
-    metadata: derived.metadata,
+    // Sentry's metadata always names the title (its `materialize_metadata`).
+    metadata: { ...derived.metadata, title: typeof derived.metadata.title === "string" ? derived.metadata.title : row.title },
     size: row.size,
     nextEventID: neighbours.next,
     previousEventID: neighbours.previous,
     entries: eventEntries(payload, derived.message),
     errors: serializeProcessingErrors(payload.errors),
+    // The SDK's `modules` (Sentry shows them as packages) and `extra` (Sentry's `context`).
+    packages: isObject(payload.modules) ? payload.modules : {},
+    context: isObject(payload.extra) ? payload.extra : {},
+    userReport: null,
+    _meta: {},
   };
 }
 

@@ -13,6 +13,8 @@ export interface ExceptionInfo {
   type: string | null;
   value: string | null;
   frames: StackFrame[];
+  /** The SDK's mechanism: its type, `handled` when stated, and whether the exception is synthetic. */
+  mechanism: { type: string | null; handled: boolean | null; synthetic: boolean } | null;
 }
 
 const blankToNull = (value: string | undefined): string | null => value?.trim() || null;
@@ -31,6 +33,7 @@ function toExceptionInfo(raw: RawExceptionValue): ExceptionInfo {
     // The value keeps its lines (titles show the first one), only outer blanks go.
     value: blankToNull(raw.value),
     frames: (raw.stacktrace?.frames ?? []).map(toStackFrame),
+    mechanism: raw.mechanism ? { type: blankToNull(raw.mechanism.type), handled: raw.mechanism.handled ?? null, synthetic: raw.mechanism.synthetic } : null,
   };
 }
 

@@ -4,7 +4,7 @@ import { resolveMessage } from "./message.js";
 import { parseRawEvent } from "./raw-event.js";
 import { type EventProcessingError, sanitizeEventPayload } from "./sanitize.js";
 import { normalizeEventId, normalizeLevel, normalizeTimestamp } from "./scalars.js";
-import { normalizeTags } from "./tags.js";
+import { mechanismTags, normalizeTags } from "./tags.js";
 import { optionalText } from "./text.js";
 import { describeEvent } from "./title.js";
 import type { NormalizedEvent } from "./types.js";
@@ -60,7 +60,7 @@ export function normalizeEvent(raw: unknown, options: NormalizeOptions): Normali
     type: exceptions.length > 0 ? "error" : "default",
     ...labels,
     message: message.formatted ?? exceptions.flatMap((exception) => exception.value ?? []).join("\n"),
-    tags: normalizeTags(event.tags, { level, environment, release }),
+    tags: normalizeTags(event.tags, { level, environment, release, ...mechanismTags(exceptions) }),
     user,
     userKey: userKeyOf(user),
     hashes: groupingHashes({ fingerprint: event.fingerprint ?? null, exceptions, message, title: labels.title }),

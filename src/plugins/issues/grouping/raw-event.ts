@@ -47,8 +47,18 @@ const frameSchema = z.object(
 
 const stacktraceSchema = z.object({ frames: listOf(frameSchema).nullish() }, { error: expected("a stacktrace object with frames") });
 
+/** Only what titles and tags read from a mechanism; a malformed one is ignored, not rejected. */
+const mechanismSchema = z
+  .unknown()
+  .transform((value) =>
+    isPlainObject(value)
+      ? { type: toText(value.type), handled: typeof value.handled === "boolean" ? value.handled : undefined, synthetic: value.synthetic === true }
+      : undefined,
+  )
+  .optional();
+
 const exceptionValueSchema = z.object(
-  { type: text, value: lenientText, stacktrace: stacktraceSchema.nullish() },
+  { type: text, value: lenientText, stacktrace: stacktraceSchema.nullish(), mechanism: mechanismSchema },
   { error: expected("an exception object") },
 );
 

@@ -9,11 +9,23 @@ export interface DerivedTags {
   level: string;
   environment: string | null;
   release: string | null;
+  /** `yes` / `no` from the exceptions' mechanisms (as Sentry tags events), null without a stated one. */
+  handled?: string | null;
+  /** The mechanism type of the main exception (`onunhandledrejection`, `generic`…), or null. */
+  mechanism?: string | null;
+}
+
+/** The `handled` and `mechanism` tags Sentry derives from the exception chain (main exception last). */
+export function mechanismTags(exceptions: ReadonlyArray<{ mechanism: { type: string | null; handled: boolean | null } | null }>): Pick<DerivedTags, "handled" | "mechanism"> {
+  const stated = exceptions.flatMap((exception) => (exception.mechanism?.handled == null ? [] : [exception.mechanism.handled]));
+  const handled = stated.length === 0 ? null : stated.includes(false) ? "no" : "yes";
+  const mechanism = exceptions.findLast((exception) => exception.mechanism?.type)?.mechanism?.type ?? null;
+  return { handled, mechanism };
 }
 
 /**
  * SDK tags (`{key: value}` or `[[key, value], …]`) as `[key, value]` string pairs sorted by key,
- * plus `level`, `environment` and `release` from the event's own fields: those win over an SDK
+ * plus `level`, `environment`, `release` (and `handled`, `mechanism`) from the event's own fields: those win over an SDK
  * tag of the same name, so the `level` tag always agrees with the event's level. A key sent twice
  * keeps its last value. Pairs without a usable key or value are dropped, not rejected (Relay).
  */

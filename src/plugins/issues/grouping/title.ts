@@ -32,6 +32,13 @@ export function describeEvent(input: TitleInput): EventLabels {
   const culprit = cut(chooseCulprit(input, crashFrame), MAX_CULPRIT_LENGTH);
   const location = crashFrame?.filename ?? null;
   const exception = mainException(input.exceptions);
+  if (exception?.mechanism?.synthetic && exception.value) {
+    // A synthetic exception only carries a stack for a message (browser SDKs' captureMessage with
+    // attachStacktrace): Sentry records no type for it, so the title is the value (the message) alone.
+    const value = exception.value;
+    const metadata = { value, ...(crashFrame?.filename && { filename: crashFrame.filename }), ...(crashFrame?.function && { function: crashFrame.function }) };
+    return { title: ellipsize(firstLine(value), MAX_TITLE_VALUE_LENGTH), culprit, metadata, location };
+  }
   if (exception) {
     const type = exception.type ?? "Error";
     const value = exception.value ?? "";

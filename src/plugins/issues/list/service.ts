@@ -1,11 +1,12 @@
-import type { Kysely } from "kysely";
+import { expressionBuilder, type Kysely, sql } from "kysely";
 import type { Database, Issue } from "../../../db/schema.js";
 import { keysetPage, type Page } from "../../../http/pagination.js";
 import { parseShortId } from "../short-id.js";
 import type { SearchContext } from "../search/to-sql.js";
-import { issueCondition, issuesWhere } from "./filters.js";
-import type { IssueFilterParams, ListIssuesQuery } from "./params.js";
+import { type IssueCondition, issueCondition, issuesWhere } from "./filters.js";
+import { type IssueFilterParams, type ListIssuesQuery, windowBounds } from "./params.js";
 import { withRelatedColumns } from "../serialize/related-sql.js";
+import { autoSpec, periodSpec, type TimelineSpec } from "../serialize/stats.js";
 import { hitsQuery, MAX_HITS, pageQuery } from "./queries.js";
 import { type IssueSort, SORTS } from "./sorts.js";
 
@@ -19,9 +20,27 @@ export interface IssueListResult {
   hits: number;
   /** True when the query named one issue directly (an event id, or a short id with `shortIdLookup`). */
   directHit: boolean;
+  /** The stats series and window the page's counts were read for. */
+  presentation: ListPresentation;
 }
 
-export type ListParams = Pick<ListIssuesQuery, keyof IssueFilterParams | "sort" | "limit" | "cursor" | "shortIdLookup">;
+export type ListParams = Pick<ListIssuesQuery, keyof IssueFilterParams | "sort" | "limit" | "cursor" | "shortIdLookup" | "window" | "series">;
+
+/** What the page's items show besides their rows: the stats series and the window's counts. */
+export interface ListPresentation {
+  /** The stats series to draw, or null for no `stats`. */
+  stats: TimelineSpec | null;
+  /** The buckets the time window's counts are summed over, or null without a window. */
+  window: TimelineSpec | null;
+}
+
+/** The stats series and window buckets of a list request at `now`. */
+export function listPresentation(params: Pick<ListParams, "window" | "series">, now: Date): ListPresentation {
+  const bounds = windowBounds(params.window, now);
+  const series = params.series;
+  const stats = series === null ? null : series === "auto" ? (bounds ? autoSpec(bounds) : null) : periodSpec(series, now);
+  return { stats, window: bounds ? autoSpec(bounds) : null };
+}
 
 /** The issue list of api.md §3.2, for one organization and caller. */
 export class IssueListQuery {
@@ -35,16 +54,19 @@ export class IssueListQuery {
    * and the hit count, in one statement: the count rides along as an uncorrelated subquery
    * (evaluated once), and is asked on its own only when the page is empty.
    */
-  async list(params: ListParams, statsPeriod: "24h" | "14d" | null = null): Promise<IssueListResult> {
-    const { condition, projects } = await issueCondition(this.db, params, this.ctx);
+  async list(params: ListParams): Promise<IssueListResult> {
+    const { condition: filtered, projects } = await issueCondition(this.db, params, this.ctx);
+    const bounds = windowBounds(params.window, this.ctx.now);
+    const condition = bounds ? withinWindow(filtered, bounds, this.ctx.now) : filtered;
+    const presentation = listPresentation(params, this.ctx.now);
     const direct = params.query ? await this.#directHit(params.query.trim(), params.shortIdLookup, projects) : undefined;
-    if (direct) return { page: singlePage(direct, params.sort), hits: 1, directHit: true };
+    if (direct) return { page: singlePage(direct, params.sort), hits: 1, directHit: true, presentation };
 
-    const { organizationId, userId, now } = this.ctx;
+    const { organizationId, userId } = this.ctx;
     const hits = hitsQuery(this.db, organizationId, condition);
     const page = await keysetPage(
       (bound) =>
-        withRelatedColumns(pageQuery(this.db, organizationId, condition, params.sort, bound), userId, statsPeriod && { period: statsPeriod, now })
+        withRelatedColumns(pageQuery(this.db, organizationId, condition, params.sort, bound), userId, presentation.stats, presentation.window)
           .select(hits.as("list_hits"))
           .execute(),
       {
@@ -58,7 +80,7 @@ export class IssueListQuery {
     // row is read through unknown (a direct cast is refused by stricter checkers, e.g. next build's).
     const first = page.rows[0] as unknown as { list_hits: string | number | bigint } | undefined;
     const counted = first?.list_hits ?? (await hits.executeTakeFirstOrThrow()).n;
-    return { page, hits: Number(counted), directHit: false };
+    return { page, hits: Number(counted), directHit: false, presentation };
   }
 
   /** Ids of the first MAX_HITS matching issues, most recently seen first (bulk PUT / DELETE without `id`). */
@@ -102,6 +124,30 @@ export class IssueListQuery {
       .$if(projects !== null, (q) => q.where("issues.project_id", "in", projects as number[]))
       .executeTakeFirst();
   }
+}
+
+/**
+ * Issues with an event in the window (Sentry's `statsPeriod` / `start`–`end`). A window that
+ * ends now is exactly `lastSeen >= start`; one that ended earlier also needs a counted hour
+ * within it (hour-granular at its edges).
+ */
+function withinWindow(condition: IssueCondition, bounds: { start: Date; end: Date }, now: Date): IssueCondition {
+  const eb = expressionBuilder<Database, "issues">();
+  const parts = [condition, eb("issues.last_seen", ">=", bounds.start), eb("issues.first_seen", "<=", bounds.end)];
+  if (bounds.end.getTime() < now.getTime()) {
+    const fromHour = new Date(Math.floor(bounds.start.getTime() / 3_600_000) * 3_600_000);
+    parts.push(
+      eb.exists(
+        eb
+          .selectFrom("issue_stats_hourly as h")
+          .select(sql.lit(1).as("one"))
+          .whereRef("h.issue_id", "=", "issues.id")
+          .where("h.bucket", ">=", fromHour)
+          .where("h.bucket", "<=", bounds.end),
+      ),
+    );
+  }
+  return eb.and(parts);
 }
 
 /** A one-row page whose cursors lead nowhere: a direct hit has nothing before or after it. */

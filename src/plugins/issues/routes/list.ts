@@ -32,8 +32,8 @@ function listQueryFor(ctx: Caller): IssueListQuery {
 }
 
 /** The list reply: serialized items, `Link`, `X-Per-Page`, `X-Hits`, `X-Max-Hits` (and `X-Svc-Direct-Hit`). */
-async function listReply(ctx: Caller & { url: URL }, query: z.output<typeof listIssuesQuery>) {
-  const { page, hits, directHit } = await listQueryFor(ctx).list(query, query.statsPeriod);
+async function listReply(ctx: Caller & { url: URL; basePath: string }, query: z.output<typeof listIssuesQuery>) {
+  const { page, hits, directHit, presentation } = await listQueryFor(ctx).list(query);
   const headers: Record<string, string> = {
     Link: linkHeader(ctx.url, page),
     "X-Per-Page": String(query.limit),
@@ -41,7 +41,7 @@ async function listReply(ctx: Caller & { url: URL }, query: z.output<typeof list
     "X-Max-Hits": String(MAX_HITS),
     ...(directHit ? { "X-Svc-Direct-Hit": "1" } : {}),
   };
-  return { body: await serializeIssues(page.rows, serializeContext(ctx, query.statsPeriod)), headers };
+  return { body: await serializeIssues(page.rows, serializeContext(ctx, presentation)), headers };
 }
 
 /** The issues a bulk request names: its `id`s, else up to 1000 matching its filters. */

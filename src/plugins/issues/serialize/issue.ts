@@ -3,19 +3,21 @@ import type { Database, Issue } from "../../../db/schema.js";
 import { idString, isoDate } from "../../../http/format.js";
 import { formatShortId } from "../short-id.js";
 import { snoozeExpired, type Snooze } from "../state.js";
-import { type DetailColumns, type IssueWithDetail, loadDetail } from "./detail-query.js";
+import { type DetailColumns, type DetailUser, type IssueWithDetail, loadDetail } from "./detail-query.js";
 import { hasRelatedColumns, type RelatedColumns, type TimelineBuckets } from "./related-sql.js";
-import { fillTimeline, loadTimelines, type StatsPeriod, type Timeline } from "./stats.js";
+import { fillTimeline, loadTimelines, periodSpec, type Timeline, type TimelineSpec } from "./stats.js";
 
 export interface SerializeContext {
   db: Kysely<Database>;
   /** The calling user, for per-user flags; null for organization tokens. */
   userId: number | null;
   now: Date;
-  /** `24h` / `14d`, or null for no `stats` field. */
-  statsPeriod: "24h" | "14d" | null;
-  /** Issue permalink template with `{organization}`, `{issueId}` and `{shortId}`, or null. */
-  permalinkTemplate: string | null;
+  /** The stats series the list items carry (`stats: {[key]: timeline}`), or null for none. */
+  stats: TimelineSpec | null;
+  /** The buckets of the request's time window (counts in the window), or null without one. */
+  window: TimelineSpec | null;
+  /** The issue's permalink: the host's template, else its absolute API URL. */
+  permalink(issue: { id: number; shortId: string; project: { slug: string } }): string;
   organizationSlug: string;
 }
 
@@ -25,6 +27,9 @@ interface Related {
   teams: Map<number, { id: number; slug: string; name: string }>;
   state: Map<number, { is_bookmarked: boolean; is_subscribed: boolean; has_seen: boolean }>;
   stats: Map<number, Timeline> | null;
+  /** Events in the time window, by issue (only with a window). */
+  windowCounts: Map<number, number> | null;
+  unhandled: Set<number>;
 }
 
 /**
@@ -33,7 +38,7 @@ interface Related {
  */
 export async function serializeIssues(rows: ReadonlyArray<Issue | (Issue & RelatedColumns)>, ctx: SerializeContext) {
   if (rows.length > 0 && rows.every(hasRelatedColumns)) {
-    const related = relatedOf(rows as ReadonlyArray<Issue & RelatedColumns>, ctx.statsPeriod, ctx.now);
+    const related = relatedOf(rows as ReadonlyArray<Issue & RelatedColumns>, ctx);
     return rows.map((row) => issueListItem(row, related, ctx));
   }
   const related = await loadRelated(rows, ctx);
@@ -48,41 +53,77 @@ export function effectiveStatus(row: Issue, now: Date) {
   return { status: row.status, substatus: row.substatus, statusDetails: row.status_details };
 }
 
+/** Sentry's metadata always names the title (its `materialize_metadata`); older rows lack it. */
+function metadataOf(row: Pick<Issue, "metadata" | "title">): Record<string, unknown> {
+  return typeof row.metadata.title === "string" ? row.metadata : { ...row.metadata, title: row.title };
+}
+
+/**
+ * Sentry's list item: Faultline's fields plus every field Sentry's published schema requires,
+ * from real data where Faultline has it and Sentry's own empty values otherwise (no priority,
+ * Seer, plugins, annotations, sessions or ownership rules here).
+ */
 function issueListItem(row: Issue, related: Related, ctx: SerializeContext) {
   const id = Number(row.id);
   const project = related.projects.get(row.project_id);
   const slug = project?.slug ?? "";
   const shortId = formatShortId(slug, row.short_number);
   const state = related.state.get(id);
-  const { status, substatus } = effectiveStatus(row, ctx.now);
+  const { status, substatus, statusDetails } = effectiveStatus(row, ctx.now);
   const assignee = assigneeOf(row, related);
+  const firstSeen = isoDate(row.first_seen);
+  const lastSeen = isoDate(row.last_seen);
+  const lifetime = { count: String(row.times_seen), userCount: row.user_count, firstSeen, lastSeen };
+  const windowCount = related.windowCounts?.get(id);
+  const stats = related.stats && ctx.stats ? { [ctx.stats.key]: related.stats.get(id) ?? [] } : null;
   return {
     id: idString(id),
+    shareId: row.share_id,
     shortId,
     title: row.title,
     culprit: row.culprit,
+    permalink: ctx.permalink({ id, shortId, project: { slug } }),
+    logger: null,
     level: row.level,
     status,
+    statusDetails,
     substatus,
-    firstSeen: isoDate(row.first_seen),
-    lastSeen: isoDate(row.last_seen),
-    count: String(row.times_seen),
-    userCount: row.user_count,
+    isPublic: row.is_public,
+    platform: row.platform,
+    priority: null,
+    priorityLockedAt: null,
+    seerFixabilityScore: null,
+    seerAutofixLastTriggered: null,
+    project: { id: idString(row.project_id), name: project?.name ?? "", slug, platform: project?.platform ?? null },
+    type: row.type,
+    issueType: "error",
+    issueCategory: "error",
+    metadata: metadataOf(row),
+    numComments: row.num_comments,
     assignedTo: assignee?.name ?? null,
     assignee,
     isBookmarked: state?.is_bookmarked ?? false,
     isSubscribed: state?.is_subscribed ?? false,
+    subscriptionDetails: null,
     hasSeen: state?.has_seen ?? false,
-    isPublic: row.is_public,
-    project: { id: idString(row.project_id), name: project?.name ?? "", slug, platform: project?.platform ?? null },
-    metadata: row.metadata,
-    platform: row.platform,
-    type: row.type,
-    permalink: ctx.permalinkTemplate
-      ? ctx.permalinkTemplate.replaceAll("{organization}", ctx.organizationSlug).replaceAll("{issueId}", String(id)).replaceAll("{shortId}", shortId)
-      : null,
-    numComments: row.num_comments,
-    ...(related.stats && ctx.statsPeriod ? { stats: { [ctx.statsPeriod]: related.stats.get(id) ?? [] } } : {}),
+    annotations: [],
+    isUnhandled: related.unhandled.has(id),
+    // With a time window (Sentry's statsPeriod or start/end) the count is the window's; `lifetime` keeps the totals.
+    count: windowCount === undefined ? lifetime.count : String(windowCount),
+    userCount: row.user_count,
+    firstSeen,
+    lastSeen,
+    ...(stats ? { stats } : {}),
+    lifetime: { ...lifetime, stats: null },
+    filtered: null,
+    sessionCount: 0,
+    inbox: null,
+    owners: null,
+    pluginActions: [],
+    pluginIssues: [],
+    integrationIssues: [],
+    sentryAppIssues: [],
+    latestEventHasAttachments: false,
   };
 }
 
@@ -105,14 +146,15 @@ async function loadRelated(rows: readonly Issue[], ctx: SerializeContext): Promi
   const userIds = [...new Set(rows.flatMap((row) => (row.assignee_user_id === null ? [] : [row.assignee_user_id])))];
   const teamIds = [...new Set(rows.flatMap((row) => (row.assignee_team_id === null ? [] : [row.assignee_team_id])))];
   const { db } = ctx;
-  const [projects, users, teams, state, stats] = await Promise.all([
+  const [projects, users, teams, state, stats, unhandled] = await Promise.all([
     projectIds.length ? db.selectFrom("projects").select(["id", "slug", "name", "platform"]).where("id", "in", projectIds).execute() : [],
     userIds.length ? db.selectFrom("users").select(["id", "username", "email", "name"]).where("id", "in", userIds).execute() : [],
     teamIds.length ? db.selectFrom("teams").select(["id", "slug", "name"]).where("id", "in", teamIds).execute() : [],
     ctx.userId !== null && ids.length
       ? db.selectFrom("issue_user_state").select(["issue_id", "is_bookmarked", "is_subscribed", "has_seen"]).where("user_id", "=", ctx.userId).where("issue_id", "in", ids).execute()
       : [],
-    ctx.statsPeriod ? loadTimelines(db, ids, ctx.statsPeriod, ctx.now) : null,
+    ctx.stats ? loadTimelines(db, ids, ctx.stats) : null,
+    ids.length ? db.selectFrom("issue_tags").select("issue_id").where("issue_id", "in", ids).where("key", "=", "handled").where("value", "=", "no").execute() : [],
   ]);
   return {
     projects: new Map(projects.map((p) => [p.id, p])),
@@ -120,21 +162,33 @@ async function loadRelated(rows: readonly Issue[], ctx: SerializeContext): Promi
     teams: new Map(teams.map((t) => [t.id, t])),
     state: new Map(state.map((s) => [Number(s.issue_id), s])),
     stats,
+    windowCounts: null,
+    unhandled: new Set(unhandled.map((row) => Number(row.issue_id))),
   };
 }
 
+const userOf = (user: DetailUser) => ({ id: idString(user.id), username: user.username, name: user.name, email: user.email });
+
+/** Sentry's release summary of `firstRelease` / `lastRelease`, from the version Faultline keeps. */
+const releaseOf = (version: string | null) => (version === null ? null : { version, shortVersion: version });
+
 /**
- * The single-issue shape: the list item plus statusDetails, activity, 24h and 30d stats. A row
- * from `IssueRepository.findDetail` carries what it needs; another (an issue just updated) has it
- * read in one statement.
+ * The single-issue shape: the list item plus statusDetails, activity, 24h and 30d stats, tags,
+ * participants, seenBy and releases. A row from `IssueRepository.findDetail` carries what it
+ * needs; another (an issue just updated) has it read in one statement.
  */
 export async function serializeIssueDetail(row: Issue | IssueWithDetail, ctx: SerializeContext) {
   const detail = "detail_activity" in row ? row : ((await loadDetail(ctx.db, row, ctx.userId, ctx.now)) ?? { ...row, ...NO_DETAIL });
-  const item = issueListItem(row, relatedOf([detail], null, ctx.now), { ...ctx, statsPeriod: null });
+  const { stats: _listStats, lifetime: _lifetime, filtered: _filtered, ...item } = issueListItem(row, relatedOf([detail], { ...ctx, stats: null, window: null }), ctx);
   return {
     ...item,
-    statusDetails: effectiveStatus(row, ctx.now).statusDetails,
+    firstRelease: releaseOf(row.first_release),
+    lastRelease: releaseOf(row.last_release),
     userReportCount: 0,
+    participants: detail.detail_participants.map(userOf),
+    seenBy: detail.detail_seen_by.map(userOf),
+    tags: detail.detail_tags.map((tag) => ({ key: tag.key, name: tag.key, uniqueValues: tag.unique_values })),
+    pluginContexts: [],
     activity: detail.detail_activity.map((entry) => ({
       id: idString(entry.id),
       type: entry.type,
@@ -142,7 +196,7 @@ export async function serializeIssueDetail(row: Issue | IssueWithDetail, ctx: Se
       dateCreated: isoDate(new Date(entry.date_ms)),
       user: entry.user_id === null ? null : { id: idString(entry.user_id), username: entry.username, name: entry.name, email: entry.email },
     })),
-    stats: { "24h": timeline(detail.detail_hourly, "24h", ctx.now), "30d": timeline(detail.detail_daily, "30d", ctx.now) },
+    stats: { "24h": timeline(detail.detail_hourly, periodSpec("24h", ctx.now)), "30d": timeline(detail.detail_daily, periodSpec("30d", ctx.now)) },
   };
 }
 
@@ -153,25 +207,40 @@ const NO_DETAIL: DetailColumns = {
   related_assignee_team: null,
   related_state: null,
   related_stats: null,
+  related_window_count: null,
+  related_unhandled: false,
   detail_hourly: [],
   detail_daily: [],
   detail_activity: [],
+  detail_tags: [],
+  detail_participants: [],
+  detail_seen_by: [],
 };
 
-function timeline(buckets: TimelineBuckets, period: StatsPeriod, now: Date): Timeline {
-  return fillTimeline(buckets, period, now);
+function timeline(buckets: TimelineBuckets, spec: TimelineSpec): Timeline {
+  return fillTimeline(buckets, spec);
 }
 
 /** The rows' related columns in the shape the list item reads them from. */
-function relatedOf(rows: ReadonlyArray<Issue & RelatedColumns>, statsPeriod: StatsPeriod | null, now: Date): Related {
-  const related: Related = { projects: new Map(), users: new Map(), teams: new Map(), state: new Map(), stats: statsPeriod ? new Map() : null };
+function relatedOf(rows: ReadonlyArray<Issue & RelatedColumns>, ctx: Pick<SerializeContext, "stats" | "window">): Related {
+  const related: Related = {
+    projects: new Map(),
+    users: new Map(),
+    teams: new Map(),
+    state: new Map(),
+    stats: ctx.stats ? new Map() : null,
+    windowCounts: ctx.window ? new Map() : null,
+    unhandled: new Set(),
+  };
   for (const row of rows) {
     const id = Number(row.id);
     if (row.related_project) related.projects.set(row.related_project.id, row.related_project);
     if (row.related_assignee_user) related.users.set(row.related_assignee_user.id, row.related_assignee_user);
     if (row.related_assignee_team) related.teams.set(row.related_assignee_team.id, row.related_assignee_team);
     if (row.related_state) related.state.set(id, row.related_state);
-    if (statsPeriod && row.related_stats) related.stats?.set(id, timeline(row.related_stats, statsPeriod, now));
+    if (ctx.stats && row.related_stats) related.stats?.set(id, timeline(row.related_stats, ctx.stats));
+    if (row.related_window_count !== null) related.windowCounts?.set(id, Number(row.related_window_count));
+    if (row.related_unhandled) related.unhandled.add(id);
   }
   return related;
 }

@@ -1,7 +1,7 @@
 import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, sql } from "kysely";
 import { jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Database, Issue } from "../../../db/schema.js";
-import { type StatsPeriod, timelineRange, timelineTable } from "./stats.js";
+import type { StatsTable, TimelineSpec } from "./stats.js";
 
 /**
  * What an issue's serialized shape shows besides its own row, as JSON columns of the query that
@@ -17,6 +17,10 @@ export interface RelatedColumns {
   related_state: { is_bookmarked: boolean; is_subscribed: boolean; has_seen: boolean } | null;
   /** Buckets of the requested stats period (start in ms since the epoch), or null when none was asked for. */
   related_stats: TimelineBuckets | null;
+  /** Whether an event of the issue was unhandled (its `handled` tag is `no`, as Sentry's `isUnhandled`). */
+  related_unhandled: boolean;
+  /** Events in the request's time window (`statsPeriod`, `start`/`end`), or null without one. */
+  related_window_count: number | null;
 }
 
 /** Bucket start (ms since the epoch) and count. */
@@ -27,14 +31,8 @@ export type IssueQuery = SelectQueryBuilder<Database, "issues", Issue>;
 /** Milliseconds since the epoch, truncated as the `pg` driver truncates a timestamp to a Date. */
 export const epochMs = (column: Expression<Date>) => sql<number>`floor(extract(epoch from ${column}) * 1000)::float8`;
 
-/** The buckets of one issue's timeline within a period ending at `now`, as `[ms, count]` pairs. */
-export function timelineBuckets(eb: ExpressionBuilder<Database, "issues">, period: StatsPeriod, now: Date) {
-  const { first, last } = timelineRange(period, now);
-  return bucketsBetween(eb, timelineTable(period), first, last);
-}
-
 /** The `[ms, count]` pairs of one issue's buckets in `[first, last]` of a stats table. */
-export function bucketsBetween(eb: ExpressionBuilder<Database, "issues">, table: "issue_stats_hourly" | "issue_stats_daily", first: Date, last: Date) {
+export function bucketsBetween(eb: ExpressionBuilder<Database, "issues">, table: StatsTable, first: Date, last: Date) {
   // The hourly and daily tables have the same columns: typed as one of them.
   return eb
     .selectFrom(`${table as "issue_stats_hourly"} as s`)
@@ -44,8 +42,21 @@ export function bucketsBetween(eb: ExpressionBuilder<Database, "issues">, table:
     .where("s.bucket", "<=", last);
 }
 
-/** Adds the {@link RelatedColumns} to a query of issues; `stats` null leaves `related_stats` null. */
-export function withRelatedColumns(query: IssueQuery, userId: number | null, stats: { period: StatsPeriod; now: Date } | null) {
+/** One issue's events in the buckets of a window (by the window's bucket size). */
+function countBetween(eb: ExpressionBuilder<Database, "issues">, window: TimelineSpec) {
+  return eb
+    .selectFrom(`${window.table as "issue_stats_hourly"} as w`)
+    .select((inner) => sql<number>`coalesce(sum(${inner.ref("w.count")}), 0)::float8`.as("n"))
+    .whereRef("w.issue_id", "=", "issues.id")
+    .where("w.bucket", ">=", window.first)
+    .where("w.bucket", "<=", window.last);
+}
+
+/**
+ * Adds the {@link RelatedColumns} to a query of issues; `stats` null leaves `related_stats` null,
+ * `window` null leaves `related_window_count` null.
+ */
+export function withRelatedColumns(query: IssueQuery, userId: number | null, stats: TimelineSpec | null, window: TimelineSpec | null = null) {
   return query.select((eb) => [
     jsonObjectFrom(eb.selectFrom("projects as p").select(["p.id", "p.slug", "p.name", "p.platform"]).whereRef("p.id", "=", "issues.project_id")).as(
       "related_project",
@@ -66,7 +77,12 @@ export function withRelatedColumns(query: IssueQuery, userId: number | null, sta
             .where("st.user_id", "=", userId),
         )
     ).as("related_state"),
-    sql<TimelineBuckets | null>`${stats === null ? sql`null` : timelineBuckets(eb, stats.period, stats.now)}`.as("related_stats"),
+    sql<TimelineBuckets | null>`${stats === null ? sql`null` : bucketsBetween(eb, stats.table, stats.first, stats.last)}`.as("related_stats"),
+    eb
+      .exists(eb.selectFrom("issue_tags as ut").select(sql.lit(1).as("one")).whereRef("ut.issue_id", "=", "issues.id").where("ut.key", "=", "handled").where("ut.value", "=", "no"))
+      .$castTo<boolean>()
+      .as("related_unhandled"),
+    sql<number | null>`${window === null ? sql`null` : countBetween(eb, window)}`.as("related_window_count"),
   ]);
 }
 
