@@ -24,10 +24,19 @@ export interface CliCommand {
 /** Thrown for a usage mistake: printed with the command's usage, exit code 2. */
 export class UsageError extends Error {}
 
+/** What {@link parseCommandArgs} found: each option's value (string or boolean, by its type), and the positionals. */
+export interface CommandArgs<T extends CommandOptions> {
+  values: { [K in keyof T]: (T[K]["type"] extends "boolean" ? boolean : string) | (T[K] extends { default: unknown } ? never : undefined) } & { help?: boolean };
+  positionals: string[];
+}
+
+type CommandOptions = Record<string, { type: "string" | "boolean"; short?: string; default?: string | boolean }>;
+
 /** parseArgs, strict, with a usage mistake as a {@link UsageError}. */
-export function parseCommandArgs<T extends NonNullable<ParseArgsConfig["options"]>>(args: string[], options: T) {
+export function parseCommandArgs<T extends CommandOptions>(args: string[], options: T): CommandArgs<T> {
   try {
-    return parseArgs({ args, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+    const config: ParseArgsConfig = { args, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true };
+    return parseArgs(config) as CommandArgs<T>;
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
