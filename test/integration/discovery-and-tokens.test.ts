@@ -31,6 +31,16 @@ describe("discovery endpoints and API tokens", () => {
       plan: "business",
       features: ["sso-saml2", "scim"],
       dateCreated: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      // Sentry's required organization fields (#15), with its values where Faultline has no such setting.
+      status: { id: "active", name: "active" },
+      isEarlyAdopter: false,
+      require2FA: false,
+      avatar: { avatarType: "letter_avatar", avatarUuid: null, avatarUrl: null },
+      links: { organizationUrl: `${server.url}/faultline`, regionUrl: `${server.url}/faultline` },
+      hasAuthProvider: true,
+      allowMemberInvite: true,
+      allowMemberProjectCreation: true,
+      allowSuperuserAccess: false,
     });
   });
 

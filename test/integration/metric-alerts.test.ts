@@ -92,6 +92,10 @@ describe("metric alerts", () => {
         resolveThreshold: null,
         status: "active",
         dateCreated: now.toISOString(),
+        // Sentry's required fields (#15).
+        dateModified: now.toISOString(),
+        organizationId: expect.stringMatching(/^\d+$/),
+        createdBy: null,
       });
       const id = created.json?.id as string;
       expect((await call("GET", `${base}${id}/`)).json).toEqual(created.json);

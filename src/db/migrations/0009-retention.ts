@@ -59,6 +59,11 @@ export const retentionMigration: SchemaMigration = {
     `CREATE INDEX event_ids_by_received ON ${s}.event_ids (received)`,
     `INSERT INTO ${s}.event_ids (project_id, event_id, received) SELECT project_id, event_id, received FROM ${s}.events_unpartitioned`,
     `DROP TABLE ${s}.events_unpartitioned`,
+    // The minutely counts of the alert rules (0006) come from a statement trigger on `events`; it
+    // went with the old table. Created after the copy, so the copied rows are not counted twice.
+    `CREATE TRIGGER events_count_minutely AFTER INSERT ON ${s}.events
+      REFERENCING NEW TABLE AS inserted_events
+      FOR EACH STATEMENT EXECUTE FUNCTION ${s}.faultline_count_events_minutely()`,
     `ALTER TABLE ${s}.projects ADD COLUMN retention_days integer CHECK (retention_days BETWEEN 1 AND 3650)`,
   ],
 };
