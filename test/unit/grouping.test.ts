@@ -56,7 +56,9 @@ describe("the real @sentry/node event", () => {
     });
     expect(event.tags).toEqual([
       ["environment", "test"],
+      ["handled", "yes"], // from exception.mechanism, as Sentry tags it (#15)
       ["level", "error"],
+      ["mechanism", "generic"],
       ["probe", "yes"],
       ["release", "shop@1.0.0"],
     ]);
