@@ -4,8 +4,8 @@
 // `node storm-client.mjs <ingest-url> <events-per-second> <seconds> [probe-url]` prints one JSON line:
 // {"sent", "statuses": {"200": n, "429": n, …}, "ingest": {p50, p99}, "probe": {count, p50, p99, max},
 //  "acks": [[eventId, epochMs], …]} (acks only for 200s; latencies in ms).
-import { randomUUID } from "node:crypto";
 import { Agent, request } from "node:http";
+import { benchEnvelope } from "./bench-envelope.mjs";
 
 const [url, rateArg, secondsArg, probeUrl] = process.argv.slice(2);
 const rate = Number(rateArg);
@@ -14,22 +14,6 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1024 });
 const probeAgent = new Agent({ keepAlive: true, maxSockets: 1 });
 const epochNow = () => performance.timeOrigin + performance.now();
 
-function envelope(i) {
-  const eventId = randomUUID().replaceAll("-", "");
-  const group = i % 50;
-  const event = {
-    event_id: eventId,
-    timestamp: Date.now() / 1000,
-    platform: "node",
-    level: "error",
-    environment: "production",
-    release: "bench@1.0.0",
-    tags: { region: `r${i % 4}` },
-    user: { id: `user-${i % 500}` },
-    exception: { values: [{ type: "BenchError", value: `failure ${group}`, stacktrace: { frames: [{ filename: "/app/server.js", function: `handler${group}`, lineno: 10, colno: 3, in_app: true }] } }] },
-  };
-  return { eventId, body: `${JSON.stringify({ event_id: eventId, sent_at: new Date().toISOString() })}\n{"type":"event"}\n${JSON.stringify(event)}` };
-}
 
 function send(target, options, body) {
   return new Promise((resolve) => {
@@ -50,7 +34,7 @@ const summary = (samples) => {
 };
 
 const total = Math.round(rate * seconds);
-const bodies = Array.from({ length: total }, (_, i) => envelope(i));
+const bodies = Array.from({ length: total }, (_, i) => benchEnvelope(i));
 const statuses = {};
 const ingestLatencies = [];
 const acks = [];
