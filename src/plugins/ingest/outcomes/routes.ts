@@ -16,7 +16,10 @@ const statsQuery = z.object({
   category: repeatable,
   outcome: repeatable,
   project: repeatable.pipe(z.array(z.string().regex(/^(-1|\d{1,18})$/, "must be a project id").transform(Number))),
-  interval: durationSchema.refine((ms) => ms % HOUR_MS === 0, "must be whole hours (outcomes are counted per hour)").default(HOUR_MS),
+  interval: durationSchema
+    .refine((ms) => ms === "" || ms % HOUR_MS === 0, "must be whole hours (outcomes are counted per hour)")
+    .transform((ms) => ms || HOUR_MS)
+    .default(HOUR_MS),
   ...timeRangeShape,
 });
 

@@ -1,26 +1,8 @@
 import { z } from "zod";
 import { cursorSchema, pageSizeSchema } from "../../../http/pagination.js";
 import { repeatable } from "../../../http/query-params.js";
+import { durationSchema as duration, timestampSchema as timestamp } from "../../../http/time-range.js";
 import { ISSUE_SORTS } from "./sorts.js";
-
-
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
-/** Longest window accepted: ten years (a larger number is a typo, not a question). */
-const MAX_WINDOW_MS = 3650 * UNIT_MS.d;
-
-/** Sentry's duration spelling: a number and one of `s m h d w` (`14d`, `24h`, `90m`), or empty. */
-const duration = z
-  .string()
-  .regex(/^(\d{1,7}[smhdw])?$/, "must be a number followed by s, m, h, d or w (14d, 24h) or empty")
-  .transform((value) => (value === "" ? ("" as const) : Number(value.slice(0, -1)) * UNIT_MS[value.at(-1) as keyof typeof UNIT_MS]))
-  .refine((ms) => ms === "" || (ms > 0 && ms <= MAX_WINDOW_MS), "must be more than 0 and at most 3650d");
-
-/** An ISO 8601 date or date-time; without an offset it is UTC (as Sentry reads `start` / `end`). */
-const timestamp = z
-  .string()
-  .regex(/^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d{1,9})?)?([zZ]|[+-]\d\d:?\d\d)?)?$/, "must be an ISO 8601 timestamp")
-  .transform((value) => new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) || value.length === 10 ? value : `${value}Z`))
-  .refine((date) => !Number.isNaN(date.getTime()), "must be an ISO 8601 timestamp");
 
 /** `groupStatsPeriod`: which stats series the items carry — `24h`, `14d`, `auto` (the window's own), empty for none. */
 const seriesSchema = z.enum(["24h", "14d", "auto", ""], { error: 'must be "24h", "14d", "auto" or empty' }).optional();
@@ -79,7 +61,7 @@ export const listIssuesQuery = z
 function seriesOf(groupStatsPeriod: z.output<typeof seriesSchema>, statsPeriod: number | "" | undefined): StatsSeries {
   if (groupStatsPeriod !== undefined) return groupStatsPeriod === "" ? null : groupStatsPeriod;
   if (statsPeriod === "") return null;
-  if (statsPeriod === 14 * UNIT_MS.d) return "14d";
+  if (statsPeriod === 14 * 86_400_000) return "14d";
   return "24h";
 }
 
