@@ -20,6 +20,10 @@ export default defineConfig({
     ],
   },
   test: {
+    globalSetup: ["test/setup/pglite-template.ts"],
+    // Most of the suite waits on PostgreSQL, HTTP and timers: three files at a time on two cores
+    // (vitest would run one: cores − 1).
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
