@@ -15,12 +15,12 @@ const PGLITE_SETTINGS: Readonly<Record<string, string>> = { shared_buffers: "16M
  * Opens an embedded PGlite: on disk in `dataDir`, or in memory without one. A fresh cluster
  * (a new or empty data directory, or memory) starts from the pre-initialised template shipped
  * with the build when there is one (see pglite-template.ts), instead of running initdb.
- * `template` names another dump to start from (the test harness of a source checkout makes one).
  */
-export async function createPGlite(dataDir: string | undefined, template = pgliteTemplatePath()): Promise<PGlite> {
+export async function createPGlite(dataDir: string | undefined): Promise<PGlite> {
   const { PGlite } = await import("@electric-sql/pglite");
   const settings = Object.entries(PGLITE_SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`]);
   const options: PGliteOptions = { dataDir, startParams: [...PGlite.defaultStartParams, ...settings] };
+  const template = pgliteTemplatePath();
   if (template && dataDir === undefined) options.loadDataDir = readPGliteTemplate(template);
   // On disk the files are written directly: PGlite's own loadDataDir goes through its in-memory
   // file system and takes ~1 s and ~150 MB more for the same result.
