@@ -46,6 +46,7 @@ describe("sentry-cli against a Faultline host", () => {
         {
           timeout: 60_000,
           env: {
+            NODE_ENV: "test",
             PATH: process.env.PATH ?? "",
             HOME: home,
             SENTRY_URL: server.url,
@@ -56,7 +57,7 @@ describe("sentry-cli against a Faultline host", () => {
             ...env,
           },
         },
-        (error, stdout, stderr) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        (error: Error | null, stdout: string, stderr: string) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
   }

@@ -119,7 +119,11 @@ export const bulkUpdateProjectIssues = defineEndpoint({
   scopes: ["event:write"],
   query: bulkQuery,
   body: updateIssueBody,
-  handler: async (ctx) => bulkUpdate(ctx, await bulkTargets(ctx, ctx.query, (await pathProject(ctx)).id)),
+  handler: async (ctx) => {
+    const reply = await bulkUpdate(ctx, await bulkTargets(ctx, ctx.query, (await pathProject(ctx)).id));
+    // Sentry's schema for this path requires `isPublic`: Faultline has no public issue sharing.
+    return reply.body ? { body: { isPublic: false, ...reply.body } } : reply;
+  },
 });
 
 export const bulkDeleteProjectIssues = defineEndpoint({
