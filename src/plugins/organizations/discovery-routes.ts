@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Principal } from "../../auth/principal.js";
 import { intersectScopes, ROLE_SCOPES, type Scope } from "../../auth/scopes.js";
 import { defineEndpoint } from "../../http/endpoint.js";
+import { notFound } from "../../http/errors.js";
 import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
 import type { Organization } from "../../db/schema.js";
 import type { OrganizationRepository } from "./repository.js";
@@ -52,7 +53,8 @@ export const currentUser = defineEndpoint({
   auth: "user",
   handler: async ({ principal, container }) => {
     const user = await container.resolve(OrganizationRepositoryToken).findUser(principal?.userId as number);
-    if (!user) throw new Error("a user token whose user does not exist");
+    // Tokens go with their user (ON DELETE CASCADE); a host's `authenticate` hook may name any id.
+    if (!user) throw notFound();
     return { body: serializeUserDetail(user) };
   },
 });
