@@ -86,7 +86,8 @@ const SWEEP_THRESHOLD = 10_000;
 
 /**
  * A fixed-window limit per key (windows aligned to multiples of the key's window length, by
- * default `windowMs`, so `Retry-After` is the time to the next boundary), enforced across every instance sharing a {@link QuotaStore}.
+ * default `windowMs`, so `Retry-After` is the time to the next boundary), enforced across every
+ * instance sharing a {@link QuotaStore}.
  *
  * Each instance leases quota in chunks ({@link leaseSize}) with one atomic add to the shared
  * counter and spends it locally, so a request waits for the database only when its instance's
