@@ -32,6 +32,7 @@ describe("sentry-cli against a Faultline host", () => {
   let instance: TestInstance;
   let server: RunningServer;
   let token: string;
+  let organizationToken: string;
   let home: string;
   let project: { id: string; slug: string; dsnKey: string };
   let other: { id: string; dsnKey: string };
@@ -86,6 +87,7 @@ describe("sentry-cli against a Faultline host", () => {
     server = await serveFaultline(instance.faultline);
     const seeded = await seedOrganization(instance.faultline, "acme");
     token = seeded.allScopesToken;
+    organizationToken = seeded.orgBoundToken;
     project = { id: String(seeded.project.id), slug: seeded.project.slug, dsnKey: seeded.project.keys[0]?.public as string };
     const second = await instance.faultline.api.projects.create({ organization: "acme", slug: "api", platform: "node" });
     other = { id: String(second.id), dsnKey: second.keys[0]?.public as string };
@@ -106,6 +108,11 @@ describe("sentry-cli against a Faultline host", () => {
     expect(result.stdout).toContain(server.url);
     expect(result.stdout).toContain("owner@acme.test");
     expect(result.stdout).toContain("project:write");
+
+    // An organization token has no user: info shows its scopes all the same.
+    const organization = await cli(["info"], { SENTRY_AUTH_TOKEN: organizationToken });
+    expect(organization.code, organization.stderr).toBe(0);
+    expect(organization.stdout).toContain("project:read");
 
     const refused = await cli(["info"], { SENTRY_AUTH_TOKEN: "sntrys_not-a-token" });
     expect(refused.code).not.toBe(0);
@@ -206,6 +213,9 @@ describe("sentry-cli against a Faultline host", () => {
 
     const disabled = await call("PUT", `${keysPath}${key.public}/`, token, { isActive: false, name: "Off" });
     expect(disabled.body).toMatchObject({ isActive: false, name: "Off" });
+    const publicKeys = async (status: string) => ((await call("GET", `${keysPath}?status=${status}`, token)).body as Array<{ public: string }>).map((k) => k.public);
+    expect(await publicKeys("inactive")).toEqual([key.public]);
+    expect(await publicKeys("active")).not.toContain(key.public);
     expect(await ingest(project.id, key.public, "while disabled")).toBe(401);
     await call("PUT", `${keysPath}${key.public}/`, token, { isActive: true });
     expect(await ingest(project.id, key.public, "enabled again")).toBe(200);
