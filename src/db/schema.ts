@@ -95,8 +95,10 @@ export interface ProjectKeysTable {
   name: string;
   public_key: string;
   is_active: boolean;
-  /** Events accepted per minute with this key; null = unlimited. */
+  /** Events accepted per `rate_limit_window` seconds with this key (the name predates windows); null = unlimited. */
   rate_limit_per_minute: Generated<number | null>;
+  /** The rate limit's window in seconds (0012_key_rate_limit_window); null = 60. */
+  rate_limit_window: Generated<number | null>;
   date_created: Timestamp;
 }
 

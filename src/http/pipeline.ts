@@ -137,6 +137,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   async function authenticate(endpoint: AnyEndpoint, request: Request, db: Kysely<Database>): Promise<Principal | null> {
     if (endpoint.auth === "none") return null;
     const principal = await authenticateRequest(request, { db, clock: deps.clock, hook: deps.options.authenticate, cache: tokenCache });
+    if (!principal && endpoint.auth === "optional") return null;
     if (!principal) throw unauthenticated();
     // A SCIM token exists for the identity provider: it opens SCIM endpoints and nothing else.
     // A valid token used where it has no business: 403 (authenticated, not allowed), before the

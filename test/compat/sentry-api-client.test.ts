@@ -117,6 +117,28 @@ describe("@sentry/api, Sentry's generated client, against a Faultline host", () 
     expect(keys[0]?.dsn.public).toMatch(/^http:\/\/[0-9a-f]+@127\.0\.0\.1:\d+\/\d+$/);
   });
 
+  it("what sentry-cli needs: organizations, teams, members, project create/update/delete, client keys, project bulk mutate", async () => {
+    const organizations = (await check({ operation: "listYourOrganizations", status: 200 })) as Array<{ slug: string }>;
+    expect(organizations.map((o) => o.slug)).toEqual(["acme"]);
+    await check({ operation: "listAnOrganization_sTeams", path: org(), status: 200 });
+    await check({ operation: "listAnOrganization_sMembers", path: org(), status: 200 });
+    const created = (await check({
+      operation: "createANewProject",
+      path: { ...org(), team_id_or_slug: param("team_id_or_slug") },
+      body: { name: "Mobile App", platform: "javascript" },
+      status: 201,
+    })) as { slug: string };
+    expect(created.slug).toBe("mobile-app");
+    const mobile = { ...org(), project_id_or_slug: created.slug };
+    await check({ operation: "updateAProject", path: mobile, body: { name: "Mobile" }, status: 200 });
+    const key = (await check({ operation: "createANewClientKey", path: mobile, body: { name: "CI", rateLimit: { window: 60, count: 100 } }, status: 201 })) as { id: string; public: string };
+    await check({ operation: "retrieveAClientKey", path: { ...mobile, key_id: key.public }, status: 200 });
+    await check({ operation: "updateAClientKey", path: { ...mobile, key_id: key.public }, body: { rateLimit: null }, status: 200 });
+    await check({ operation: "deleteAClientKey", path: { ...mobile, key_id: key.public }, status: 204 });
+    await check({ operation: "bulkMutateAListOfIssues", path: project(), query: { id: [Number(param("issue_id"))] }, body: { status: "unresolved" }, status: 200 });
+    await check({ operation: "deleteAProject", path: mobile, status: 204 });
+  });
+
   it("issues: list (org and project), retrieve, update, hashes, bulk mutate", async () => {
     const list = (await check({ operation: "listAnOrganization_sIssues", path: org(), query: { query: "", statsPeriod: "14d", groupStatsPeriod: "24h" }, status: 200 })) as unknown[];
     expect(list.length).toBeGreaterThan(0);

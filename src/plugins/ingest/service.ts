@@ -78,8 +78,9 @@ export class IngestService {
 
   /** Only events count against the key's limit; an envelope is accepted or refused as a whole. */
   async #capture(key: ProjectKeyRecord, events: RawEvent[], receivedAt: Date): Promise<string[]> {
-    if (key.rateLimitPerMinute !== null) {
-      const decision = await this.limiter.consume(key.keyId, events.length, key.rateLimitPerMinute, receivedAt.getTime());
+    if (key.rateLimit !== null) {
+      const { count, windowMs } = key.rateLimit;
+      const decision = await this.limiter.consume(key.keyId, events.length, count, receivedAt.getTime(), windowMs);
       if (!decision.allowed) {
         this.#count(key, "rate_limited", "key_quota", events.length, receivedAt);
         throw rateLimited(decision.retryAfterSeconds);

@@ -27,8 +27,12 @@ import type { listInstallations, installApp, getInstallation, approveInstallatio
 import type { listComments, createComment, updateComment, deleteComment } from "../issues/routes/comments.js";
 import type { getEvent, getEventJson, listIssueHashes, listIssueExternalIssues } from "../issues/routes/events.js";
 import type { getIssue, updateIssue, deleteIssue } from "../issues/routes/issue.js";
-import type { listIssues, bulkUpdateIssues, bulkDeleteIssues, listProjectIssues } from "../issues/routes/list.js";
+import type { listIssues, bulkUpdateIssues, bulkDeleteIssues, listProjectIssues, bulkUpdateProjectIssues, bulkDeleteProjectIssues } from "../issues/routes/list.js";
 import type { getOrganization, listProjects, getProject, listProjectKeys } from "../organizations/routes.js";
+import type { authProbe, currentUser, listOrganizations, listAllProjects } from "../organizations/discovery-routes.js";
+import type { createProject, updateProject, deleteProject } from "../organizations/project-routes.js";
+import type { createProjectKey, getProjectKey, updateProjectKey, deleteProjectKey } from "../organizations/key-routes.js";
+import type { listTeams, listMembers } from "../organizations/member-routes.js";
 import type { getServiceProviderConfig, listResourceTypes, getResourceType, listSchemas, getSchema } from "../scim/routes-discovery.js";
 import type { listScimGroups, createScimGroup, getScimGroup, replaceScimGroup, patchScimGroup, deleteScimGroup } from "../scim/routes-groups.js";
 import type { listScimUsers, createScimUser, getScimUser, replaceScimUser, patchScimUser, deleteScimUser } from "../scim/routes-users.js";
@@ -47,6 +51,8 @@ export interface FirstPartyEndpoints {
   "apps.requests": typeof listAppRequests;
   "apps.rotateSecret": typeof rotateAppSecret;
   "apps.update": typeof updateApp;
+  "auth.index": typeof authProbe;
+  "auth.user": typeof currentUser;
   "comments.create": typeof createComment;
   "comments.delete": typeof deleteComment;
   "comments.list": typeof listComments;
@@ -88,12 +94,24 @@ export interface FirstPartyEndpoints {
   "metricAlertRules.incidents": typeof listIncidents;
   "metricAlertRules.list": typeof listMetricRules;
   "metricAlertRules.update": typeof updateMetricRule;
+  "members.list": typeof listMembers;
   "organizations.get": typeof getOrganization;
+  "organizations.list": typeof listOrganizations;
   "organizations.stats": typeof getOutcomeStats;
+  "projectKeys.create": typeof createProjectKey;
+  "projectKeys.delete": typeof deleteProjectKey;
+  "projectKeys.get": typeof getProjectKey;
+  "projectKeys.update": typeof updateProjectKey;
+  "projects.bulkDeleteIssues": typeof bulkDeleteProjectIssues;
+  "projects.bulkUpdateIssues": typeof bulkUpdateProjectIssues;
+  "projects.createForTeam": typeof createProject;
+  "projects.delete": typeof deleteProject;
   "projects.get": typeof getProject;
   "projects.issues": typeof listProjectIssues;
   "projects.keys": typeof listProjectKeys;
   "projects.list": typeof listProjects;
+  "projects.listAll": typeof listAllProjects;
+  "projects.update": typeof updateProject;
   "scim.groups.create": typeof createScimGroup;
   "scim.groups.delete": typeof deleteScimGroup;
   "scim.groups.get": typeof getScimGroup;
@@ -116,6 +134,7 @@ export interface FirstPartyEndpoints {
   "serviceHooks.get": typeof getHook;
   "serviceHooks.list": typeof listHooks;
   "serviceHooks.update": typeof updateHook;
+  "teams.list": typeof listTeams;
 }
 
 /** The same ids at run time (a test checks every first-party route is listed). */
@@ -136,6 +155,9 @@ export const TYPED_OPERATIONS = [
   "scim.schemas.list", "scim.serviceProviderConfig", "scim.users.create", "scim.users.delete", "scim.users.get",
   "scim.users.list", "scim.users.patch", "scim.users.replace", "serviceHooks.create", "serviceHooks.delete",
   "serviceHooks.get", "serviceHooks.list", "serviceHooks.update",
+  "auth.index", "auth.user", "organizations.list", "projects.listAll", "projects.createForTeam", "projects.update", "projects.delete",
+  "projects.bulkUpdateIssues", "projects.bulkDeleteIssues", "projectKeys.create", "projectKeys.get", "projectKeys.update",
+  "projectKeys.delete", "teams.list", "members.list",
 ] as const satisfies readonly (keyof FirstPartyEndpoints)[];
 
 type Listed = (typeof TYPED_OPERATIONS)[number];
