@@ -68,7 +68,9 @@ interface Direction {
 
 const operations = loadOperations().filter((operation) => operation.method !== "OPTIONS");
 
-describe("cross-organization authorization: another organization's ids answer like ids that do not exist (issue #13)", () => {
+// Each walk makes ~2,000 requests (every operation × credential × id kind): ~12 s alone on PGlite,
+// more beside other test files, so the time limit is per walk, not the suite's 30 s.
+describe("cross-organization authorization: another organization's ids answer like ids that do not exist (issue #13)", { timeout: 180_000 }, () => {
   let instance: TestInstance;
   let server: RunningServer;
   let a: Tenant;
