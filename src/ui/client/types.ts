@@ -4,6 +4,7 @@ export interface Project {
   slug: string;
   name: string;
   platform: string | null;
+  features?: string[];
 }
 
 export interface Issue {

@@ -15,7 +15,9 @@ interface Delivery {
 function Hooks({ org }: { org: string }) {
   const hooks = useAsync(async () => {
     const projects = await get<Project[]>(`/organizations/${enc(org)}/projects/`);
-    const lists = await Promise.all(projects.map(async (p) => ({ project: p, hooks: await get<Hook[]>(`/projects/${enc(org)}/${enc(p.slug)}/hooks/`).catch(() => []) })));
+    // Service hooks are a per-project feature: other projects answer 403.
+    const withHooks = projects.filter((p) => p.features?.includes("servicehooks"));
+    const lists = await Promise.all(withHooks.map(async (p) => ({ project: p, hooks: await get<Hook[]>(`/projects/${enc(org)}/${enc(p.slug)}/hooks/`).catch(() => []) })));
     return lists.filter((list) => list.hooks.length);
   }, [org]);
   return html`<${Section} title="Service hooks">

@@ -4,7 +4,7 @@ import { html } from "../html.js";
 import type { Issue } from "../types.js";
 
 const IGNORE: Array<[string, string, Record<string, unknown>]> = [
-  ["forever", "Ignore", {}],
+  ["forever", "forever", {}],
   ["30m", "for 30 minutes", { ignoreDuration: 30 }],
   ["1d", "for 24 hours", { ignoreDuration: 1440 }],
   ["100", "until 100 more events", { ignoreCount: 100 }],
