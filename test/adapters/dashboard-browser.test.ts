@@ -201,7 +201,7 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     await expect.poll(() => page.locator(".activity").textContent()).toContain("the gateway's fault");
   });
 
-  it("bulk-ignores from the stream, and shows a new issue without a reload", async () => {
+  it("bulk-ignores and bulk-assigns from the stream, and shows a new issue without a reload", async () => {
     await nav("Issues").click();
     await expect.poll(() => page.locator("li.issue").count()).toBe(25);
     const firstTwo = page.locator("li.issue input[type=checkbox]");
@@ -211,9 +211,27 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     await expect.poll(() => page.getByRole("toolbar").textContent()).toMatch(/Ignored 2 issues/);
     const ignored = (await api("/organizations/acme/issues/?query=is:ignored")) as unknown[];
     expect(ignored).toHaveLength(2);
+    await expect.poll(() => page.locator("li.issue").count()).toBe(25); // the next unresolved ones moved up
+    await firstTwo.nth(0).check();
+    await page.getByLabel("Assign selected issues to").fill("acme-owner");
+    await page.getByRole("toolbar").getByRole("button", { name: "Assign" }).click();
+    await expect.poll(() => page.getByRole("toolbar").textContent()).toMatch(/Assigned to acme-owner: 1 issue/);
+    expect((await api("/organizations/acme/issues/?query=assigned:acme-owner")) as unknown[]).toHaveLength(1);
 
     await capture({ platform: "node", level: "fatal", fingerprint: ["fresh"], exception: { values: [{ type: "FreshError", value: "arrived while watching" }] } });
     await expect.poll(() => page.locator("li.issue", { hasText: "FreshError" }).count(), { timeout: 10_000 }).toBe(1);
+  });
+
+  it("without a session (the authenticate hook says no), says so instead of showing data", async () => {
+    const anonymous = await browser.newContext();
+    try {
+      const other = await anonymous.newPage();
+      await other.goto(`${base()}/acme`);
+      await other.getByRole("alert").filter({ hasText: "not signed in" }).first().waitFor({ timeout: 8000 });
+      expect(await other.locator("li.issue").count()).toBe(0);
+    } finally {
+      await anonymous.close();
+    }
   });
 
   it("projects and DSN keys, integrations with the delivery log, alert rules: accessible; usable at 360 px in the dark", async () => {

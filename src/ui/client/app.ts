@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { config } from "./config.js";
 import { html } from "./html.js";
 import { href, navigate, onLinkClick, useLocation } from "./router.js";
@@ -39,6 +39,12 @@ export function App() {
   useEffect(() => {
     if (!org && config.organization) navigate(`/${encodeURIComponent(config.organization)}`, true);
   }, [org]);
+  // A new screen: move focus to it (screen readers announce it; Tab starts from there), as a page load would.
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else document.getElementById("main")?.focus({ preventScroll: true });
+  }, [location.path]);
   useEffect(() => {
     document.addEventListener("click", onLinkClick);
     return () => document.removeEventListener("click", onLinkClick);

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from "preact";
+import { ApiFailure } from "../api.js";
 import { ago, exact } from "../format.js";
 import { html } from "../html.js";
 
@@ -16,7 +17,10 @@ export function Status({ status, substatus }: { status: string; substatus?: stri
 }
 
 export function Failure({ error }: { error: Error | undefined }) {
-  return error ? html`<p class="error" role="alert">${error.message}</p>` : null;
+  if (!error) return null;
+  // 401: the host's authenticate hook found no session (the dashboard holds no token of its own).
+  const signedOut = error instanceof ApiFailure && error.status === 401;
+  return html`<p class="error" role="alert">${signedOut ? "You are not signed in to this application (the Faultline API answered 401). Sign in, then reload." : error.message}</p>`;
 }
 
 export function Loading({ when }: { when: boolean }) {

@@ -91,6 +91,15 @@ export function Stream({ org, params }: { org: string; params: URLSearchParams }
       <button disabled=${!selected.size} onClick=${() => bulk({ status: "resolved" }, "Resolved")}>Resolve</button>
       <button disabled=${!selected.size} onClick=${() => bulk({ status: "ignored" }, "Ignored")}>Ignore</button>
       <button disabled=${!selected.size} onClick=${() => bulk({ status: "unresolved" }, "Reopened")}>Unresolve</button>
+      <form class="row" onSubmit=${(e: Event) => {
+        e.preventDefault();
+        const to = String(new FormData(e.target as HTMLFormElement).get("assignee") ?? "").trim();
+        void bulk({ assignedTo: to || null }, to ? `Assigned to ${to}:` : "Unassigned");
+      }}>
+        <label class="sr-only" for="bulk-assignee">Assign selected issues to (username, email or #team; empty unassigns)</label>
+        <input id="bulk-assignee" name="assignee" placeholder="username or #team" size="14" />
+        <button disabled=${!selected.size}>Assign</button>
+      </form>
       <span class="muted" aria-live="polite">${page.data?.hits ?? issues.length} issues${selected.size ? ` · ${selected.size} selected` : ""} ${notice}</span>
     </div>
     <${Failure} error=${page.error} />
