@@ -6,16 +6,18 @@ import express from "express";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toExpressHandler } from "../../adapters/express/index.js";
-import { SCOPES } from "../../src/index.js";
+import { SCOPES, tokens } from "../../src/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { createDashboard } from "../../src/ui/index.js";
 import { launchChromium, seriousViolations } from "../helpers/browser.js";
+import { outboxRow } from "../helpers/deliveries.js";
 import { captureFor } from "../helpers/events.js";
 import { seedOrganization } from "../helpers/seed.js";
 import { listen, type RunningServer } from "../helpers/server.js";
 import { captureWithSdk } from "./sdk.js";
 
 const SESSION = "dashboard-test-session";
+const FAILED_DELIVERY = "00000000-0000-4000-8000-0000000000d1";
 /** Screenshots go to docs/ when asked (UPDATE_SCREENSHOTS=1), else beside the test run. */
 const SHOTS = process.env.UPDATE_SCREENSHOTS ? join(import.meta.dirname, "../../docs") : join(import.meta.dirname, "../../.scratch/screenshots");
 
@@ -59,7 +61,8 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
   beforeAll(async () => {
     browser = await launchChromium();
     instance = await createTestInstance({
-      worker: false,
+      worker: false, // nothing is sent: the redelivered row stays pending
+      delivery: { allowPrivateNetworks: true },
       authenticate: (request) => ((request.headers.get("cookie") ?? "").includes(`session=${SESSION}`) && ownerId ? { userId: ownerId, scopes: [...SCOPES] } : null),
     });
     const { faultline } = instance;
@@ -106,6 +109,13 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     const [key] = (await api("/projects/acme/web/keys/")) as Array<{ dsn: { public: string } }>;
     await captureWithSdk(key?.dsn.public ?? "", "Checkout crashed in the real SDK");
     await instance.faultline.worker.runDue("ingest.digest").catch(() => undefined);
+    // A service hook and one failed delivery of it, for the delivery log's Redeliver.
+    await faultline.api.projects.create({ organization: "acme", slug: "shop", platform: "node", features: ["servicehooks"] });
+    const hook = (await api("/projects/acme/shop/hooks/", { method: "POST", body: JSON.stringify({ url: "http://127.0.0.1:9/in", events: ["event.created"] }) })) as { id: string };
+    const failedAt = new Date(Date.now() - 60_000);
+    await faultline.container.resolve(tokens.Db).insertInto("deliveries").values(
+      outboxRow({ id: FAILED_DELIVERY, organization_id: Number(acme.organization.id), destination_id: hook.id, status: "failed", next_attempt_at: failedAt, date_created: failedAt, date_finished: failedAt, attempts: 5, last_response_code: 503 }),
+    ).execute();
 
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.addCookies([{ name: "session", value: SESSION, url: server.url }]);
@@ -236,13 +246,18 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
 
   it("projects and DSN keys, integrations with the delivery log, alert rules: accessible; usable at 360 px in the dark", async () => {
     await nav("Projects").click();
-    const dsn = page.getByLabel("DSN");
+    const dsn = page.getByRole("textbox", { name: /^DSN of web / });
     await dsn.waitFor();
     expect(await dsn.inputValue()).toMatch(/^http:\/\/[0-9a-f]{32}@127\.0\.0\.1:\d+\/faultline\/\d+$/);
     await expectAccessible("projects");
     await nav("Integrations").click();
     await page.getByRole("heading", { name: "Delivery log" }).waitFor();
+    await expect(section("Service hooks").textContent()).resolves.toContain("http://127.0.0.1:9/in");
     await expectAccessible("integrations");
+    await page.getByRole("button", { name: `Redeliver event.created ${FAILED_DELIVERY}` }).click();
+    await expect.poll(() => section("Delivery log").getByRole("status").textContent()).toContain("queued again");
+    const [delivery] = (await api(`/organizations/acme/deliveries/?status=pending`)) as Array<{ id: string }>;
+    expect(delivery?.id).toBe(FAILED_DELIVERY);
     await nav("Alerts").click();
     await page.getByRole("heading", { name: "Metric alert rules" }).waitFor();
     await expectAccessible("alerts");

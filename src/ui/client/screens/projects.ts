@@ -13,7 +13,7 @@ interface Key {
   dsn: { public: string };
 }
 
-function CopyField({ id, value }: { id: string; value: string }) {
+function CopyField({ id, value, label }: { id: string; value: string; label: string }) {
   const [copied, setCopied] = useState("");
   const copy = async () => {
     try {
@@ -24,8 +24,8 @@ function CopyField({ id, value }: { id: string; value: string }) {
       setCopied("Selected: press Ctrl+C.");
     }
   };
-  return html`<div class="row"><input id=${id} class="mono grow" readonly value=${value} aria-label="DSN" />
-    <button onClick=${copy}>Copy DSN</button><span class="muted" role="status">${copied}</span></div>`;
+  return html`<div class="row"><input id=${id} class="mono grow" readonly value=${value} aria-label=${label} />
+    <button onClick=${copy} aria-label=${`Copy ${label}`}>Copy DSN</button><span class="muted" role="status">${copied}</span></div>`;
 }
 
 function ProjectKeys({ org, project }: { org: string; project: Project }) {
@@ -35,7 +35,7 @@ function ProjectKeys({ org, project }: { org: string; project: Project }) {
     <${Failure} error=${keys.error} /><${Loading} when=${keys.loading && !keys.data} />
     ${(keys.data ?? []).map((key) => html`<div class="key">
       <p>${key.name} ${key.isActive ? null : html`<span class="badge">inactive</span>`} <span class="muted">created <${Time} iso=${key.dateCreated} /></span></p>
-      <${CopyField} id=${`dsn-${key.id}`} value=${key.dsn.public} />
+      <${CopyField} id=${`dsn-${key.id}`} value=${key.dsn.public} label=${`DSN of ${project.slug} (${key.name})`} />
     </div>`)}
   </section>`;
 }
