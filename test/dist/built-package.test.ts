@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
-import { isBuiltin } from "node:module";
+import { createRequire, isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -51,7 +51,7 @@ describe("the built package", () => {
   });
 
   it("serves the dashboard (faultline/ui) with its built assets, from the ESM and the CommonJS build", async () => {
-    const { createDashboard: fromCjs } = (await import("node:module")).createRequire(import.meta.url)("faultline/ui") as typeof import("faultline/ui");
+    const { createDashboard: fromCjs } = createRequire(import.meta.url)("faultline/ui") as { createDashboard: typeof createDashboard };
     for (const make of [createDashboard, fromCjs]) {
       const app = express();
       app.use("/admin/errors", toExpressHandler(make({ apiBasePath: "/faultline" })));
