@@ -15,6 +15,8 @@ export interface Page<T> {
   next: string | null;
   previous: string | null;
   hits: number | null;
+  /** The most `hits` counts (X-Max-Hits): a count at this cap means "at least". */
+  maxHits: number | null;
 }
 
 /** The cursors of a Sentry-style Link header that say `results="true"`. */
@@ -50,8 +52,11 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   });
   if (!response.ok) throw new ApiFailure(response.status, await detailOf(response));
   const text = response.status === 204 ? "" : await response.text();
-  const hits = response.headers.get("x-hits");
-  return { data: (text ? JSON.parse(text) : null) as T, ...cursors(response.headers.get("link")), hits: hits === null ? null : Number(hits) };
+  const number = (name: string) => {
+    const value = response.headers.get(name);
+    return value === null ? null : Number(value);
+  };
+  return { data: (text ? JSON.parse(text) : null) as T, ...cursors(response.headers.get("link")), hits: number("x-hits"), maxHits: number("x-max-hits") };
 }
 
 export const get = async <T>(path: string): Promise<T> => (await request<T>("GET", path)).data;

@@ -100,7 +100,7 @@ export function Stream({ org, params }: { org: string; params: URLSearchParams }
         <input id="bulk-assignee" name="assignee" placeholder="username or #team" size="14" />
         <button disabled=${!selected.size}>Assign</button>
       </form>
-      <span class="muted" aria-live="polite">${page.data?.hits ?? issues.length} issues${selected.size ? ` · ${selected.size} selected` : ""} ${notice}</span>
+      <span class="muted" aria-live="polite">${hitsText(page.data?.hits ?? issues.length, page.data?.maxHits ?? null)} issues${selected.size ? ` · ${selected.size} selected` : ""} ${notice}</span>
     </div>
     <${Failure} error=${page.error} />
     <${Loading} when=${page.loading && !page.data} />
@@ -123,6 +123,11 @@ export function Stream({ org, params }: { org: string; params: URLSearchParams }
       <button disabled=${!page.data?.next} onClick=${() => go({ ...filters, cursor: page.data?.next ?? "" })}>Next</button>
     </nav>
   `;
+}
+
+/** The API counts up to X-Max-Hits: at the cap, "1000+". */
+function hitsText(hits: number, max: number | null): string {
+  return max !== null && hits >= max ? `${max}+` : String(hits);
 }
 
 /** j/k move between issues, x selects the focused one, / goes to the search box. */
