@@ -113,6 +113,15 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     // A service hook and one failed delivery of it, for the delivery log's Redeliver.
     await faultline.api.projects.create({ organization: "acme", slug: "shop", platform: "node", features: ["servicehooks"] });
     const hook = (await api("/projects/acme/shop/hooks/", { method: "POST", body: JSON.stringify({ url: "http://127.0.0.1:9/in", events: ["event.created"] }) })) as { id: string };
+    // An issue alert rule and a metric alert rule, for the Alerts screen.
+    await api("/projects/acme/web/rules/", {
+      method: "POST",
+      body: JSON.stringify({ name: "New production errors", actionMatch: "all", conditions: [{ id: "first_seen_event" }], filters: [], environment: "production", frequency: 30 }),
+    });
+    await api("/organizations/acme/alert-rules/", {
+      method: "POST",
+      body: JSON.stringify({ name: "Checkout error burst", projects: ["web"], query: "level:error", aggregate: "count()", timeWindow: 5, thresholdType: "above", triggers: [{ label: "critical", alertThreshold: 100 }], resolveThreshold: 20 }),
+    });
     const failedAt = new Date(Date.now() - 60_000);
     await faultline.container.resolve(tokens.Db).insertInto("deliveries").values(
       outboxRow({ id: FAILED_DELIVERY, organization_id: Number(acme.organization.id), destination_id: hook.id, status: "failed", next_attempt_at: failedAt, date_created: failedAt, date_finished: failedAt, attempts: 5, last_response_code: 503 }),
@@ -182,6 +191,8 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     await page.keyboard.press("Escape");
     await page.locator("body").focus();
     await page.keyboard.press("j");
+    // The focused issue shows a focus ring (keyboard focus: :focus-visible).
+    expect(await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle)).toBe("solid");
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { level: 1, name: /PaymentDeclined/ }).waitFor();
     const trace = section("Stack trace");
@@ -261,6 +272,9 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     expect(delivery?.id).toBe(FAILED_DELIVERY);
     await nav("Alerts").click();
     await page.getByRole("heading", { name: "Metric alert rules" }).waitFor();
+    await expect.poll(() => section("Issue alert rules").textContent()).toContain("New production errors");
+    await page.getByRole("button", { name: "Checkout error burst" }).click();
+    await expect.poll(() => section("Metric alert rules").textContent()).toContain("No incidents.");
     await expectAccessible("alerts");
 
     await page.setViewportSize({ width: 360, height: 740 });
