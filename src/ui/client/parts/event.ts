@@ -62,7 +62,7 @@ export function EventView({ event }: { event: SentryEvent }) {
     <${Section} title="Tags"><ul class="tags">${event.tags.map((tag) => html`<li><span class="muted">${tag.key}</span> ${tag.value}</li>`)}</ul></${Section}>
     <${Section} title="Contexts">
       ${Object.entries(event.contexts ?? {}).map(([name, values]) => html`<h3>${name}</h3><${Pairs} entries=${Object.entries(values ?? {})} />`)}
-      ${event.sdk ? html`<p class="muted">SDK ${event.sdk.name} ${event.sdk.version}</p>` : null}
+      ${event.sdk?.name ? html`<p class="muted">SDK ${event.sdk.name} ${event.sdk.version ?? ""}</p>` : null}
     </${Section}>
   `;
 }
