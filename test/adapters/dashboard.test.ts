@@ -45,6 +45,8 @@ const hosts: Array<[string, () => Promise<RunningServer>]> = [
     "Fastify",
     async () => {
       const app = Fastify();
+      // Beside another handler (the API, in a host): two registrations of the adapter must coexist.
+      await app.register(toFastifyPlugin({ handler: async () => new Response("api") }), { prefix: "/faultline" });
       await app.register(toFastifyPlugin(dashboard), { prefix: BASE });
       await app.listen({ port: 0, host: "127.0.0.1" });
       const address = app.server.address();
@@ -118,6 +120,20 @@ describe.each(hosts)("the dashboard mounted at %s under /admin/errors", (_name, 
     const response = await fetch(`${server.url}${BASE}/`, { method: "POST", body: "x" });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("GET, HEAD");
+  });
+});
+
+describe("the dashboard beside the API in one Fastify app", () => {
+  it("both registrations of the adapter answer under their own prefix", async () => {
+    const app = Fastify();
+    await app.register(toFastifyPlugin({ handler: async () => new Response("api") }), { prefix: "/faultline" });
+    await app.register(toFastifyPlugin(dashboard), { prefix: BASE });
+    try {
+      expect(await (await app.inject({ url: "/faultline/api/0/" })).body).toBe("api");
+      expect((await app.inject({ url: `${BASE}/acme` })).body).toContain("faultline-dashboard");
+    } finally {
+      await app.close();
+    }
   });
 });
 
