@@ -15,6 +15,7 @@ export default defineConfig({
       { find: /^faultline\/fastify$/, replacement: new URL("./adapters/fastify/index.ts", import.meta.url).pathname },
       { find: /^faultline\/next$/, replacement: new URL("./adapters/next/index.ts", import.meta.url).pathname },
       { find: /^faultline\/node$/, replacement: new URL("./adapters/node/index.ts", import.meta.url).pathname },
+      { find: /^faultline\/ui$/, replacement: new URL("./src/ui/index.ts", import.meta.url).pathname },
       { find: /^faultline\/testing$/, replacement: new URL("./src/testing/index.ts", import.meta.url).pathname },
       { find: /^faultline$/, replacement: new URL("./src/index.ts", import.meta.url).pathname },
     ],
@@ -26,6 +27,8 @@ export default defineConfig({
     maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // The dashboard's browser bundle, where the source faultline/ui looks for it (src/ui/ui-assets/).
+    globalSetup: ["test/helpers/build-dashboard.ts"],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
       { extends: true, test: { name: "pglite", include: integration, env: { TEST_DATABASE_URL: "" } } },
