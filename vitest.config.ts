@@ -21,14 +21,14 @@ export default defineConfig({
     ],
   },
   test: {
-    globalSetup: ["test/setup/pglite-template.ts"],
+    // A PGlite dump for every embedded database the tests open (no initdb each time), and the
+    // dashboard's browser bundle where the source faultline/ui looks for it (src/ui/ui-assets/).
+    globalSetup: ["test/setup/pglite-template.ts", "test/setup/dashboard.ts"],
     // Most of the suite waits on PostgreSQL, HTTP and timers: three files at a time on two cores
     // (vitest would run one: cores − 1).
     maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // The dashboard's browser bundle, where the source faultline/ui looks for it (src/ui/ui-assets/).
-    globalSetup: ["test/helpers/build-dashboard.ts"],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
       { extends: true, test: { name: "pglite", include: integration, env: { TEST_DATABASE_URL: "" } } },
