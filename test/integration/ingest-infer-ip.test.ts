@@ -52,7 +52,7 @@ describe("ingest: {{auto}} user IPs become the sender's address", () => {
     const { user, raw } = await send(direct, { user: { id: "42", ip_address: "{{auto}}" } }, { "X-Forwarded-For": "203.0.113.9" });
     expect(user).toMatchObject({ id: "42", ip_address: "127.0.0.1" });
     expect(raw).toEqual({ id: "42", ip_address: "127.0.0.1" });
-    expect((await send(direct, { user: { ip_address: "{{auto}}" } }, {}, "store")).user?.ip_address).toBe("127.0.0.1");
+    expect((await send(direct, { user: { ip_address: "{{ AUTO }}" } }, {}, "store")).user?.ip_address).toBe("127.0.0.1");
   });
 
   it("takes the client from X-Forwarded-For behind a trusted proxy", async () => {

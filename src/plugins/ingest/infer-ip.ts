@@ -10,7 +10,8 @@ import type { RawEvent } from "./event-payload.js";
  *   platforms Relay's legacy mode infers for — javascript, cocoa, objc — without `infer_ip`).
  */
 
-const AUTO = "{{auto}}";
+/** As grouping reads it (grouping/user.ts): spaces and case do not matter. */
+const AUTO = /^\{\{\s*auto\s*\}\}$/i;
 const LEGACY_INFER_PLATFORMS = new Set(["javascript", "cocoa", "objc"]);
 
 type Json = Record<string, unknown>;
@@ -34,7 +35,7 @@ export function inferUserIp(event: RawEvent, clientAddress: string | null): RawE
   const mode = inferMode(event);
   const user = isObject(event.user) ? event.user : null;
   const stated = user?.ip_address;
-  if (stated === AUTO) {
+  if (typeof stated === "string" && AUTO.test(stated)) {
     const { ip_address: _auto, ...rest } = user as Json;
     return { ...event, user: mode !== "never" && clientAddress ? { ...rest, ip_address: clientAddress } : rest };
   }
