@@ -118,6 +118,8 @@ export interface AppsTable {
   /** Kept in plaintext on purpose: it is the HMAC key that signs this app's webhooks. */
   client_secret: string;
   webhook_status: Generated<"active" | "disabled">;
+  /** Also send Sentry's `Sentry-Hook-*` header names (0014_sentry_hook_headers). */
+  sentry_hook_headers: Generated<boolean>;
   date_created: Timestamp;
 }
 
@@ -309,6 +311,8 @@ export interface DeliveriesTable {
   date_finished: Date | null;
   /** Insertion order (0005_apps): the keyset tie-breaker of the deliveries listing. */
   seq: Int8Id;
+  /** An app delivery that also carries `Sentry-Hook-*` headers (0014_sentry_hook_headers): its app's choice when queued. */
+  sentry_hook_headers: Generated<boolean>;
 }
 
 export interface DeliveryDestinationsTable {

@@ -38,6 +38,8 @@ export interface EndpointContext<Path extends string, Params, Query, Body> {
   /** The host's mount prefix (`/faultline`), or "" at the root. */
   basePath: string;
   requestId: string;
+  /** The sender's IP address as the adapter resolved it (HandlerOptions.clientAddress), or null when unknown. */
+  clientAddress: string | null;
   params: unknown extends Params ? PathParams<Path> : Params;
   query: Query;
   body: Body;

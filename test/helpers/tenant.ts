@@ -50,6 +50,8 @@ export interface Tenant {
  */
 export const GLOBAL_PARAMS: Record<string, string> = {
   name: "User",
+  /** A tag key every event carries: the issue in the path is what names the organization's data. */
+  key: "level",
   schema_id: SCIM_USER,
 };
 

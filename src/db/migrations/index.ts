@@ -10,11 +10,13 @@ import { retentionMigration } from "./0009-retention.js";
 import { rateLimitsMigration } from "./0010-rate-limits.js";
 import { ingestOutcomesMigration } from "./0011-ingest-outcomes.js";
 import { keyRateLimitWindowMigration } from "./0012-key-rate-limit-window.js";
+import { sentryHookHeadersMigration } from "./0014-sentry-hook-headers.js";
 import type { SchemaMigration } from "./types.js";
 
 /** Every first-party migration, in name order (Kysely applies them by name). Never rename or edit a released one. */
 export const coreMigrations: readonly SchemaMigration[] = [
   coreMigration, issuesMigration, scimMigration, deliveryMigration, appsMigration, alertsMigration, installationConsentMigration,
   ingestQueueMigration, retentionMigration, rateLimitsMigration, ingestOutcomesMigration, keyRateLimitWindowMigration,
+  sentryHookHeadersMigration,
 ];
 export type { SchemaMigration } from "./types.js";

@@ -28,6 +28,13 @@ import type { listComments, createComment, updateComment, deleteComment } from "
 import type { getEvent, getEventJson, listIssueHashes, listIssueExternalIssues } from "../issues/routes/events.js";
 import type { getIssue, updateIssue, deleteIssue } from "../issues/routes/issue.js";
 import type { listIssues, bulkUpdateIssues, bulkDeleteIssues, listProjectIssues, bulkUpdateProjectIssues, bulkDeleteProjectIssues } from "../issues/routes/list.js";
+import type { listIssueEvents, getIssueEvent } from "../issues/routes/issue-events.js";
+import type { listIssueTags, getIssueTag, listIssueTagValues } from "../issues/routes/tags.js";
+import type { resolveShortId, resolveEventId } from "../issues/routes/lookups.js";
+import type {
+  legacyGetIssue, legacyUpdateIssue, legacyDeleteIssue, legacyListIssueEvents, legacyGetIssueEvent, legacyListIssueTags, legacyGetIssueTag,
+  legacyListIssueTagValues, legacyListIssueHashes,
+} from "../issues/routes/legacy.js";
 import type { getOrganization, listProjects, getProject, listProjectKeys } from "../organizations/routes.js";
 import type { authProbe, currentUser, listOrganizations, listAllProjects } from "../organizations/discovery-routes.js";
 import type { createProject, updateProject, deleteProject } from "../organizations/project-routes.js";
@@ -61,6 +68,7 @@ export interface FirstPartyEndpoints {
   "deliveries.redeliver": typeof redeliver;
   "events.get": typeof getEvent;
   "events.json": typeof getEventJson;
+  "events.resolveEventId": typeof resolveEventId;
   "externalIssues.create": typeof createLink;
   "externalIssues.delete": typeof deleteLink;
   "externalIssues.list": typeof listLinks;
@@ -83,10 +91,25 @@ export interface FirstPartyEndpoints {
   "issues.bulkDelete": typeof bulkDeleteIssues;
   "issues.bulkUpdate": typeof bulkUpdateIssues;
   "issues.delete": typeof deleteIssue;
+  "issues.event": typeof getIssueEvent;
+  "issues.events": typeof listIssueEvents;
   "issues.externalIssues": typeof listIssueExternalIssues;
   "issues.get": typeof getIssue;
   "issues.hashes": typeof listIssueHashes;
+  "issues.legacyDelete": typeof legacyDeleteIssue;
+  "issues.legacyEvent": typeof legacyGetIssueEvent;
+  "issues.legacyEvents": typeof legacyListIssueEvents;
+  "issues.legacyGet": typeof legacyGetIssue;
+  "issues.legacyHashes": typeof legacyListIssueHashes;
+  "issues.legacyTag": typeof legacyGetIssueTag;
+  "issues.legacyTagValues": typeof legacyListIssueTagValues;
+  "issues.legacyTags": typeof legacyListIssueTags;
+  "issues.legacyUpdate": typeof legacyUpdateIssue;
   "issues.list": typeof listIssues;
+  "issues.resolveShortId": typeof resolveShortId;
+  "issues.tag": typeof getIssueTag;
+  "issues.tagValues": typeof listIssueTagValues;
+  "issues.tags": typeof listIssueTags;
   "issues.update": typeof updateIssue;
   "metricAlertRules.create": typeof createMetricRule;
   "metricAlertRules.delete": typeof deleteMetricRule;
@@ -142,12 +165,15 @@ export const TYPED_OPERATIONS = [
   "openapi.get",
   "apiTokens.create", "apiTokens.delete", "apiTokens.list", "apps.create", "apps.delete", "apps.get", "apps.list",
   "apps.requests", "apps.rotateSecret", "apps.update", "comments.create", "comments.delete", "comments.list",
-  "comments.update", "deliveries.list", "deliveries.redeliver", "events.get", "events.json", "externalIssues.create",
+  "comments.update", "deliveries.list", "deliveries.redeliver", "events.get", "events.json", "events.resolveEventId", "externalIssues.create",
   "externalIssues.delete", "externalIssues.list", "ingest.envelope", "ingest.envelope.preflight", "ingest.store",
   "ingest.store.preflight", "installations.approveScopes", "installations.authorize", "installations.components",
   "installations.get", "installations.install", "installations.list", "installations.uninstall", "issueAlertRules.create", "issueAlertRules.delete",
   "issueAlertRules.get", "issueAlertRules.list", "issueAlertRules.update", "issues.bulkDelete", "issues.bulkUpdate",
-  "issues.delete", "issues.externalIssues", "issues.get", "issues.hashes", "issues.list", "issues.update",
+  "issues.delete", "issues.event", "issues.events", "issues.externalIssues", "issues.get", "issues.hashes",
+  "issues.legacyDelete", "issues.legacyEvent", "issues.legacyEvents", "issues.legacyGet", "issues.legacyHashes", "issues.legacyTag",
+  "issues.legacyTagValues", "issues.legacyTags", "issues.legacyUpdate", "issues.list", "issues.resolveShortId", "issues.tag",
+  "issues.tagValues", "issues.tags", "issues.update",
   "metricAlertRules.create", "metricAlertRules.delete", "metricAlertRules.get", "metricAlertRules.incidents",
   "metricAlertRules.list", "metricAlertRules.update", "organizations.get", "organizations.stats", "projects.get", "projects.issues",
   "projects.keys", "projects.list", "scim.groups.create", "scim.groups.delete", "scim.groups.get", "scim.groups.list",
