@@ -266,7 +266,7 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     await expectAccessible("projects");
     await nav("Integrations").click();
     await page.getByRole("heading", { name: "Delivery log" }).waitFor();
-    await expect(section("Service hooks").textContent()).resolves.toContain("http://127.0.0.1:9/in");
+    await poll(() => section("Service hooks").textContent()).toContain("http://127.0.0.1:9/in"); // its list loads after the heading
     await expectAccessible("integrations");
     await page.getByRole("button", { name: `Redeliver event.created ${FAILED_DELIVERY}` }).click();
     await poll(() => section("Delivery log").getByRole("status").textContent()).toContain("queued again");
