@@ -19,7 +19,9 @@ async function setup(script: Reply[] = [], options: Parameters<typeof createTest
   const instance = await createTestInstance({
     announce: false,
     ...options,
-    delivery: { allowPrivateNetworks: true, pollIntervalMs: 20, retryDelays: [0.05, 0.05, 0.05], timeoutMs: 500, ...options.delivery },
+    // A receipt slower than timeoutMs is retried and arrives twice: generous, since a loaded CI
+    // machine (and PGlite's queries on this same thread) can delay a local answer by a second.
+    delivery: { allowPrivateNetworks: true, pollIntervalMs: 20, retryDelays: [0.05, 0.05, 0.05], timeoutMs: 3_000, ...options.delivery },
   });
   cleanups.push(receiver.close, instance.close);
   const { api } = instance.faultline;
@@ -353,7 +355,7 @@ describe("delivery policy", { timeout: 60_000 }, () => {
   });
 
   it("counts a receiver that hangs past the timeout as a failure and retries it", async () => {
-    const { receiver, capture, db } = await setup([{ status: 200, delayMs: 2000 }], {}, ["error"]);
+    const { receiver, capture, db } = await setup([{ status: 200, delayMs: 2000 }], { delivery: { timeoutMs: 500 } }, ["error"]);
     await capture(errorEvent({ fingerprint: ["slow"] }));
     await waitFor(async () => (await deliveriesOf(db, "error.created"))[0]?.status === "delivered", 8000);
     const [delivery] = await deliveriesOf(db, "error.created");

@@ -12,7 +12,8 @@ afterAll(() => rm(work, { recursive: true, force: true }));
 
 // The template itself is made by the build (dist/, tested in test/dist/built-package.test.ts);
 // here a cluster is dumped the same way and written to disk by Faultline's own reader.
-describe.skipIf(backend !== "pglite")("the PGlite template written to a data directory (PGlite only)", () => {
+// Runs a real initdb (seconds of CPU): more than the suite's 30 s beside other test files on two cores.
+describe.skipIf(backend !== "pglite")("the PGlite template written to a data directory (PGlite only)", { timeout: 120_000 }, () => {
   it("gives a cluster PGlite opens as its own, with the dumped data, without initdb", async () => {
     const source = await PGlite.create();
     await source.exec("CREATE TABLE kept (note text); INSERT INTO kept VALUES ('from the template'); CHECKPOINT;");
