@@ -9,11 +9,12 @@ import { ingestQueueMigration } from "./0008-ingest-queue.js";
 import { retentionMigration } from "./0009-retention.js";
 import { rateLimitsMigration } from "./0010-rate-limits.js";
 import { ingestOutcomesMigration } from "./0011-ingest-outcomes.js";
+import { releaseStatsMigration } from "./0013-release-stats.js";
 import type { SchemaMigration } from "./types.js";
 
 /** Every first-party migration, in name order (Kysely applies them by name). Never rename or edit a released one. */
 export const coreMigrations: readonly SchemaMigration[] = [
   coreMigration, issuesMigration, scimMigration, deliveryMigration, appsMigration, alertsMigration, installationConsentMigration,
-  ingestQueueMigration, retentionMigration, rateLimitsMigration, ingestOutcomesMigration,
+  ingestQueueMigration, retentionMigration, rateLimitsMigration, ingestOutcomesMigration, releaseStatsMigration,
 ];
 export type { SchemaMigration } from "./types.js";

@@ -1,0 +1,7 @@
+import type { InjectionToken } from "tsyringe";
+import type { ArtifactStore } from "./artifacts/store.js";
+import type { ReleaseRepository } from "./repository.js";
+
+export const ReleaseRepositoryToken: InjectionToken<ReleaseRepository> = Symbol("faultline.ReleaseRepository");
+/** Where uploaded chunks and files live; PostgreSQL by default. A host plugin may register its own. */
+export const ArtifactStoreToken: InjectionToken<ArtifactStore> = Symbol("faultline.ArtifactStore");
