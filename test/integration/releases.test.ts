@@ -1,6 +1,10 @@
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
@@ -97,5 +101,107 @@ describe("releases API and sentry-cli artifact upload", () => {
       expect.objectContaining({ url: "~/app.js", type: "minified_source", debugId: expect.stringMatching(/^[0-9a-f-]{36}$/) }),
       expect.objectContaining({ url: "~/app.js.map", type: "source_map" }),
     ]));
+  });
+});
+
+describe("source-map symbolication of a real @sentry/node event from a minified esbuild bundle", () => {
+  let instance: TestInstance;
+  let server: RunningServer;
+  let acme: Awaited<ReturnType<typeof seedOrganization>>;
+  const work = mkdtempSync(join(tmpdir(), "faultline-symbolicate-"));
+  const call = httpCaller(() => server.url);
+  const sentryNode = pathToFileURL(createRequire(import.meta.url).resolve("@sentry/node")).href;
+
+  beforeAll(async () => {
+    instance = await createTestInstance({ worker: false });
+    acme = await seedOrganization(instance.faultline, "acme");
+    server = await serveFaultline(instance.faultline);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await instance?.close();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  /** Builds (CommonJS, minified, with a map), injects debug IDs and uploads with sentry-cli; `corrupt` replaces the map first. */
+  async function release(name: string, version: string, options: { banner?: string; corrupt?: string; upload?: boolean } = {}) {
+    const dir = join(work, name);
+    await build({ entryPoints: { app: APP }, bundle: true, minify: true, sourcemap: true, format: "cjs", platform: "node", outdir: dir, banner: { js: options.banner ?? "" }, logLevel: "silent" });
+    const env = { url: server.url, token: acme.allScopesToken, org: "acme", project: "web" };
+    await sentryCli(["sourcemaps", "inject", dir], env);
+    if (options.corrupt !== undefined) {
+      // Keeps the debug ID inject wrote, so the broken map is still the one the event points to.
+      const { debug_id } = JSON.parse(readFileSync(join(dir, "app.js.map"), "utf8")) as { debug_id: string };
+      writeFileSync(join(dir, "app.js.map"), JSON.stringify({ ...JSON.parse(options.corrupt), debug_id }));
+    }
+    if (options.upload !== false) await sentryCli(["sourcemaps", "upload", "--release", version, dir], env);
+    return dir;
+  }
+
+  /** Runs the bundle in a real Node process with @sentry/node, which reports the thrown error here. */
+  async function crash(dir: string, version: string): Promise<string> {
+    const dsn = `http://${acme.project.keys[0]?.public}@${new URL(server.url).host}/${acme.project.id}`;
+    const script = `
+      import * as Sentry from ${JSON.stringify(sentryNode)};
+      import { createRequire } from "node:module";
+      Sentry.init({ dsn: ${JSON.stringify(dsn)}, release: ${JSON.stringify(version)}, defaultIntegrations: false, integrations: [] });
+      const app = createRequire(import.meta.url)(${JSON.stringify(join(dir, "app.js"))});
+      let id;
+      try { app.checkout(); } catch (error) { id = Sentry.captureException(error); }
+      await Sentry.flush(10000);
+      process.stdout.write(id);
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], { timeout: 30_000 });
+    await instance.faultline.worker.runDue("ingest.digest");
+    return stdout.trim();
+  }
+
+  const eventOf = async (id: string) => {
+    const response = await call("GET", `/api/0/projects/acme/web/events/${id}/`, acme.allScopesToken);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return response.body;
+  };
+  const framesOf = (event: { entries: Array<{ type: string; data: { values: Array<{ stacktrace: { frames: unknown[] }; rawStacktrace: { frames: unknown[] } | null }> } }> }) => {
+    const exception = event.entries.find((entry) => entry.type === "exception")?.data.values.at(-1);
+    return { frames: exception?.stacktrace.frames as Array<Record<string, unknown>>, raw: exception?.rawStacktrace?.frames as Array<Record<string, unknown>> | undefined };
+  };
+
+  it("maps the frames by debug ID to the original file, function, line and source context; keeps the raw frames", async () => {
+    const dir = await release("build-1", "web@4.0.0");
+    const event = await eventOf(await crash(dir, "web@4.0.0"));
+    const { frames, raw } = framesOf(event);
+    const top = frames.at(-1) as Record<string, unknown>;
+    expect(top).toMatchObject({ function: "validateQuantity", lineNo: 9, inApp: true });
+    expect(top.filename).toMatch(/checkout\.ts$/);
+    expect(top.context).toContainEqual([9, expect.stringContaining("throw new Error(`Invalid quantity")]);
+    expect(frames.at(-2)).toMatchObject({ function: "computeTotal", lineNo: 16 });
+    expect(raw?.at(-1)).toMatchObject({ filename: expect.stringMatching(/build-1\/app\.js$/), function: expect.not.stringMatching(/validateQuantity/) });
+    expect(event.errors ?? []).toEqual([]);
+    expect(event.title).toContain("Invalid quantity for pear");
+  });
+
+  it("groups the same bug from two different builds into one issue", async () => {
+    const first = await eventOf(await crash(join(work, "build-1"), "web@4.0.0"));
+    const dir = await release("build-2", "web@4.0.1", { banner: "var buildNumber=2;console.debug&&void 0;" });
+    const second = await eventOf(await crash(dir, "web@4.0.1"));
+    expect(framesOf(second).frames.at(-1)).toMatchObject({ function: "validateQuantity", lineNo: 9 });
+    expect(second.groupID).toBe(first.groupID);
+  });
+
+  it("a broken map leaves the frame as sent and says why in the event's errors", async () => {
+    // sentry-cli refuses maps it cannot decode; one that maps nothing is accepted and is useless.
+    const dir = await release("build-3", "web@4.0.2", { banner: "var buildNumber=3;", corrupt: '{"version":3,"sources":["x.ts"],"names":[],"mappings":""}' });
+    const event = await eventOf(await crash(dir, "web@4.0.2"));
+    const { frames, raw } = framesOf(event);
+    expect(frames.at(-1)).toMatchObject({ filename: expect.stringMatching(/build-3\/app\.js$/), function: expect.not.stringMatching(/validateQuantity/) });
+    expect(raw).toBeUndefined();
+    expect(event.errors).toContainEqual(expect.objectContaining({ type: "js_invalid_sourcemap_location" }));
+  });
+
+  it("a map that was never uploaded leaves the frame as sent and records js_no_source", async () => {
+    const dir = await release("build-4", "web@4.0.3", { banner: "var buildNumber=4;", upload: false });
+    const event = await eventOf(await crash(dir, "web@4.0.3"));
+    expect(framesOf(event).frames.at(-1)).toMatchObject({ filename: expect.stringMatching(/build-4\/app\.js$/) });
+    expect(event.errors).toContainEqual(expect.objectContaining({ type: "js_no_source" }));
   });
 });

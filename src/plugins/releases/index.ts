@@ -1,14 +1,17 @@
 import { registerFactory } from "../../container/container.js";
 import { Db } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
+import { EventPayloadProcessorToken } from "../issues/index.js";
 import { OrganizationServiceToken } from "../organizations/index.js";
+import { SourceMapCache } from "./symbolicate/cache.js";
+import { SourceMapProcessor } from "./symbolicate/processor.js";
 import { listArtifactFiles } from "./artifacts/files.js";
 import { artifactEndpoints } from "./artifacts/routes.js";
 import { PostgresArtifactStore } from "./artifacts/store.js";
 import { releasesMigrations } from "./migrations.js";
 import { ReleaseRepository } from "./repository.js";
 import { releaseEndpoints } from "./routes.js";
-import { ArtifactStoreToken, ReleaseRepositoryToken } from "./tokens.js";
+import { ArtifactStoreToken, ReleaseRepositoryToken, SourceMapCacheToken } from "./tokens.js";
 
 /** Releases and deploys (Sentry's API), artifact bundles uploaded by sentry-cli, and source-map symbolication. */
 export const releasesPlugin = definePlugin({
@@ -19,6 +22,9 @@ export const releasesPlugin = definePlugin({
     const db = () => container.resolve(Db);
     registerFactory(container, ReleaseRepositoryToken, () => new ReleaseRepository(db));
     registerFactory(container, ArtifactStoreToken, () => new PostgresArtifactStore(db));
+    // Raw maps held parsed at most: 64 MiB (a few large bundles), least recently used out first.
+    registerFactory(container, SourceMapCacheToken, () => new SourceMapCache(64 * 1024 * 1024));
+    registerFactory(container, EventPayloadProcessorToken, (c) => new SourceMapProcessor(c.resolve(ArtifactStoreToken), c.resolve(SourceMapCacheToken)));
   },
   endpoints: [...releaseEndpoints, ...artifactEndpoints],
   api: (container) => ({
