@@ -204,4 +204,23 @@ describe("source-map symbolication of a real @sentry/node event from a minified 
     expect(framesOf(event).frames.at(-1)).toMatchObject({ filename: expect.stringMatching(/build-4\/app\.js$/) });
     expect(event.errors).toContainEqual(expect.objectContaining({ type: "js_no_source" }));
   });
+
+  it("without debug IDs, finds the map by release and the frame's URL (`~/` matches any scheme and host)", async () => {
+    // The frames @sentry/node sent from build-1 (kept as `raw_stacktrace`), as a browser would send them: from a URL, no debug_meta.
+    const sent = (await call("GET", `/api/0/projects/acme/web/events/${await crash(join(work, "build-1"), "web@4.0.0")}/json/`, acme.allScopesToken)).body;
+    const frames = (sent.exception.values[0].raw_stacktrace.frames as Array<Record<string, unknown>>).map((frame) =>
+      String(frame.filename).endsWith("build-1/app.js") ? { ...frame, filename: undefined, abs_path: "https://shop.test/app.js?v=7" } : frame,
+    );
+    const eventId = "5f".repeat(16);
+    const event = { event_id: eventId, platform: "javascript", release: "web@4.0.0", exception: { values: [{ type: "Error", value: "Invalid quantity for pear: 0", stacktrace: { frames } }] } };
+    const envelope = [JSON.stringify({ event_id: eventId }), JSON.stringify({ type: "event" }), JSON.stringify(event)].join("\n");
+    const response = await fetch(`${server.url}/api/${acme.project.id}/envelope/?sentry_key=${acme.project.keys[0]?.public}`, { method: "POST", body: envelope });
+    expect(response.status).toBe(200);
+    await instance.faultline.worker.runDue("ingest.digest");
+    const stored = await eventOf(eventId);
+    expect(framesOf(stored).frames.at(-1)).toMatchObject({ function: "validateQuantity", lineNo: 9, filename: expect.stringMatching(/checkout\.ts$/) });
+    expect(framesOf(stored).raw?.at(-1)).toMatchObject({ absPath: "https://shop.test/app.js?v=7" });
+    // The same bug as the Node events of build-1: one issue.
+    expect(stored.groupID).toBe((await eventOf(sent.event_id)).groupID);
+  });
 });
