@@ -7,6 +7,8 @@ import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "kysely";
+import { type ArtifactStore, ArtifactStoreToken, definePlugin, registerValue, tokens } from "../../src/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { captureFor } from "../helpers/events.js";
 import { seedOrganization } from "../helpers/seed.js";
@@ -222,5 +224,36 @@ describe("source-map symbolication of a real @sentry/node event from a minified 
     expect(framesOf(stored).raw?.at(-1)).toMatchObject({ absPath: "https://shop.test/app.js?v=7" });
     // The same bug as the Node events of build-1: one issue.
     expect(stored.groupID).toBe((await eventOf(sent.event_id)).groupID);
+  });
+});
+
+describe("a host's own ArtifactStore", () => {
+  it("replaces the PostgreSQL blobs: what sentry-cli uploads lands in it, none in artifact_blobs", async () => {
+    const blobs = new Map<string, Uint8Array>();
+    const memory: ArtifactStore = {
+      put: async (organizationId, list) => list.forEach(({ checksum, data }) => blobs.set(`${organizationId}/${checksum}`, data)),
+      has: async (organizationId, checksums) => new Set(checksums.filter((checksum) => blobs.has(`${organizationId}/${checksum}`))),
+      get: async (organizationId, checksum) => blobs.get(`${organizationId}/${checksum}`) ?? null,
+    };
+    const objectStore = definePlugin({ id: "acme-object-store", dependencies: ["releases"], register: (container) => registerValue(container, ArtifactStoreToken, memory) });
+    const instance = await createTestInstance({ worker: false, plugins: [objectStore] });
+    const server = await serveFaultline(instance.faultline);
+    const dir = mkdtempSync(join(tmpdir(), "faultline-store-"));
+    try {
+      const acme = await seedOrganization(instance.faultline, "acme");
+      await bundle(dir);
+      const env = { url: server.url, token: acme.allScopesToken, org: "acme", project: "web" };
+      await sentryCli(["sourcemaps", "inject", dir], env);
+      await sentryCli(["sourcemaps", "upload", "--release", "web@9.0.0", dir], env);
+      expect(blobs.size).toBeGreaterThanOrEqual(3); // the bundle's chunk, the script and its map
+      const db = instance.faultline.container.resolve(tokens.Db);
+      const { rows } = await sql<{ n: string }>`select count(*) as n from ${sql.table(`${instance.schema}.artifact_blobs`)}`.execute(db);
+      expect(Number(rows[0]?.n)).toBe(0);
+      expect(await instance.faultline.api.releases.artifacts("acme")).toHaveLength(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await server.close();
+      await instance.close();
+    }
   });
 });
