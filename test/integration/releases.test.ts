@@ -75,6 +75,17 @@ describe("releases API and sentry-cli artifact upload", () => {
     expect((await call("GET", "/api/0/organizations/acme/releases/shop@1.0.0/", token)).status).toBe(404);
   });
 
+  it("answers sentry-cli's releases new, finalize, deploys new and releases list", async () => {
+    const env = { url: server.url, token: acme.allScopesToken, org: "acme", project: "web" };
+    await sentryCli(["releases", "new", "web@5.0.0"], env);
+    await sentryCli(["releases", "finalize", "web@5.0.0"], env);
+    await sentryCli(["deploys", "new", "--release", "web@5.0.0", "-e", "staging", "-n", "canary"], env);
+    const { body } = await call("GET", "/api/0/organizations/acme/releases/web@5.0.0/", acme.allScopesToken);
+    expect(body).toMatchObject({ version: "web@5.0.0", dateReleased: expect.any(String), deployCount: 1, lastDeploy: { environment: "staging", name: "canary" }, projects: [{ slug: "web" }] });
+    const listed = await sentryCli(["releases", "list"], env);
+    expect(listed.stdout).toContain("web@5.0.0");
+  });
+
   it("shows releases seen on events with firstEvent, lastEvent and newGroups", async () => {
     const capture = captureFor(instance.faultline, { id: acme.project.id, organizationId: acme.organization.id });
     const t = Date.parse("2026-11-21T08:00:00Z") / 1000;
