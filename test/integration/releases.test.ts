@@ -117,7 +117,8 @@ describe("releases API and sentry-cli artifact upload", () => {
   });
 });
 
-describe("source-map symbolication of a real @sentry/node event from a minified esbuild bundle", () => {
+// Queued ingest maps frames in the digest's transaction; direct ingest before its batch is written.
+for (const queued of [true, false]) describe(`source-map symbolication of a real @sentry/node event from a minified esbuild bundle (${queued ? "queued" : "direct"} ingest)`, () => {
   let instance: TestInstance;
   let server: RunningServer;
   let acme: Awaited<ReturnType<typeof seedOrganization>>;
@@ -126,7 +127,7 @@ describe("source-map symbolication of a real @sentry/node event from a minified 
   const sentryNode = pathToFileURL(createRequire(import.meta.url).resolve("@sentry/node")).href;
 
   beforeAll(async () => {
-    instance = await createTestInstance({ worker: false });
+    instance = await createTestInstance({ worker: false, ingest: { queued } });
     acme = await seedOrganization(instance.faultline, "acme");
     server = await serveFaultline(instance.faultline);
   });
