@@ -89,7 +89,7 @@ describe("releases API and sentry-cli artifact upload", () => {
   it("shows releases seen on events with firstEvent, lastEvent and newGroups", async () => {
     const capture = captureFor(instance.faultline, { id: acme.project.id, organizationId: acme.organization.id });
     const t = Date.parse("2026-11-21T08:00:00Z") / 1000;
-    await capture({ release: "web@2.0.0", timestamp: t, exception: { values: [{ type: "TypeError", value: "a" }] } });
+    const { eventId } = await capture({ release: "web@2.0.0", timestamp: t, exception: { values: [{ type: "TypeError", value: "a" }] } });
     await capture({ release: "web@2.0.0", timestamp: t + 60, exception: { values: [{ type: "TypeError", value: "a" }] } });
     await capture({ release: "web@2.0.0", timestamp: t + 30, exception: { values: [{ type: "RangeError", value: "b" }] } });
     const { body } = await call("GET", "/api/0/organizations/acme/releases/web@2.0.0/", acme.allScopesToken);
@@ -100,6 +100,11 @@ describe("releases API and sentry-cli artifact upload", () => {
       lastEvent: new Date((t + 60) * 1000).toISOString(),
       projects: [{ slug: "web", newGroups: 2 }],
     });
+    // The issue's firstRelease / lastRelease are these release rows.
+    const { groupID } = (await call("GET", `/api/0/projects/acme/web/events/${eventId}/`, acme.allScopesToken)).body;
+    const issue = (await call("GET", `/api/0/organizations/acme/issues/${groupID}/`, acme.allScopesToken)).body;
+    expect(issue.firstRelease).toMatchObject({ version: "web@2.0.0", shortVersion: "2.0.0", firstEvent: new Date(t * 1000).toISOString(), newGroups: 2 });
+    expect(issue.lastRelease).toMatchObject({ version: "web@2.0.0", lastEvent: new Date((t + 60) * 1000).toISOString() });
   });
 
   it("accepts sentry-cli sourcemaps inject + upload of an esbuild bundle (chunk upload, assemble)", async () => {
