@@ -158,8 +158,8 @@ for (const queued of [true, false]) describe(`source-map symbolication of a real
   }
 
   /** Runs the bundle in a real Node process with @sentry/node, which reports the thrown error here. */
-  async function crash(dir: string, version: string): Promise<string> {
-    const dsn = `http://${acme.project.keys[0]?.public}@${new URL(server.url).host}/${acme.project.id}`;
+  async function crash(dir: string, version: string, project: { id: string | number; keys: Array<{ public: string }> } = acme.project): Promise<string> {
+    const dsn = `http://${project.keys[0]?.public}@${new URL(server.url).host}/${project.id}`;
     const script = `
       import * as Sentry from ${JSON.stringify(sentryNode)};
       import { createRequire } from "node:module";
@@ -175,8 +175,8 @@ for (const queued of [true, false]) describe(`source-map symbolication of a real
     return stdout.trim();
   }
 
-  const eventOf = async (id: string) => {
-    const response = await call("GET", `/api/0/projects/acme/web/events/${id}/`, acme.allScopesToken);
+  const eventOf = async (id: string, project = "web") => {
+    const response = await call("GET", `/api/0/projects/acme/${project}/events/${id}/`, acme.allScopesToken);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     return response.body;
   };
@@ -197,6 +197,13 @@ for (const queued of [true, false]) describe(`source-map symbolication of a real
     expect(raw?.at(-1)).toMatchObject({ filename: expect.stringMatching(/build-1\/app\.js$/), function: expect.not.stringMatching(/validateQuantity/) });
     expect(event.errors ?? []).toEqual([]);
     expect(event.title).toContain("Invalid quantity for pear");
+  });
+
+  it("maps only the events of the projects the bundle was uploaded for", async () => {
+    const other = await instance.faultline.api.projects.create({ organization: "acme", slug: `other-${queued}`, platform: "node" });
+    const event = await eventOf(await crash(join(work, "build-1"), "web@4.0.0", other), other.slug);
+    expect(framesOf(event).frames.at(-1)).toMatchObject({ filename: expect.stringMatching(/build-1\/app\.js$/) });
+    expect(event.errors).toContainEqual(expect.objectContaining({ type: "js_no_source" }));
   });
 
   it("groups the same bug from two different builds into one issue", async () => {

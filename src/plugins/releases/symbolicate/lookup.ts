@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Database } from "../../../db/schema.js";
 import { withReleaseTables } from "../tables.js";
 
@@ -13,6 +13,7 @@ export type MapLocation = { found: true; checksum: string; url: string; resolved
 export async function locateMaps(
   db: Kysely<Database>,
   organizationId: number,
+  projectId: number,
   input: { absPaths: string[]; images: Map<string, string>; release: string | null; dist: string | null },
 ): Promise<Map<string, MapLocation>> {
   const rdb = withReleaseTables(db);
@@ -20,11 +21,14 @@ export async function locateMaps(
   const debugIds = [...new Set(input.absPaths.flatMap((path) => input.images.get(path) ?? []))];
   if (debugIds.length > 0) {
     const rows = await rdb
-      .selectFrom("artifact_files")
-      .select(["debug_id", "type", "url", "sourcemap", "blob_checksum", "bundle_id", "id"])
-      .where("organization_id", "=", organizationId)
-      .where("debug_id", "in", debugIds)
-      .orderBy("id", "desc")
+      .selectFrom("artifact_files as f")
+      .innerJoin("artifact_bundles as b", "b.id", "f.bundle_id")
+      .select(["f.debug_id", "f.type", "f.url", "f.sourcemap", "f.blob_checksum", "f.bundle_id", "f.id"])
+      .where("f.organization_id", "=", organizationId)
+      .where("b.organization_id", "=", organizationId)
+      .where(forProject(projectId))
+      .where("f.debug_id", "in", debugIds)
+      .orderBy("f.id", "desc")
       .execute();
     // A map uploaded without its debug ID is found through the minified file's `sourcemap` header.
     const viaHeader = new Map<string, { bundleId: number; url: string }>();
@@ -61,6 +65,7 @@ export async function locateMaps(
     .select(["f.url", "f.type", "f.sourcemap", "f.blob_checksum", "f.bundle_id"])
     .where("f.organization_id", "=", organizationId)
     .where("b.organization_id", "=", organizationId)
+    .where(forProject(projectId))
     .where("b.release", "=", input.release)
     .where((eb) => (input.dist ? eb("b.dist", "=", input.dist) : eb.val(true)))
     .where("b.state", "=", "ok")
@@ -79,6 +84,9 @@ export async function locateMaps(
   }
   return located;
 }
+
+/** Bundles are uploaded for projects (`sentry-cli … --project`): only theirs map the project's events. */
+const forProject = (projectId: number) => sql<boolean>`${projectId} = ANY(b.project_ids)`;
 
 /**
  * The artifact URLs a frame's `abs_path` may have been uploaded under, best first: the URL itself

@@ -37,7 +37,7 @@ export class SourceMapProcessor implements EventPayloadProcessor {
     const images = debugImages(payload);
     const release = typeof payload.release === "string" ? payload.release : null;
     if (images.size === 0 && !release) return null;
-    const locations = await locateMaps(db, project.organizationId, { absPaths, images, release, dist: typeof payload.dist === "string" ? payload.dist : null });
+    const locations = await locateMaps(db, project.organizationId, project.id, { absPaths, images, release, dist: typeof payload.dist === "string" ? payload.dist : null });
     if (locations.size === 0) return null;
 
     const errors: Json[] = [];
