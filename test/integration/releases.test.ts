@@ -75,7 +75,7 @@ describe("releases API and sentry-cli artifact upload", () => {
     expect((await call("GET", "/api/0/organizations/acme/releases/shop@1.0.0/", token)).status).toBe(404);
   });
 
-  it("answers sentry-cli's releases new, finalize, deploys new and releases list", async () => {
+  it("answers sentry-cli's releases new, finalize, list, info, delete and deploys new", async () => {
     const env = { url: server.url, token: acme.allScopesToken, org: "acme", project: "web" };
     await sentryCli(["releases", "new", "web@5.0.0"], env);
     await sentryCli(["releases", "finalize", "web@5.0.0"], env);
@@ -84,6 +84,9 @@ describe("releases API and sentry-cli artifact upload", () => {
     expect(body).toMatchObject({ version: "web@5.0.0", dateReleased: expect.any(String), deployCount: 1, lastDeploy: { environment: "staging", name: "canary" }, projects: [{ slug: "web" }] });
     const listed = await sentryCli(["releases", "list"], env);
     expect(listed.stdout).toContain("web@5.0.0");
+    expect((await sentryCli(["releases", "info", "web@5.0.0"], env)).stdout).toContain("web@5.0.0");
+    await sentryCli(["releases", "delete", "web@5.0.0"], env);
+    expect((await call("GET", "/api/0/organizations/acme/releases/web@5.0.0/", acme.allScopesToken)).status).toBe(404);
   });
 
   it("shows releases seen on events with firstEvent, lastEvent and newGroups", async () => {
