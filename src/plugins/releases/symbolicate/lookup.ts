@@ -58,7 +58,6 @@ export async function locateMaps(
   const rest = input.absPaths.filter((path) => !located.has(path));
   if (rest.length === 0 || !input.release) return located;
   const candidates = new Map(rest.map((path) => [path, candidateUrls(path)]));
-  const urls = [...new Set([...candidates.values()].flat())];
   const files = await rdb
     .selectFrom("artifact_files as f")
     .innerJoin("artifact_bundles as b", "b.id", "f.bundle_id")
@@ -75,7 +74,7 @@ export async function locateMaps(
   for (const [path, urlsOfPath] of candidates) {
     const minified = urlsOfPath.map((url) => files.find((file) => file.url === url && file.type !== "source_map")).find((file) => file !== undefined);
     if (!minified) {
-      if (urls.length > 0) located.set(path, { found: false, reason: `no file matching ${urlsOfPath[0] ?? path} in release ${input.release}`, url: path });
+      located.set(path, { found: false, reason: `no file matching ${urlsOfPath[0] ?? path} in release ${input.release}`, url: path });
       continue;
     }
     const mapUrl = minified.sourcemap ? resolveRelative(minified.url, minified.sourcemap) : `${minified.url}.map`;

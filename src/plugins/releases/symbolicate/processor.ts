@@ -87,7 +87,8 @@ export class SourceMapProcessor implements EventPayloadProcessor {
         continue;
       }
       if (!location.found) {
-        report({ type: "js_no_source", url: location.url, reason: location.reason });
+        // Library frames (`in_app: false`, node_modules) are often not uploaded: not worth an error.
+        if (frame.in_app !== false) report({ type: "js_no_source", url: location.url, reason: location.reason });
         out.push(frame);
         callees.push(null);
         enclosing.push(null);
