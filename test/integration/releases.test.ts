@@ -117,6 +117,16 @@ describe("releases API and sentry-cli artifact upload", () => {
     await sentryCli(["sourcemaps", "inject", dir], env);
     const upload = await sentryCli(["sourcemaps", "upload", "--release", "web@3.0.0", dir], env);
     expect(readdirSync(dir).sort()).toEqual(["app.js", "app.js.map"]);
+    // Bad input is a 4xx saying what was wrong.
+    const assemble = "/api/0/organizations/acme/artifactbundle/assemble/";
+    const checksum = "a".repeat(40);
+    expect(await call("POST", assemble, acme.allScopesToken, { checksum, chunks: [], projects: ["nope"] })).toMatchObject({ status: 400, body: { detail: expect.stringContaining("nope") } });
+    expect(await call("POST", assemble, acme.allScopesToken, { checksum, chunks: [checksum], projects: ["web"] })).toMatchObject({ status: 200, body: { state: "not_found", missingChunks: [checksum] } });
+    const wrongName = new FormData();
+    wrongName.append("file", new Blob(["hello"]), checksum);
+    const refused = await fetch(`${server.url}/api/0/organizations/acme/chunk-upload/`, { method: "POST", headers: { Authorization: `Bearer ${acme.allScopesToken}` }, body: wrongName });
+    expect(refused.status).toBe(400);
+    expect((await refused.json()).detail).toContain("does not match");
     const rows = await instance.faultline.api.releases.artifacts("acme");
     expect(rows, upload.stderr).toEqual(expect.arrayContaining([
       expect.objectContaining({ url: "~/app.js", type: "minified_source", debugId: expect.stringMatching(/^[0-9a-f-]{36}$/) }),

@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.js";
-import { badRequest, notFound } from "../../http/errors.js";
+import { ApiError, badRequest, notFound } from "../../http/errors.js";
 import { type ReleasesDb, withReleaseTables } from "./tables.js";
 
 export interface ReleaseInput {
@@ -96,9 +96,15 @@ export class ReleaseRepository {
     return rows.map((row) => row.id);
   }
 
+  /** The projects named (slugs or ids) in the organization; an unknown one is a 400 naming it. */
+  projectIds(organizationId: number, refs: readonly string[]): Promise<number[]> {
+    return this.#projectIds(this.#db, organizationId, refs);
+  }
+
   async projectId(organizationId: number, ref: string): Promise<number> {
-    const [id] = await this.#projectIds(this.#db, organizationId, [ref]).catch(() => {
-      throw notFound();
+    // An unknown project in a path is a 404 (a 400 names body fields); other failures stay what they are.
+    const [id] = await this.#projectIds(this.#db, organizationId, [ref]).catch((error: unknown) => {
+      throw error instanceof ApiError && error.status === 400 ? notFound() : error;
     });
     return id as number;
   }

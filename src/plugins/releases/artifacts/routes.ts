@@ -65,8 +65,7 @@ export const assembleArtifactBundle = defineEndpoint({
   body: assembleBody,
   handler: async ({ organization, body, container }) => {
     if (body.projects.length === 0) throw badRequest("You need to specify at least one project", { projects: ["You need to specify at least one project"] });
-    const repository = container.resolve(ReleaseRepositoryToken);
-    const projectIds = await Promise.all([...new Set(body.projects)].map((ref) => repository.projectId(organization.id, ref)));
+    const projectIds = await container.resolve(ReleaseRepositoryToken).projectIds(organization.id, [...new Set(body.projects)]);
     const reply = await assembleBundle(
       () => container.resolve(Db),
       container.resolve(ArtifactStoreToken),
