@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "coverage/", "**/.next/", ".faultline/"] },
+  { ignores: ["dist/", "node_modules/", "coverage/", "**/.next/", ".faultline/", "src/ui/ui-assets/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

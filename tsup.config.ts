@@ -9,6 +9,7 @@ export default defineConfig((cli) => ({
     node: "adapters/node/index.ts",
     testing: "src/testing/index.ts",
     verify: "src/verify.ts",
+    ui: "src/ui/index.ts",
     cli: "src/cli.ts",
   },
   // ESM (`dist/*.js`) for `import`, CommonJS (`dist/*.cjs`) for `require` (package.json `exports`).
@@ -29,7 +30,8 @@ export default defineConfig((cli) => ({
   noExternal: ["p-retry", "is-network-error"],
   // The pre-initialised PGlite cluster that fresh embedded databases start from (src/db/pglite-template.ts).
   // Written into this build's own output directory (a test builds to a cache directory of its own).
-  onSuccess: `node scripts/build-pglite-template.mjs ${JSON.stringify(cli.outDir ?? "dist")}`,
+  // Then the dashboard's browser bundle (faultline/ui), into <out dir>/ui-assets/.
+  onSuccess: `node scripts/build-pglite-template.mjs ${JSON.stringify(cli.outDir ?? "dist")} && node scripts/build-ui.mjs ${JSON.stringify(cli.outDir ?? "dist")}`,
   // Framework and test-only packages are the host's to install.
   external: ["express", "fastify", "fastify-plugin", "next", "testcontainers", "@testcontainers/postgresql", "@electric-sql/pglite"],
 }));

@@ -15,11 +15,18 @@ export default defineConfig({
       { find: /^faultline\/fastify$/, replacement: new URL("./adapters/fastify/index.ts", import.meta.url).pathname },
       { find: /^faultline\/next$/, replacement: new URL("./adapters/next/index.ts", import.meta.url).pathname },
       { find: /^faultline\/node$/, replacement: new URL("./adapters/node/index.ts", import.meta.url).pathname },
+      { find: /^faultline\/ui$/, replacement: new URL("./src/ui/index.ts", import.meta.url).pathname },
       { find: /^faultline\/testing$/, replacement: new URL("./src/testing/index.ts", import.meta.url).pathname },
       { find: /^faultline$/, replacement: new URL("./src/index.ts", import.meta.url).pathname },
     ],
   },
   test: {
+    // A PGlite dump for every embedded database the tests open (no initdb each time), and the
+    // dashboard's browser bundle where the source faultline/ui looks for it (src/ui/ui-assets/).
+    globalSetup: ["test/setup/pglite-template.ts", "test/setup/dashboard.ts"],
+    // Most of the suite waits on PostgreSQL, HTTP and timers: three files at a time on two cores
+    // (vitest would run one: cores − 1).
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [

@@ -171,7 +171,23 @@ async function check(run, base, port) {
   const scim = await request(base, scimPath, { Authorization: `Bearer ${SCIM_TOKEN}` });
   if (scim.status !== 200) fail(`GET ${scimPath} with the demo SCIM token: ${scim.status} ${(await scim.text()).slice(0, 300)}`);
 
-  for (const [what, text] of [["base URL", `http://${HOST}:${port}`], ["API token", TOKEN], ["DSN", dsn], ["SCIM token", SCIM_TOKEN], ["curl example", `curl -H "Authorization: Bearer ${TOKEN}"`]]) {
+  // The dashboard (faultline/ui) at /admin/errors, signed in through the host's /login cookie.
+  const dashboard = await request(base, "/admin/errors");
+  if (dashboard.status !== 200 || !(dashboard.headers.get("content-security-policy") ?? "").includes("script-src 'self'") || !/faultline-dashboard/.test(await dashboard.text())) {
+    fail(`GET /admin/errors should be the dashboard's page with its CSP, got ${dashboard.status}`);
+  }
+  let login;
+  try {
+    login = await fetch(`${base}/login`, { redirect: "manual", signal: AbortSignal.timeout(10_000) });
+  } catch (error) {
+    fail(`GET /login failed: ${error.message}`);
+  }
+  const cookie = /demo_session=[0-9a-f]+/.exec(login.headers.get("set-cookie") ?? "")?.[0];
+  if (login.status !== 302 || !cookie) fail(`GET /login should set the demo session cookie and redirect, got ${login.status}`);
+  const bySession = await request(base, installationsPath, { Cookie: cookie });
+  if (bySession.status !== 200) fail(`GET ${installationsPath} with the /login session cookie should be 200, got ${bySession.status}`);
+
+  for (const [what, text] of [["dashboard URL", `http://${HOST}:${port}/login`], ["base URL", `http://${HOST}:${port}`], ["API token", TOKEN], ["DSN", dsn], ["SCIM token", SCIM_TOKEN], ["curl example", `curl -H "Authorization: Bearer ${TOKEN}"`]]) {
     if (!run.output.includes(text)) fail(`the ${what} (${text}) was not printed`);
   }
   return { projectId: dsn.slice(dsn.lastIndexOf("/") + 1), installation: demoApps[0].uuid };

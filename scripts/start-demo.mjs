@@ -13,6 +13,8 @@ function newestMtime(dir) {
   if (!existsSync(dir)) return 0;
   let newest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    // src/ui/ui-assets/ is the test run's dashboard build, not a source.
+    if (entry.name === "ui-assets") continue;
     const path = join(dir, entry.name);
     newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
   }
@@ -24,7 +26,9 @@ const sources = Math.max(newestMtime(join(root, "src")), newestMtime(join(root, 
 // The PGlite template a new data directory starts from (written by the build since #19): a dist/
 // built before it would work, but start slowly and large.
 const hasTemplate = existsSync(built) && readdirSync(join(root, "dist")).some((name) => /^pglite-template-.+\.tar\.gz$/.test(name));
-if (!existsSync(built) || statSync(built).mtimeMs < sources || !hasTemplate) {
+// The dashboard's browser bundle (since #18), which the demo mounts at /admin/errors.
+const hasDashboard = existsSync(join(root, "dist", "ui-assets", "manifest.json"));
+if (!existsSync(built) || statSync(built).mtimeMs < sources || !hasTemplate || !hasDashboard) {
   process.stderr.write("faultline: building the library (dist/ is missing, incomplete or older than src/ or adapters/)…\n");
   const startedAt = Date.now();
   // --no: never download (tsup is a devDependency). Its progress is shown only when it fails. In its

@@ -7,6 +7,8 @@ interface ExpressRequest extends IncomingMessage {
   originalUrl: string;
   /** Honours `trust proxy` in Express 4 and 5. */
   protocol?: string;
+  /** The client's address under `trust proxy` (Express 4 and 5). */
+  ip?: string;
   app?: { get(setting: string): unknown };
   body?: unknown;
   rawBody?: unknown;
@@ -74,7 +76,8 @@ export function toExpressHandler(faultline: HasHandler): ExpressHandler {
         parsedBody: parsedJson(req),
         consumedFix: MOUNT_FIRST,
       });
-      await sendWebResponse(res, await faultline.handler(request, { basePath: req.baseUrl }));
+      // `req.ip` follows the app's `trust proxy` setting (X-Forwarded-For only from trusted peers).
+      await sendWebResponse(res, await faultline.handler(request, { basePath: req.baseUrl, clientAddress: req.ip ?? req.socket.remoteAddress }));
     } catch (error) {
       next(error);
     }

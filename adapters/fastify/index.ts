@@ -38,7 +38,8 @@ function registerRoutes(app: FastifyInstance, faultline: HasHandler, bodyLimit: 
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<Response | Buffer> => {
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
     const webRequest = toWebRequest(request.raw, { url: request.raw.url, body, parsedBody: body ? undefined : request.body, consumedFix: REGISTER_AS_IS });
-    const response = await faultline.handler(webRequest, { basePath });
+    // `request.ip` follows the server's `trustProxy` option (X-Forwarded-For only from trusted peers).
+    const response = await faultline.handler(webRequest, { basePath, clientAddress: request.ip });
     if (!response.body || !isJson(response)) return response;
     reply.code(response.status);
     for (const [name, value] of response.headers) reply.header(name, value);

@@ -18,6 +18,12 @@ export interface NextRouteHandlers {
 export interface NextHandlerOptions {
   /** Where the catch-all route lives, as seen in `request.url` (default `/api/faultline`). */
   basePath?: string;
+  /**
+   * The sender's address, for `{{auto}}` user IPs: a route handler sees no socket, so the host
+   * says which header its trusted proxy sets (e.g. the first `X-Forwarded-For` entry). Without
+   * it the address is unknown and `{{auto}}` is dropped rather than guessed from a client header.
+   */
+  clientAddress?: (request: Request) => string | undefined;
 }
 
 const first = (value: string | null) => value?.split(",")[0]?.trim() || undefined;
@@ -50,7 +56,7 @@ export function toNextJsHandler(source: HasHandler | (() => HasHandler | Promise
   const basePath = options.basePath ?? "/api/faultline";
   const handle: RouteHandler = async (request) => {
     const faultline = typeof source === "function" ? await source() : source;
-    return faultline.handler(withClientOrigin(request), { basePath });
+    return faultline.handler(withClientOrigin(request), { basePath, clientAddress: options.clientAddress?.(request) });
   };
   return { GET: handle, POST: handle, PUT: handle, PATCH: handle, DELETE: handle, OPTIONS: handle, HEAD: handle };
 }

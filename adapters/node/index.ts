@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { FaultlineHandler } from "../../src/http/pipeline.js";
-import { toWebRequest } from "./request.js";
+import { clientAddressOf, toWebRequest } from "./request.js";
 import { sendWebResponse } from "./response.js";
 
-export { type NodeRequestOptions, toWebRequest } from "./request.js";
+export { clientAddressOf, type NodeRequestOptions, toWebRequest } from "./request.js";
 export { sendWebResponse } from "./response.js";
 
 /** Anything with a Faultline handler (an instance from `createFaultline`). */
@@ -15,7 +15,7 @@ export interface HasHandler {
 export interface NodeHandlerOptions {
   /** The prefix the handler is mounted under (the request path keeps it). */
   basePath?: string;
-  /** Trust `X-Forwarded-Proto` / `X-Forwarded-Host` (behind your own proxy only). */
+  /** Trust `X-Forwarded-Proto` / `X-Forwarded-Host` / `X-Forwarded-For` (behind your own proxy only). */
   trustProxy?: boolean;
 }
 
@@ -28,7 +28,8 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
  */
 export function toNodeHandler(faultline: HasHandler, options: NodeHandlerOptions = {}): NodeHandler {
   return async (req, res) => {
-    const response = await faultline.handler(toWebRequest(req, options), { basePath: options.basePath });
+    const clientAddress = clientAddressOf(req, options.trustProxy ?? false);
+    const response = await faultline.handler(toWebRequest(req, options), { basePath: options.basePath, clientAddress });
     await sendWebResponse(res, response);
   };
 }

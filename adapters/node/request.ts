@@ -34,6 +34,16 @@ function originOf(req: IncomingMessage, trustProxy: boolean): string {
   return `${first("x-forwarded-proto") || (encrypted ? "https" : "http")}://${first("x-forwarded-host") || req.headers.host || "localhost"}`;
 }
 
+/**
+ * The sender's address: the socket's peer, or — with `trustProxy`, behind the host's own proxy —
+ * the first (client) address of `X-Forwarded-For`. Without trust that header is the client's own
+ * claim and is ignored.
+ */
+export function clientAddressOf(req: IncomingMessage, trustProxy: boolean): string | undefined {
+  const forwarded = trustProxy ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0]?.trim() : "";
+  return forwarded || req.socket?.remoteAddress || undefined;
+}
+
 function headersOf(req: IncomingMessage, decoded: boolean): Headers {
   const headers = new Headers();
   const raw = req.rawHeaders;

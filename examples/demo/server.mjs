@@ -1,11 +1,13 @@
 // The demo host: a small "existing product" (its own / and /health) with Faultline mounted at the
 // root, on embedded PGlite persisted in .faultline/ (or PostgreSQL with DATABASE_URL).
 // Started by `npm start` (scripts/start-demo.mjs); see docs/getting-started.md.
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import express from "express";
 import { createFaultline, SCOPES } from "faultline";
 import { toExpressHandler } from "faultline/express";
+import { createDashboard } from "faultline/ui";
 
 /** An environment variable, with "" meaning unset. */
 const env = (name) => process.env[name] || undefined;
@@ -45,12 +47,33 @@ function database() {
   return { dataDir };
 }
 
+// --- the host's own "session": /login signs the visitor in as the seeded admin ---------------
+// A stand-in for a real product's sign-in. The dashboard has no login of its own: its API calls
+// carry this cookie, and the authenticate hook below maps it to a Faultline user.
+
+const SESSION_COOKIE = "demo_session";
+const sessionSecret = randomBytes(24).toString("hex"); // new each start: restarting signs everyone out
+let adminUserId; // set once the seed has run
+
+function hasSession(request) {
+  const value = new RegExp(`(?:^|;\\s*)${SESSION_COOKIE}=([0-9a-f]+)`).exec(request.headers.get("cookie") ?? "")?.[1];
+  return value !== undefined && value.length === sessionSecret.length && timingSafeEqual(Buffer.from(value), Buffer.from(sessionSecret));
+}
+
+/** Cookie → the admin; state-changing requests only from this origin (Faultline does no CSRF check). */
+function authenticate(request) {
+  if (!adminUserId || !hasSession(request)) return null;
+  if (!["GET", "HEAD", "OPTIONS"].includes(request.method) && request.headers.get("origin") !== new URL(request.url).origin) return null;
+  return { userId: adminUserId, scopes: [...SCOPES] };
+}
+
 const delays = retryDelays();
 let faultline;
 try {
   faultline = createFaultline({
     database: database(),
     publicUrl: baseUrl,
+    authenticate,
     // Development setting: the demo may deliver webhooks to loopback and private addresses.
     delivery: { allowPrivateNetworks: true, ...(delays && { retryDelays: delays }) },
   });
@@ -131,6 +154,8 @@ async function seed() {
     (await ensure(() => api.tokens.create({ organization: "demo", kind: "scim", scopes: ["member:admin", "team:admin"], name: "demo scim", token: scimEnv })))?.token ??
     scimEnv;
 
+  adminUserId = Number((await api.users.get("admin")).id);
+
   const [key] = await api.projects.keys("demo", "web");
   if (dsnKey && key && key.public !== dsnKey) {
     process.stderr.write(`faultline demo: project "web" already has DSN key ${key.public}; FAULTLINE_DEMO_DSN_KEY applies only when it is created\n`);
@@ -150,6 +175,7 @@ Faultline, an embeddable Sentry-compatible error-monitoring API, is mounted at t
 and shares its process and port. The API answers JSON and needs the token printed by <code>npm start</code>
 (<code>Authorization: Bearer flu_…</code>).</p>
 <ul>
+<li><a href="/login">/login</a> — sign in to the host (as the seeded admin) and open the <a href="/admin/errors">error dashboard</a> at /admin/errors</li>
 <li><a href="/health">/health</a> — the host's own health check</li>
 <li><a href="/api/0/organizations/demo/">/api/0/organizations/demo/</a> — the seeded organization</li>
 <li><a href="/api/0/organizations/demo/svc-app-installations/">/api/0/organizations/demo/svc-app-installations/</a> — installed apps</li>
@@ -160,6 +186,12 @@ and shares its process and port. The API answers JSON and needs the token printe
 </body></html>`);
 });
 app.get("/health", (_req, res) => res.json({ ok: true }));
+app.get("/login", (_req, res) => {
+  res.cookie(SESSION_COOKIE, sessionSecret, { httpOnly: true, sameSite: "strict", path: "/" });
+  res.redirect("/admin/errors");
+});
+// The dashboard (faultline/ui): its own mount path; it calls the API mounted below at the root.
+app.use("/admin/errors", toExpressHandler(createDashboard({ apiBasePath: "", organization: "demo" })));
 app.use(toExpressHandler(faultline));
 
 function listen() {
@@ -177,6 +209,7 @@ try {
     [
       "",
       `Faultline demo running at ${baseUrl}`,
+      `  Dashboard:               ${baseUrl}/login (signs you in as the admin, then opens ${baseUrl}/admin/errors)`,
       `  API token (every scope): ${seeded.token}`,
       `  DSN (project "web"):     ${seeded.dsn}`,
       `  SCIM token (org "demo"): ${seeded.scimToken}`,

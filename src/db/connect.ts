@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect, type PostgresPool } from "kysely";
 import pRetry from "p-retry";
-import pg from "pg";
+import type pg from "pg";
 import type { Logger } from "../logging/logger.js";
 import { createPGlite } from "./pglite.js";
 import type { Database } from "./schema.js";
@@ -128,7 +128,9 @@ async function openSource(source: DatabaseSource, options: ConnectOptions): Prom
   }
   if (typeof source === "string") {
     // keepAlive: an idle connection (LISTEN above all) notices a silently dropped route.
-    const pool = new pg.Pool({ connectionString: source, connectionTimeoutMillis: options.connectTimeoutMs, keepAlive: true });
+    // Loaded on demand: an embedded host never needs the driver, and it costs ~45 ms at start-up.
+    const { Pool } = (await import("pg")).default;
+    const pool = new Pool({ connectionString: source, connectionTimeoutMillis: options.connectTimeoutMs, keepAlive: true });
     return openPool(pool, true, options.logger, describeConnectionString(source));
   }
   if (isKysely(source)) return { root: source, engine: "kysely", label: "the Kysely instance given as `database`", close: async () => {} };

@@ -16,6 +16,10 @@ import { gunzipSync } from "node:zlib";
  * initdb as usual. Run from the sources (tests) there is none either.
  */
 export function pgliteTemplatePath(): string | undefined {
+  // Another dump to start from, made by the same PGlite version (docs/operations.md): Faultline's
+  // own source test run sets it (test/setup/), as a source checkout has no build output.
+  const given = process.env.FAULTLINE_PGLITE_TEMPLATE;
+  if (given) return given;
   const version = installedPGliteVersion();
   if (!version) return undefined;
   const path = fileURLToPath(new URL(`./${pgliteTemplateFileName(version)}`, import.meta.url));

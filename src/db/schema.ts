@@ -95,8 +95,10 @@ export interface ProjectKeysTable {
   name: string;
   public_key: string;
   is_active: boolean;
-  /** Events accepted per minute with this key; null = unlimited. */
+  /** Events accepted per `rate_limit_window` seconds with this key (the name predates windows); null = unlimited. */
   rate_limit_per_minute: Generated<number | null>;
+  /** The rate limit's window in seconds (0012_key_rate_limit_window); null = 60. */
+  rate_limit_window: Generated<number | null>;
   date_created: Timestamp;
 }
 
@@ -116,6 +118,8 @@ export interface AppsTable {
   /** Kept in plaintext on purpose: it is the HMAC key that signs this app's webhooks. */
   client_secret: string;
   webhook_status: Generated<"active" | "disabled">;
+  /** Also send Sentry's `Sentry-Hook-*` header names (0014_sentry_hook_headers). */
+  sentry_hook_headers: Generated<boolean>;
   date_created: Timestamp;
 }
 
@@ -312,6 +316,8 @@ export interface DeliveriesTable {
   date_finished: Date | null;
   /** Insertion order (0005_apps): the keyset tie-breaker of the deliveries listing. */
   seq: Int8Id;
+  /** An app delivery that also carries `Sentry-Hook-*` headers (0014_sentry_hook_headers): its app's choice when queued. */
+  sentry_hook_headers: Generated<boolean>;
 }
 
 export interface DeliveryDestinationsTable {

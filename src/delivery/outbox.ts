@@ -16,6 +16,8 @@ export interface NewDelivery {
   resource: string;
   /** The payload, given the delivery id (stable across retries, so receivers de-duplicate on it). */
   body(deliveryId: string): unknown;
+  /** Also send Sentry's `Sentry-Hook-*` header names (an app's opt-in). */
+  sentryHookHeaders?: boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ export class Outbox {
         last_response_code: null,
         last_error: null,
         date_finished: null,
+        sentry_hook_headers: delivery.sentryHookHeaders ?? false,
       };
     });
     await scope.trx.insertInto("deliveries").values(rows).execute();

@@ -18,9 +18,11 @@ type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${i
 
 /**
  * How a route authenticates: `token` (the default) needs a principal; `user` needs a user-bound
- * one; `none` skips authentication (ingest with DSN keys, OAuth exchange).
+ * one; `optional` authenticates credentials when given (a bad token is still a 401) and runs
+ * without a principal otherwise (Sentry's `GET /api/0/` probe); `none` skips authentication
+ * (ingest with DSN keys, OAuth exchange).
  */
-export type EndpointAuth = "token" | "user" | "none";
+export type EndpointAuth = "token" | "user" | "optional" | "none";
 
 /** What a handler may return: data rendered as JSON, or a ready Response. */
 export interface Reply<T = unknown> {
@@ -36,6 +38,8 @@ export interface EndpointContext<Path extends string, Params, Query, Body> {
   /** The host's mount prefix (`/faultline`), or "" at the root. */
   basePath: string;
   requestId: string;
+  /** The sender's IP address as the adapter resolved it (HandlerOptions.clientAddress), or null when unknown. */
+  clientAddress: string | null;
   params: unknown extends Params ? PathParams<Path> : Params;
   query: Query;
   body: Body;

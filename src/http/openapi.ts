@@ -80,7 +80,8 @@ function operation(route: RouteInfo): Json {
     summary: endpoint.summary ?? endpoint.operationId,
     tags: [endpoint.operationId.split(".")[0]],
     // Any one scope suffices: one security requirement per scope.
-    security: endpoint.auth === "none" ? [] : scopes.length > 0 ? scopes.map((scope) => ({ bearerAuth: [scope] })) : [{ bearerAuth: [] }],
+    // `optional`: anonymous ({}) or with a token.
+    security: endpoint.auth === "none" ? [] : endpoint.auth === "optional" ? [{}, { bearerAuth: [] }] : scopes.length > 0 ? scopes.map((scope) => ({ bearerAuth: [scope] })) : [{ bearerAuth: [] }],
     "x-scopes": scopes,
     ...(endpoint.auth === "user" ? { "x-requires-user": true } : {}),
     "x-plugin": route.plugin,

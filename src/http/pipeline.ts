@@ -23,10 +23,16 @@ import { requestIdFor } from "./request-id.js";
 import { parseOrThrow } from "./validate.js";
 import { renderSentryError, replyToResponse } from "./responses.js";
 
-/** Per-request options an adapter passes: where the host mounted Faultline. */
+/** Per-request options an adapter passes: where the host mounted Faultline, and who sent the request. */
 export interface HandlerOptions {
   /** The mount prefix of this request (`/faultline`); defaults to the instance's `basePath`. */
   basePath?: string;
+  /**
+   * The sender's IP address as the host resolved it: the socket's peer, or the client named in
+   * `X-Forwarded-For` when the host trusts its proxy (the adapters apply the framework's
+   * trusted-proxy setting). Ingest puts it where an SDK asked for `{{auto}}`; absent, it is unknown.
+   */
+  clientAddress?: string;
 }
 
 export type FaultlineHandler = (request: Request, options?: HandlerOptions) => Promise<Response>;
@@ -81,7 +87,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     const routed: Routed = { template: UNMATCHED };
     let response: Response;
     try {
-      response = await route(request, url, path, basePath, requestId, logger, routed);
+      response = await route(request, url, path, basePath, requestId, logger, routed, handlerOptions?.clientAddress ?? null);
     } catch (error) {
       response = renderError(error, path ?? url.pathname, requestId, logger);
     }
@@ -94,7 +100,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     return response;
   }
 
-  async function route(request: Request, url: URL, path: string | null, basePath: string, requestId: string, logger: Logger, routed: Routed): Promise<Response> {
+  async function route(request: Request, url: URL, path: string | null, basePath: string, requestId: string, logger: Logger, routed: Routed, clientAddress: string | null): Promise<Response> {
     if (path === null) throw new ApiError(404, NOT_FOUND_DETAIL);
     checkUrlLength(url, deps.options.limits.urlLength);
     const match = deps.composition.router.match(request.method, path);
@@ -116,6 +122,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
       url,
       basePath,
       requestId,
+      clientAddress,
       principal,
       organization,
       scopes,
@@ -137,6 +144,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   async function authenticate(endpoint: AnyEndpoint, request: Request, db: Kysely<Database>): Promise<Principal | null> {
     if (endpoint.auth === "none") return null;
     const principal = await authenticateRequest(request, { db, clock: deps.clock, hook: deps.options.authenticate, cache: tokenCache });
+    if (!principal && endpoint.auth === "optional") return null;
     if (!principal) throw unauthenticated();
     // A SCIM token exists for the identity provider: it opens SCIM endpoints and nothing else.
     // A valid token used where it has no business: 403 (authenticated, not allowed), before the

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createServer } from "node:http";
-import { isBuiltin } from "node:module";
+import { createRequire, isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -11,6 +11,7 @@ import { createFaultline, SCOPES } from "faultline";
 import { toExpressHandler } from "faultline/express";
 import { toNodeHandler } from "faultline/node";
 import { createTestInstance } from "faultline/testing";
+import { createDashboard } from "faultline/ui";
 import express from "express";
 import { listen } from "../helpers/server.js";
 
@@ -46,6 +47,29 @@ describe("the built package", () => {
       await viaExpress.close();
       await viaNode.close();
       await faultline.close();
+    }
+  });
+
+  it("serves the dashboard (faultline/ui) with its built assets, from the ESM and the CommonJS build", async () => {
+    const { createDashboard: fromCjs } = createRequire(import.meta.url)("faultline/ui") as { createDashboard: typeof createDashboard };
+    for (const make of [createDashboard, fromCjs]) {
+      const app = express();
+      app.use("/admin/errors", toExpressHandler(make({ apiBasePath: "/faultline" })));
+      const host = await listen(createServer(app));
+      try {
+        const page = await fetch(`${host.url}/admin/errors/acme/issues/1`);
+        expect(page.status).toBe(200);
+        expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+        const assets = [...(await page.text()).matchAll(/(?:src|href)="(\/admin\/errors\/assets\/[^"]+)"/g)].map((m) => m[1]);
+        expect(assets).toHaveLength(2);
+        for (const asset of assets) {
+          const response = await fetch(`${host.url}${asset}`);
+          expect(response.status).toBe(200);
+          expect(response.headers.get("cache-control")).toContain("immutable");
+        }
+      } finally {
+        await host.close();
+      }
     }
   });
 

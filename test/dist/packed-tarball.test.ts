@@ -10,7 +10,7 @@ import { sdkRoundTrip } from "../adapters/sdk.js";
 
 const run = promisify(execFile);
 const repo = resolve(import.meta.dirname, "../..");
-const SUBPATHS = ["faultline", "faultline/express", "faultline/fastify", "faultline/next", "faultline/node", "faultline/testing", "faultline/verify"];
+const SUBPATHS = ["faultline", "faultline/express", "faultline/fastify", "faultline/next", "faultline/node", "faultline/testing", "faultline/ui", "faultline/verify"];
 const TOKEN = "flu_packedtarballhosttoken0123456789abcd";
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", FAULTLINE_TOKEN: TOKEN, DATABASE_URL: "memory://", NODE_ENV: "production" };
 

@@ -9,6 +9,10 @@ export interface RunningServer {
 
 /** Serves a request listener on 127.0.0.1 on a free port. */
 export async function listen(server: Server): Promise<RunningServer> {
+  // fetch() reuses idle connections for about as long as the server's Keep-Alive hint (5 s); on a
+  // loaded machine the server's timer can close one just as a request goes out on it ("fetch
+  // failed"). Tests keep connections far longer than any test waits between requests.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -50,6 +50,8 @@ export interface Tenant {
  */
 export const GLOBAL_PARAMS: Record<string, string> = {
   name: "User",
+  /** A tag key every event carries: the issue in the path is what names the organization's data. */
+  key: "level",
   schema_id: SCIM_USER,
 };
 
@@ -58,6 +60,27 @@ export const VALID_BODY_FIELDS: Record<string, unknown> = {
   url: PUBLIC_URL,
   events: ["event.created"],
 };
+
+/**
+ * Body fields that, in these operations, name the resource being created or renamed in the
+ * caller's own organization rather than referring to existing data: a project's new `slug` is
+ * not a reference to the app whose slug `bodyValues.slug` holds (apps are installed by slug).
+ * Slugs are unique per organization, so a project of B's may well be called like something of
+ * A's; filling the field with A's value would only create or rename B's own project (changing
+ * B's data and each answer's ids), which says nothing about cross-organization access. That
+ * creating or renaming with another organization's slug leaves it untouched is tested directly
+ * (test/integration/projects-and-keys.test.ts).
+ */
+const OWN_NAME_FIELDS: Record<string, readonly string[]> = {
+  "projects.createForTeam": ["slug"],
+  "projects.update": ["slug"],
+};
+
+/** The tenant's body values that are references to its data in this operation's body. */
+export function bodyReferences(operationId: string, values: Record<string, unknown>): Record<string, unknown> {
+  const own = OWN_NAME_FIELDS[operationId] ?? [];
+  return Object.fromEntries(Object.entries(values).filter(([name]) => !own.includes(name)));
+}
 
 const newEventId = () => randomUUID().replaceAll("-", "");
 
@@ -69,6 +92,8 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
   const user = seeded.allScopesToken;
   const project = await api.projects.create({ organization: slug, slug: `${slug}-api`, platform: "node", features: ["servicehooks"] });
   const dsnKey = project.keys[0]?.public as string;
+  const keyId = project.keys[0]?.id as string;
+  const team = await api.teams.create({ organization: slug, slug: `${slug}-team`, name: `${slug} team` });
   const organizationToken = (await api.tokens.create({ organization: slug, scopes: [...SCOPES] })).token;
 
   async function call(method: string, path: string, token: string | undefined, body?: unknown): Promise<Record<string, unknown> & { id?: string }> {
@@ -146,6 +171,9 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
     organization_id_or_slug: [slug, String(seeded.organization.id)],
     project_id_or_slug: [project.slug, String(project.id)],
     project_id: [String(project.id)],
+    team_id_or_slug: [team.slug, String(team.id)],
+    /** Sentry names a DSN key by its public key; the numeric id works too. */
+    key_id: [dsnKey, keyId],
     issue_id: [issueId],
     /** Not a path parameter: what `?query=` takes for a short-id lookup. */
     short_id: [issues[0]?.shortId as string],

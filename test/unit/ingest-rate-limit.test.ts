@@ -22,6 +22,17 @@ describe("SharedRateLimiter", () => {
     expect(await one.consume(1, 1, 1, minuteStart + MINUTE)).toEqual({ allowed: true });
   });
 
+  it("uses the key's own window when given: aligned to its length, Retry-After to its end", async () => {
+    const one = limiter();
+    const HOUR = 60 * MINUTE;
+    const hourStart = minuteStart - (minuteStart % HOUR);
+    expect((await one.consume(1, 1, 1, minuteStart, HOUR)).allowed).toBe(true);
+    // A minute later, still the same hour: refused until the hour ends.
+    const later = minuteStart + MINUTE;
+    expect(await one.consume(1, 1, 1, later, HOUR)).toEqual({ allowed: false, retryAfterSeconds: (hourStart + HOUR - later) / 1000 });
+    expect((await one.consume(1, 1, 1, hourStart + HOUR, HOUR)).allowed).toBe(true);
+  });
+
   it("counts keys separately", async () => {
     const one = limiter();
     expect((await one.consume(1, 1, 1, minuteStart)).allowed).toBe(true);

@@ -16,7 +16,7 @@ const project: ProjectRef = { id: 7, organizationId: 3, platform: "node" };
 function setup(rateLimitPerMinute: number | null = null) {
   const captured: Array<{ project: ProjectRef; event: unknown; receivedAt?: Date }> = [];
   const lookups: string[] = [];
-  const record: ProjectKeyRecord = { keyId: 1, project, rateLimitPerMinute };
+  const record: ProjectKeyRecord = { keyId: 1, project, rateLimit: rateLimitPerMinute === null ? null : { count: rateLimitPerMinute, windowMs: 60_000 } };
   const keys = {
     async authenticate(publicKey: string | null, projectId: number) {
       lookups.push(publicKey ?? "(none)");

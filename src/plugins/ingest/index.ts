@@ -13,7 +13,7 @@ import { ingestEndpoints } from "./routes.js";
 import { OutcomeRecorder, type OutcomeRecord } from "./outcomes/recorder.js";
 import { getOutcomeStats } from "./outcomes/routes.js";
 import { IngestService } from "./service.js";
-import { IngestServiceToken, IngestSinkToken, OutcomeRecorderToken } from "./tokens.js";
+import { IngestServiceToken, IngestSinkToken, OutcomeRecorderToken, ProjectKeyResolverToken } from "./tokens.js";
 
 /** How often counted outcomes are added to `ingest_outcomes`: the usage statistics lag by at most this. */
 const OUTCOME_FLUSH_INTERVAL_MS = 5_000;
@@ -27,12 +27,13 @@ export const ingestPlugin = definePlugin({
     registerIngestObservability(container);
     // Queued mode acknowledges once an event is queued; direct mode once it is grouped and stored.
     registerFactory(container, IngestSinkToken, (c) => (c.resolve(Options).ingest.queued ? c.resolve(QueuedEventSinkToken) : c.resolve(EventSinkToken)));
+    registerFactory(container, ProjectKeyResolverToken, (c) => new ProjectKeyResolver(() => c.resolve(Db), c.resolve(Clock), KEY_CACHE_TTL_MS));
     // One service per instance: its key cache and leased rate-limit quota are its own; the
     // rate-limit counters they lease from are shared by every instance on the schema.
     registerFactory(container, IngestServiceToken, (c) => {
       const clock = c.resolve(Clock);
       const db = () => c.resolve(Db);
-      const keys = new ProjectKeyResolver(db, clock, KEY_CACHE_TTL_MS);
+      const keys = c.resolve(ProjectKeyResolverToken);
       const admission = c.resolve(Options).ingest.queued ? queueAdmission(c) : undefined;
       // Outcomes go to the usage statistics (ingest_outcomes) and to the Prometheus counters.
       const recorder = c.resolve(OutcomeRecorderToken);
@@ -47,6 +48,11 @@ export const ingestPlugin = definePlugin({
   endpoints: [...ingestEndpoints, getOutcomeStats],
   errorRenderer: ingestErrorRenderer,
   tasks: [digestTask, rateLimitCleanupTask],
+  on: {
+    // A key renamed, rate-limited, disabled or deleted over the API: this instance reads it afresh
+    // once the change committed (other instances within the cache's TTL).
+    "project_keys.changed": (event, scope, { container }) => scope.afterCommit(() => container.resolve(ProjectKeyResolverToken).forget(event.payload.publicKeys)),
+  },
   readiness: [queueReadiness],
   api: (container) => ({
     events: {

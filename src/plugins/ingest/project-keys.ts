@@ -8,9 +8,12 @@ import { invalidDsnKey, missingDsnKey } from "./errors.js";
 export interface ProjectKeyRecord {
   keyId: number;
   project: ProjectRef;
-  /** Events per minute; null = unlimited. */
-  rateLimitPerMinute: number | null;
+  /** At most `count` events per `windowMs`; null = unlimited. */
+  rateLimit: { count: number; windowMs: number } | null;
 }
+
+/** A limit without a stored window is per minute, as every limit was before windows. */
+const DEFAULT_WINDOW_SECONDS = 60;
 
 interface CacheEntry {
   lookup: Promise<ProjectKeyRecord | null>;
@@ -25,7 +28,8 @@ const MAX_CACHED_KEYS = 10_000;
  * Resolves DSN public keys (`project_keys` joined to `projects`). Valid keys are cached for
  * `ttlMs` on this object (one per instance) because every ingest request needs one; concurrent
  * lookups of one key share a query. Unknown and disabled keys are not cached, so enabling a key
- * works at once; disabling one takes effect within `ttlMs`.
+ * works at once; a change made through this instance (`forget`, called when the organizations
+ * plugin announces a key change) takes effect at once here, and within `ttlMs` on other instances.
  */
 export class ProjectKeyResolver {
   readonly #cache = new Map<string, CacheEntry>();
@@ -42,6 +46,11 @@ export class ProjectKeyResolver {
     const record = PLAUSIBLE_KEY.test(publicKey) ? await this.#lookup(publicKey) : null;
     if (!record || record.project.id !== projectId) throw invalidDsnKey();
     return record;
+  }
+
+  /** Drops cached lookups of these keys: the next request reads the key's current row. */
+  forget(publicKeys: readonly string[]): void {
+    for (const publicKey of publicKeys) this.#cache.delete(publicKey);
   }
 
   #lookup(publicKey: string): Promise<ProjectKeyRecord | null> {
@@ -62,14 +71,15 @@ export class ProjectKeyResolver {
     const row = await this.db()
       .selectFrom("project_keys as k")
       .innerJoin("projects as p", "p.id", "k.project_id")
-      .select(["k.id", "k.is_active", "k.rate_limit_per_minute", "p.id as project_id", "p.organization_id", "p.platform"])
+      .select(["k.id", "k.is_active", "k.rate_limit_per_minute", "k.rate_limit_window", "p.id as project_id", "p.organization_id", "p.platform"])
       .where("k.public_key", "=", publicKey)
       .executeTakeFirst();
     if (!row || !row.is_active) return null;
     return {
       keyId: row.id,
       project: { id: row.project_id, organizationId: row.organization_id, platform: row.platform },
-      rateLimitPerMinute: row.rate_limit_per_minute,
+      rateLimit:
+        row.rate_limit_per_minute === null ? null : { count: row.rate_limit_per_minute, windowMs: (row.rate_limit_window ?? DEFAULT_WINDOW_SECONDS) * 1000 },
     };
   }
 }

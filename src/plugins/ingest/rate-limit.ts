@@ -29,14 +29,30 @@ export function databaseQuotaStore(db: () => Kysely<Database>): QuotaStore {
 
 /**
  * Deletes the counters of ended windows (the current and previous one stay: an instance's clock
- * may run a little behind). Idempotent, so several workers running it do no harm.
+ * may run a little behind). A key's window may be up to a day long (`rate_limit_window`), so a
+ * counter goes once two of its own key's windows have passed; counters of deleted keys go after
+ * two default windows. Idempotent, so several workers running it do no harm.
  */
 export const rateLimitCleanupTask: TaskDefinition = {
   id: "ingest.rate-limit-cleanup",
   intervalMs: 5 * 60_000,
   run: async ({ container, now }) => {
-    const before = new Date(now.getTime() - 2 * RATE_LIMIT_WINDOW_MS);
-    await container.resolve(Db).deleteFrom("rate_limit_windows").where("window_start", "<", before).execute();
+    const shortest = new Date(now.getTime() - 2 * RATE_LIMIT_WINDOW_MS);
+    await container
+      .resolve(Db)
+      .deleteFrom("rate_limit_windows as w")
+      .where("w.window_start", "<", shortest)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("project_keys as k")
+              .select("k.id")
+              .whereRef("k.id", "=", "w.key_id")
+              .where(sql<boolean>`w.window_start >= ${now}::timestamptz - 2 * k.rate_limit_window * interval '1 second'`),
+          ),
+        ),
+      )
+      .execute();
     return false;
   },
 };
@@ -55,6 +71,8 @@ export function leaseSize(limit: number): number {
 
 interface KeyWindow {
   start: number;
+  /** The window's length: a key whose window changed starts a fresh one. */
+  windowMs: number;
   /** Leased from the shared counter and not spent yet. */
   available: number;
   /** The shared counter reached the limit: nothing more to lease in this window. */
@@ -67,8 +85,9 @@ interface KeyWindow {
 const SWEEP_THRESHOLD = 10_000;
 
 /**
- * A fixed-window limit per key (windows aligned to multiples of `windowMs`, so `Retry-After` is the
- * time to the next boundary), enforced across every instance sharing a {@link QuotaStore}.
+ * A fixed-window limit per key (windows aligned to multiples of the key's window length, by
+ * default `windowMs`, so `Retry-After` is the time to the next boundary), enforced across every
+ * instance sharing a {@link QuotaStore}.
  *
  * Each instance leases quota in chunks ({@link leaseSize}) with one atomic add to the shared
  * counter and spends it locally, so a request waits for the database only when its instance's
@@ -86,18 +105,18 @@ export class SharedRateLimiter {
     private readonly store: QuotaStore,
   ) {}
 
-  /** Takes `cost` units if they fit under `limit` in the current window; takes nothing otherwise. */
-  async consume(keyId: number, cost: number, limit: number, nowMs: number): Promise<RateDecision> {
+  /** Takes `cost` units if they fit under `limit` in the current window of `windowMs`; takes nothing otherwise. */
+  async consume(keyId: number, cost: number, limit: number, nowMs: number, windowMs = this.windowMs): Promise<RateDecision> {
     if (cost <= 0) return { allowed: true };
-    const start = nowMs - (nowMs % this.windowMs);
+    const start = nowMs - (nowMs % windowMs);
     for (;;) {
-      const window = this.#current(keyId, start);
+      const window = this.#current(keyId, start, windowMs);
       if (window.available >= cost) {
         window.available -= cost;
         return { allowed: true };
       }
       if (window.exhausted || cost > limit) {
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((start + this.windowMs - nowMs) / 1000)) };
+        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((start + windowMs - nowMs) / 1000)) };
       }
       window.lease ??= this.#lease(keyId, window, limit, cost).finally(() => (window.lease = undefined));
       await window.lease;
@@ -113,16 +132,17 @@ export class SharedRateLimiter {
     if (granted < amount) window.exhausted = true;
   }
 
-  #current(keyId: number, start: number): KeyWindow {
+  #current(keyId: number, start: number, windowMs: number): KeyWindow {
     const existing = this.#windows.get(keyId);
-    if (existing && existing.start === start) return existing;
+    if (existing && existing.start === start && existing.windowMs === windowMs) return existing;
     if (!existing && this.#windows.size >= SWEEP_THRESHOLD) this.#sweep(start);
-    const fresh: KeyWindow = { start, available: 0, exhausted: false };
+    const fresh: KeyWindow = { start, windowMs, available: 0, exhausted: false };
     this.#windows.set(keyId, fresh);
     return fresh;
   }
 
-  #sweep(currentStart: number): void {
-    for (const [key, window] of this.#windows) if (window.start < currentStart) this.#windows.delete(key);
+  /** Drops windows that have ended by `nowMs` (a window's start plus its own length). */
+  #sweep(nowMs: number): void {
+    for (const [key, window] of this.#windows) if (window.start + window.windowMs <= nowMs) this.#windows.delete(key);
   }
 }

@@ -8,6 +8,7 @@ import { queueFull, rateLimited } from "./errors.js";
 import { eventsOf, parseEventPayload, type RawEvent } from "./event-payload.js";
 import { clientDiscardsOf } from "./outcomes/client-report.js";
 import type { Outcome, OutcomeRecorder } from "./outcomes/recorder.js";
+import { inferUserIp, normalizeAddress } from "./infer-ip.js";
 import { INGEST_LIMITS } from "./limits.js";
 import type { ProjectKeyRecord, ProjectKeyResolver } from "./project-keys.js";
 import type { SharedRateLimiter } from "./rate-limit.js";
@@ -19,6 +20,8 @@ export interface IngestInput {
   headers: Headers;
   query: URLSearchParams;
   body: Uint8Array;
+  /** The sender's address as the adapter resolved it (trusted proxies applied), null when unknown. */
+  clientAddress?: string | null;
 }
 
 /** Back-pressure of queued ingest: room for a request's events in a bounded queue. */
@@ -59,7 +62,7 @@ export class IngestService {
     const key = earlyKey ?? (await this.keys.authenticate(publicKeyFromDsn(envelope.header.dsn), projectId));
     for (const discard of clientDiscardsOf(envelope.items)) this.#count(key, "client_discard", discard.reason, discard.quantity, receivedAt, discard.category);
     const events = await this.#refusedAsInvalid(key, envelope.items.filter((item) => item.header.type === "event").length, receivedAt, async () => eventsOf(envelope));
-    const [first] = await this.#capture(key, events, receivedAt);
+    const [first] = await this.#capture(key, withInferredIps(events, input), receivedAt);
     return first === undefined ? {} : { id: first };
   }
 
@@ -72,14 +75,15 @@ export class IngestService {
     const event = await this.#refusedAsInvalid(key, 1, receivedAt, async () =>
       parseEventPayload(await decompressBody(input.body, input.headers.get("content-encoding"), { bytes: INGEST_LIMITS.eventBytes, what: "Event" })),
     );
-    const [id] = await this.#capture(key, [event], receivedAt);
+    const [id] = await this.#capture(key, withInferredIps([event], input), receivedAt);
     return { id: id as string };
   }
 
   /** Only events count against the key's limit; an envelope is accepted or refused as a whole. */
   async #capture(key: ProjectKeyRecord, events: RawEvent[], receivedAt: Date): Promise<string[]> {
-    if (key.rateLimitPerMinute !== null) {
-      const decision = await this.limiter.consume(key.keyId, events.length, key.rateLimitPerMinute, receivedAt.getTime());
+    if (key.rateLimit !== null) {
+      const { count, windowMs } = key.rateLimit;
+      const decision = await this.limiter.consume(key.keyId, events.length, count, receivedAt.getTime(), windowMs);
       if (!decision.allowed) {
         this.#count(key, "rate_limited", "key_quota", events.length, receivedAt);
         throw rateLimited(decision.retryAfterSeconds);
@@ -133,6 +137,12 @@ export class IngestService {
     const results = await Promise.all(events.map((event) => this.sink.capture(key.project, event, { receivedAt })));
     return results.map((result) => result.eventId);
   }
+}
+
+/** `{{auto}}` addresses replaced by the sender's, before anything stores or queues the events. */
+function withInferredIps(events: RawEvent[], input: IngestInput): RawEvent[] {
+  const address = normalizeAddress(input.clientAddress);
+  return events.map((event) => inferUserIp(event, address));
 }
 
 /** Relay only routes numeric project ids, so anything else is not an ingest path: 404 (api.md §1.3). */

@@ -1,6 +1,7 @@
 import type { InjectionToken } from "tsyringe";
 import type { EventSink } from "../issues/ingest/port.js";
 import type { OutcomeRecorder } from "./outcomes/recorder.js";
+import type { ProjectKeyResolver } from "./project-keys.js";
 import type { IngestService } from "./service.js";
 
 export const IngestServiceToken: InjectionToken<IngestService> = Symbol("faultline.IngestService");
@@ -8,3 +9,5 @@ export const IngestServiceToken: InjectionToken<IngestService> = Symbol("faultli
 export const IngestSinkToken: InjectionToken<EventSink> = Symbol("faultline.IngestSink");
 /** Counts what became of sent events (accepted, rate limited, invalid, discarded by the SDK). */
 export const OutcomeRecorderToken: InjectionToken<OutcomeRecorder> = Symbol("faultline.OutcomeRecorder");
+/** This instance's DSN key cache: forgets keys when the organizations plugin announces a change. */
+export const ProjectKeyResolverToken: InjectionToken<ProjectKeyResolver> = Symbol("faultline.ProjectKeyResolver");

@@ -29,6 +29,8 @@ export const createAppInput = z.object({
   events: events.default([]),
   scopes: scopes.default([]),
   schema: uiSchema.nullable().default(null),
+  /** Also sign webhooks under Sentry's header names (`Sentry-Hook-Signature`…), for receivers written against Sentry. */
+  sentryHookHeaders: z.boolean().default(false),
 });
 
 /** `PUT /api/0/svc-apps/{slug}/`: every field optional; absent fields are unchanged. */
@@ -38,6 +40,7 @@ export const updateAppInput = z.object({
   events: events.optional(),
   scopes: scopes.optional(),
   schema: uiSchema.nullable().optional(),
+  sentryHookHeaders: z.boolean().optional(),
 });
 
 export const installAppInput = z.object({

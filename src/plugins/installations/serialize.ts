@@ -45,6 +45,8 @@ export function serializeApp(app: App) {
     webhookUrl: app.webhook_url,
     /** `disabled` after a 410 or five days of failures; changing `webhookUrl` turns it back on. */
     webhookStatus: app.webhook_status,
+    /** Webhooks carry Sentry's `Sentry-Hook-*` header names beside the `Svc-Hook-*` ones. */
+    sentryHookHeaders: app.sentry_hook_headers,
     events: app.events,
     scopes: app.scopes,
     isInternal: app.is_internal,

@@ -89,6 +89,7 @@ export class InstallationService {
         name: values.name,
         is_internal: values.isInternal,
         webhook_url: values.webhookUrl,
+        sentry_hook_headers: values.sentryHookHeaders,
         events: values.events,
         scopes: values.scopes,
         schema: JSON.stringify(values.schema),
@@ -125,6 +126,7 @@ export class InstallationService {
       ...(values.events !== undefined && { events: values.events }),
       ...(values.scopes !== undefined && { scopes: values.scopes }),
       ...(values.schema !== undefined && { schema: JSON.stringify(values.schema) }),
+      ...(values.sentryHookHeaders !== undefined && { sentry_hook_headers: values.sentryHookHeaders }),
       // A new address is how an owner answers a disabled webhook (410, or days of failures).
       ...(values.webhookUrl !== undefined && { webhook_url: values.webhookUrl, webhook_status: "active" as const }),
     };

@@ -28,8 +28,19 @@ import type { listInstallations, installApp, getInstallation, approveInstallatio
 import type { listComments, createComment, updateComment, deleteComment } from "../issues/routes/comments.js";
 import type { getEvent, getEventJson, listIssueHashes, listIssueExternalIssues } from "../issues/routes/events.js";
 import type { getIssue, updateIssue, deleteIssue } from "../issues/routes/issue.js";
-import type { listIssues, bulkUpdateIssues, bulkDeleteIssues, listProjectIssues } from "../issues/routes/list.js";
+import type { listIssues, bulkUpdateIssues, bulkDeleteIssues, listProjectIssues, bulkUpdateProjectIssues, bulkDeleteProjectIssues } from "../issues/routes/list.js";
+import type { listIssueEvents, getIssueEvent } from "../issues/routes/issue-events.js";
+import type { listIssueTags, getIssueTag, listIssueTagValues } from "../issues/routes/tags.js";
+import type { resolveShortId, resolveEventId } from "../issues/routes/lookups.js";
+import type {
+  legacyGetIssue, legacyUpdateIssue, legacyDeleteIssue, legacyListIssueEvents, legacyGetIssueEvent, legacyListIssueTags, legacyGetIssueTag,
+  legacyListIssueTagValues, legacyListIssueHashes,
+} from "../issues/routes/legacy.js";
 import type { getOrganization, listProjects, getProject, listProjectKeys } from "../organizations/routes.js";
+import type { authProbe, currentUser, listOrganizations, listAllProjects } from "../organizations/discovery-routes.js";
+import type { createProject, updateProject, deleteProject } from "../organizations/project-routes.js";
+import type { createProjectKey, getProjectKey, updateProjectKey, deleteProjectKey } from "../organizations/key-routes.js";
+import type { listTeams, listMembers } from "../organizations/member-routes.js";
 import type { getServiceProviderConfig, listResourceTypes, getResourceType, listSchemas, getSchema } from "../scim/routes-discovery.js";
 import type { listScimGroups, createScimGroup, getScimGroup, replaceScimGroup, patchScimGroup, deleteScimGroup } from "../scim/routes-groups.js";
 import type { listScimUsers, createScimUser, getScimUser, replaceScimUser, patchScimUser, deleteScimUser } from "../scim/routes-users.js";
@@ -53,6 +64,8 @@ export interface FirstPartyEndpoints {
   "artifacts.assembleBundle": typeof assembleArtifactBundle;
   "artifacts.chunkUploadOptions": typeof chunkUploadOptions;
   "artifacts.uploadChunks": typeof uploadChunks;
+  "auth.index": typeof authProbe;
+  "auth.user": typeof currentUser;
   "comments.create": typeof createComment;
   "comments.delete": typeof deleteComment;
   "comments.list": typeof listComments;
@@ -61,6 +74,7 @@ export interface FirstPartyEndpoints {
   "deliveries.redeliver": typeof redeliver;
   "events.get": typeof getEvent;
   "events.json": typeof getEventJson;
+  "events.resolveEventId": typeof resolveEventId;
   "externalIssues.create": typeof createLink;
   "externalIssues.delete": typeof deleteLink;
   "externalIssues.list": typeof listLinks;
@@ -83,10 +97,25 @@ export interface FirstPartyEndpoints {
   "issues.bulkDelete": typeof bulkDeleteIssues;
   "issues.bulkUpdate": typeof bulkUpdateIssues;
   "issues.delete": typeof deleteIssue;
+  "issues.event": typeof getIssueEvent;
+  "issues.events": typeof listIssueEvents;
   "issues.externalIssues": typeof listIssueExternalIssues;
   "issues.get": typeof getIssue;
   "issues.hashes": typeof listIssueHashes;
+  "issues.legacyDelete": typeof legacyDeleteIssue;
+  "issues.legacyEvent": typeof legacyGetIssueEvent;
+  "issues.legacyEvents": typeof legacyListIssueEvents;
+  "issues.legacyGet": typeof legacyGetIssue;
+  "issues.legacyHashes": typeof legacyListIssueHashes;
+  "issues.legacyTag": typeof legacyGetIssueTag;
+  "issues.legacyTagValues": typeof legacyListIssueTagValues;
+  "issues.legacyTags": typeof legacyListIssueTags;
+  "issues.legacyUpdate": typeof legacyUpdateIssue;
   "issues.list": typeof listIssues;
+  "issues.resolveShortId": typeof resolveShortId;
+  "issues.tag": typeof getIssueTag;
+  "issues.tagValues": typeof listIssueTagValues;
+  "issues.tags": typeof listIssueTags;
   "issues.update": typeof updateIssue;
   "metricAlertRules.create": typeof createMetricRule;
   "metricAlertRules.delete": typeof deleteMetricRule;
@@ -94,8 +123,18 @@ export interface FirstPartyEndpoints {
   "metricAlertRules.incidents": typeof listIncidents;
   "metricAlertRules.list": typeof listMetricRules;
   "metricAlertRules.update": typeof updateMetricRule;
+  "members.list": typeof listMembers;
   "organizations.get": typeof getOrganization;
+  "organizations.list": typeof listOrganizations;
   "organizations.stats": typeof getOutcomeStats;
+  "projectKeys.create": typeof createProjectKey;
+  "projectKeys.delete": typeof deleteProjectKey;
+  "projectKeys.get": typeof getProjectKey;
+  "projectKeys.update": typeof updateProjectKey;
+  "projects.bulkDeleteIssues": typeof bulkDeleteProjectIssues;
+  "projects.bulkUpdateIssues": typeof bulkUpdateProjectIssues;
+  "projects.createForTeam": typeof createProject;
+  "projects.delete": typeof deleteProject;
   "projects.get": typeof getProject;
   "projects.issues": typeof listProjectIssues;
   "projects.keys": typeof listProjectKeys;
@@ -108,6 +147,8 @@ export interface FirstPartyEndpoints {
   "releases.list": typeof listReleases;
   "releases.listForProject": typeof listProjectReleases;
   "releases.update": typeof updateRelease;
+  "projects.listAll": typeof listAllProjects;
+  "projects.update": typeof updateProject;
   "scim.groups.create": typeof createScimGroup;
   "scim.groups.delete": typeof deleteScimGroup;
   "scim.groups.get": typeof getScimGroup;
@@ -130,6 +171,7 @@ export interface FirstPartyEndpoints {
   "serviceHooks.get": typeof getHook;
   "serviceHooks.list": typeof listHooks;
   "serviceHooks.update": typeof updateHook;
+  "teams.list": typeof listTeams;
 }
 
 /** The same ids at run time (a test checks every first-party route is listed). */
@@ -137,12 +179,15 @@ export const TYPED_OPERATIONS = [
   "openapi.get",
   "apiTokens.create", "apiTokens.delete", "apiTokens.list", "apps.create", "apps.delete", "apps.get", "apps.list",
   "apps.requests", "apps.rotateSecret", "apps.update", "artifacts.assembleBundle", "artifacts.chunkUploadOptions", "artifacts.uploadChunks", "comments.create", "comments.delete", "comments.list",
-  "comments.update", "deliveries.list", "deliveries.redeliver", "events.get", "events.json", "externalIssues.create",
+  "comments.update", "deliveries.list", "deliveries.redeliver", "events.get", "events.json", "events.resolveEventId", "externalIssues.create",
   "externalIssues.delete", "externalIssues.list", "ingest.envelope", "ingest.envelope.preflight", "ingest.store",
   "ingest.store.preflight", "installations.approveScopes", "installations.authorize", "installations.components",
   "installations.get", "installations.install", "installations.list", "installations.uninstall", "issueAlertRules.create", "issueAlertRules.delete",
   "issueAlertRules.get", "issueAlertRules.list", "issueAlertRules.update", "issues.bulkDelete", "issues.bulkUpdate",
-  "issues.delete", "issues.externalIssues", "issues.get", "issues.hashes", "issues.list", "issues.update",
+  "issues.delete", "issues.event", "issues.events", "issues.externalIssues", "issues.get", "issues.hashes",
+  "issues.legacyDelete", "issues.legacyEvent", "issues.legacyEvents", "issues.legacyGet", "issues.legacyHashes", "issues.legacyTag",
+  "issues.legacyTagValues", "issues.legacyTags", "issues.legacyUpdate", "issues.list", "issues.resolveShortId", "issues.tag",
+  "issues.tagValues", "issues.tags", "issues.update",
   "metricAlertRules.create", "metricAlertRules.delete", "metricAlertRules.get", "metricAlertRules.incidents",
   "metricAlertRules.list", "metricAlertRules.update", "organizations.get", "organizations.stats", "projects.get", "projects.issues",
   "projects.keys", "projects.list", "releases.create", "releases.delete", "releases.deploys.create", "releases.deploys.list", "releases.get",
@@ -151,6 +196,9 @@ export const TYPED_OPERATIONS = [
   "scim.schemas.list", "scim.serviceProviderConfig", "scim.users.create", "scim.users.delete", "scim.users.get",
   "scim.users.list", "scim.users.patch", "scim.users.replace", "serviceHooks.create", "serviceHooks.delete",
   "serviceHooks.get", "serviceHooks.list", "serviceHooks.update",
+  "auth.index", "auth.user", "organizations.list", "projects.listAll", "projects.createForTeam", "projects.update", "projects.delete",
+  "projects.bulkUpdateIssues", "projects.bulkDeleteIssues", "projectKeys.create", "projectKeys.get", "projectKeys.update",
+  "projectKeys.delete", "teams.list", "members.list",
 ] as const satisfies readonly (keyof FirstPartyEndpoints)[];
 
 type Listed = (typeof TYPED_OPERATIONS)[number];

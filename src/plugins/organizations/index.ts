@@ -1,11 +1,16 @@
 import { registerFactory } from "../../container/container.js";
-import { Clock, Db, Options } from "../../container/tokens.js";
+import { Clock, Db, EventBus, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { OrganizationLinks } from "./links.js";
 import { OrganizationRepository } from "./repository.js";
+import { authProbe, currentUser, listAllProjects, listOrganizations } from "./discovery-routes.js";
+import { createProjectKey, deleteProjectKey, getProjectKey, updateProjectKey } from "./key-routes.js";
+import { listMembers, listTeams } from "./member-routes.js";
+import { ProjectAdminService } from "./project-admin.js";
+import { createProject, deleteProject, updateProject } from "./project-routes.js";
 import { getOrganization, getProject, listProjectKeys, listProjects } from "./routes.js";
 import { OrganizationService } from "./service.js";
-import { OrganizationLinksToken, OrganizationRepositoryToken, OrganizationServiceToken, PublicBaseUrl } from "./tokens.js";
+import { OrganizationLinksToken, OrganizationRepositoryToken, OrganizationServiceToken, ProjectAdminServiceToken, PublicBaseUrl } from "./tokens.js";
 
 /** Organizations, projects, users, members and teams: provisioning in-process, discovery over HTTP. */
 export const organizationsPlugin = definePlugin({
@@ -22,8 +27,31 @@ export const organizationsPlugin = definePlugin({
       OrganizationServiceToken,
       (c) => new OrganizationService(c.resolve(OrganizationRepositoryToken), c.resolve(Clock), c.resolve(PublicBaseUrl)),
     );
+    registerFactory(
+      container,
+      ProjectAdminServiceToken,
+      (c) => new ProjectAdminService(c.resolve(OrganizationRepositoryToken), () => c.resolve(Db), c.resolve(EventBus), c.resolve(Clock)),
+    );
   },
-  endpoints: [getOrganization, listProjects, getProject, listProjectKeys],
+  endpoints: [
+    authProbe,
+    currentUser,
+    listOrganizations,
+    getOrganization,
+    listAllProjects,
+    listProjects,
+    createProject,
+    getProject,
+    updateProject,
+    deleteProject,
+    listProjectKeys,
+    createProjectKey,
+    getProjectKey,
+    updateProjectKey,
+    deleteProjectKey,
+    listTeams,
+    listMembers,
+  ],
   api(container) {
     const service = () => container.resolve(OrganizationServiceToken);
     return {

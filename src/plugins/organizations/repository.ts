@@ -1,7 +1,7 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { findOrganization } from "../../auth/organization-access.js";
 import { updateIfChanged } from "../../db/changes.js";
-import type { Database, MemberRole, Organization, Project, Team, User } from "../../db/schema.js";
+import type { Database, MemberRole, Organization, Project, ProjectKey, Team, User } from "../../db/schema.js";
 import { type KeysetBound, keysetCondition } from "../../http/pagination.js";
 import type { Reference } from "./schemas.js";
 
@@ -71,6 +71,126 @@ export class OrganizationRepository {
       .where("project_id", "=", projectId)
       .orderBy("id")
       .execute();
+  }
+
+  /** A project's key by numeric id or public key (Sentry names keys by their public key). */
+  findProjectKey(organizationId: number, projectId: number, ref: string): Promise<ProjectKey | undefined> {
+    const id = numericId(ref);
+    const query = this.db().selectFrom("project_keys").selectAll().where("organization_id", "=", organizationId).where("project_id", "=", projectId);
+    return (id !== null ? query.where("id", "=", id) : query.where("public_key", "=", ref)).executeTakeFirst();
+  }
+
+  insertProjectKey(values: Omit<ProjectKey, "id">): Promise<ProjectKey> {
+    return this.db().insertInto("project_keys").values(values).returningAll().executeTakeFirstOrThrow();
+  }
+
+  updateProjectKey(trx: Kysely<Database>, organizationId: number, keyId: number, values: Partial<Pick<ProjectKey, "name" | "is_active" | "rate_limit_per_minute" | "rate_limit_window">>) {
+    return updateIfChanged(
+      values,
+      (columns) => trx.updateTable("project_keys").set(columns).where("organization_id", "=", organizationId).where("id", "=", keyId).returningAll().executeTakeFirst(),
+      () => trx.selectFrom("project_keys").selectAll().where("organization_id", "=", organizationId).where("id", "=", keyId).executeTakeFirst(),
+    );
+  }
+
+  deleteProjectKey(trx: Kysely<Database>, organizationId: number, keyId: number) {
+    return trx.deleteFrom("project_keys").where("organization_id", "=", organizationId).where("id", "=", keyId).returning("public_key").executeTakeFirst();
+  }
+
+  updateProject(organizationId: number, projectId: number, values: Partial<Pick<Project, "name" | "slug" | "platform">>): Promise<Project | undefined> {
+    return updateIfChanged(
+      values,
+      (columns) => this.db().updateTable("projects").set(columns).where("organization_id", "=", organizationId).where("id", "=", projectId).returningAll().executeTakeFirst(),
+      () => this.findProject(organizationId, projectId),
+    );
+  }
+
+  /** Deletes a project (its issues, events, keys… go with it by cascade); answers its keys' public keys. */
+  async deleteProject(trx: Kysely<Database>, organizationId: number, projectId: number): Promise<string[]> {
+    const keys = await trx.selectFrom("project_keys").select("public_key").where("organization_id", "=", organizationId).where("project_id", "=", projectId).execute();
+    await trx.deleteFrom("projects").where("organization_id", "=", organizationId).where("id", "=", projectId).execute();
+    return keys.map((key) => key.public_key);
+  }
+
+  /** Projects of several organizations (the caller's), newest first. */
+  listProjectsIn(organizationIds: readonly number[], bound: KeysetBound): Promise<Array<Project & { organization_slug: string }>> {
+    if (organizationIds.length === 0) return Promise.resolve([]);
+    const condition = keysetCondition(bound, "p.date_created", "p.id");
+    let query = this.db()
+      .selectFrom("projects as p")
+      .innerJoin("organizations as o", "o.id", "p.organization_id")
+      .selectAll("p")
+      .select("o.slug as organization_slug")
+      .where("p.organization_id", "in", [...organizationIds]);
+    if (condition) query = query.where(condition);
+    return query.orderBy("p.date_created", bound.order).orderBy("p.id", bound.order).limit(bound.limit).execute();
+  }
+
+  /** The organizations `userId` is an active member of, with the role, oldest first. */
+  listMemberships(userId: number): Promise<Array<Organization & { role: MemberRole }>> {
+    return this.db()
+      .selectFrom("organization_members as m")
+      .innerJoin("organizations as o", "o.id", "m.organization_id")
+      .selectAll("o")
+      .select("m.role")
+      .where("m.user_id", "=", userId)
+      .where("m.active", "=", true)
+      .orderBy("o.id")
+      .execute();
+  }
+
+  findOrganizationById(organizationId: number): Promise<Organization | undefined> {
+    return this.db().selectFrom("organizations").selectAll().where("id", "=", organizationId).executeTakeFirst();
+  }
+
+  /** An organization's teams with their member counts, by slug. */
+  listTeams(organizationId: number) {
+    return this.db()
+      .selectFrom("teams as t")
+      .selectAll("t")
+      .select((eb) =>
+        eb
+          .selectFrom("team_members as tm")
+          .innerJoin("organization_members as m", "m.id", "tm.member_id")
+          .select((inner) => inner.fn.countAll<string>().as("n"))
+          .whereRef("tm.team_id", "=", "t.id")
+          .where("m.active", "=", true)
+          .as("member_count"),
+      )
+      .where("t.organization_id", "=", organizationId)
+      .orderBy("t.slug")
+      .execute();
+  }
+
+  /** The teams (ids) `userId` belongs to in this organization. */
+  async teamIdsOf(organizationId: number, userId: number): Promise<Set<number>> {
+    const rows = await this.db()
+      .selectFrom("team_members as tm")
+      .innerJoin("organization_members as m", "m.id", "tm.member_id")
+      .select("tm.team_id")
+      .where("tm.organization_id", "=", organizationId)
+      .where("m.user_id", "=", userId)
+      .execute();
+    return new Set(rows.map((row) => row.team_id));
+  }
+
+  /** An organization's members with their users and team slugs, oldest first. */
+  listMembers(organizationId: number, bound: KeysetBound) {
+    const condition = keysetCondition(bound, "m.date_created", "m.id");
+    let query = this.db()
+      .selectFrom("organization_members as m")
+      .innerJoin("users as u", "u.id", "m.user_id")
+      .select(["m.id", "m.role", "m.active", "m.date_created", "u.id as user_id", "u.username", "u.email", "u.name", "u.date_created as user_date_created"])
+      .select((eb) =>
+        eb
+          .selectFrom("team_members as tm")
+          .innerJoin("teams as t", "t.id", "tm.team_id")
+          .select(sql<string[]>`coalesce(array_agg(t.slug ORDER BY t.slug), '{}')`.as("slugs"))
+          .whereRef("tm.member_id", "=", "m.id")
+          .as("team_slugs"),
+      )
+      .where("m.organization_id", "=", organizationId);
+    if (condition) query = query.where(condition);
+    return query.orderBy("m.date_created", bound.order).orderBy("m.id", bound.order).limit(bound.limit).execute();
   }
 
   /** A user by numeric id, username or email (case-insensitive for the last two). */

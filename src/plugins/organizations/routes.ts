@@ -49,11 +49,13 @@ export const listProjectKeys = defineEndpoint({
   method: "GET",
   path: "/api/0/projects/{organization_id_or_slug}/{project_id_or_slug}/keys/",
   operationId: "projects.keys",
-  summary: "List a project's DSN keys",
+  summary: "List a project's DSN keys (`status=active|inactive` filters, as in Sentry)",
   scopes: ["project:read"],
-  handler: async ({ organization, params, container, url, basePath }) => {
+  query: z.object({ status: z.enum(["active", "inactive"], { error: 'must be "active" or "inactive"' }).optional() }),
+  handler: async ({ organization, params, query, container, url, basePath }) => {
     const project = await container.resolve(OrganizationServiceToken).requireProject(organization.id, params.project_id_or_slug);
-    const keys = await container.resolve(OrganizationRepositoryToken).listProjectKeys(organization.id, project.id);
+    const all = await container.resolve(OrganizationRepositoryToken).listProjectKeys(organization.id, project.id);
+    const keys = query.status === undefined ? all : all.filter((key) => key.is_active === (query.status === "active"));
     const baseUrl = requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath);
     return { body: keys.map((key) => serializeProjectKey(key, baseUrl)) };
   },

@@ -57,3 +57,46 @@ export type AddMemberInput = z.input<typeof addMemberInput>;
 export type CreateTeamInput = z.input<typeof createTeamInput>;
 export type AddTeamMemberInput = z.input<typeof addTeamMemberInput>;
 export type Reference = z.infer<typeof reference>;
+
+/** Sentry's key rate limit: at most `count` events per `window` seconds (a minute to a day); null removes it. */
+export const rateLimitBody = z
+  .object({
+    window: z.number().int().min(1, "must be at least 1 second").max(86_400, "must be at most 86400 seconds (a day)"),
+    count: z.number().int().min(0).max(2_147_483_647),
+  })
+  .nullable();
+
+const keyName = z.string().trim().min(1, "must not be empty").max(64);
+
+/** `POST …/keys/`: Sentry's body (the public key is generated; Faultline keys have no secret part). */
+export const createKeyBody = z.object({ name: keyName.optional(), rateLimit: rateLimitBody.optional() });
+
+/** `PUT …/keys/{key_id}/`: only what is given changes. */
+export const updateKeyBody = z.object({ name: keyName.optional(), isActive: z.boolean().optional(), rateLimit: rateLimitBody.optional() });
+
+/** A slug of digits only would read as a numeric id in paths (`/projects/acme/123/`). */
+const projectSlug = slug.refine((value) => !/^\d+$/.test(value), "must contain a letter, '-' or '_' (digits alone read as an id)");
+
+/** `POST /api/0/teams/{org}/{team}/projects/`: Sentry's body; the slug is derived from the name when absent. */
+export const createProjectBody = z.object({
+  name: z.string().trim().min(1, "must not be empty").max(200),
+  slug: projectSlug.optional(),
+  platform: z.string().max(64).nullable().optional(),
+  default_rules: z.boolean().optional(),
+});
+
+/**
+ * `PUT /api/0/projects/{org}/{project}/`: the project's own name, slug and platform. A project
+ * never changes organization here (Sentry moves projects through a separate transfer flow), so
+ * no field names one.
+ */
+export const updateProjectBody = z.object({
+  name: z.string().trim().min(1, "must not be empty").max(200).optional(),
+  slug: projectSlug.optional(),
+  platform: z.string().max(64).nullable().optional(),
+});
+
+export type CreateKeyBody = z.output<typeof createKeyBody>;
+export type UpdateKeyBody = z.output<typeof updateKeyBody>;
+export type UpdateProjectBody = z.output<typeof updateProjectBody>;
+export type RateLimitBody = z.output<typeof rateLimitBody>;

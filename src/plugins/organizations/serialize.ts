@@ -1,4 +1,4 @@
-import type { Organization, Project, ProjectKey, Team, User } from "../../db/schema.js";
+import type { MemberRole, Organization, Project, ProjectKey, Team, User } from "../../db/schema.js";
 import { idString, isoDate } from "../../http/format.js";
 
 export function organizationFeatures(organization: Organization): string[] {
@@ -189,7 +189,7 @@ export function serializeProjectKey(key: ProjectKey, baseUrl: URL | null) {
     secret: null,
     projectId: key.project_id,
     isActive: key.is_active,
-    rateLimit: key.rate_limit_per_minute === null ? null : { window: 60, count: key.rate_limit_per_minute },
+    rateLimit: key.rate_limit_per_minute === null ? null : { window: key.rate_limit_window ?? 60, count: key.rate_limit_per_minute },
     dateCreated: isoDate(key.date_created),
     dsn: dsnUrls(baseUrl, key),
     browserSdkVersion: "latest",
@@ -204,4 +204,87 @@ export function serializeUser(user: User) {
 
 export function serializeTeam(team: Team) {
   return { id: idString(team.id), slug: team.slug, name: team.name, dateCreated: isoDate(team.date_created) };
+}
+
+const LETTER_AVATAR = { avatarType: "letter_avatar", avatarUuid: null, avatarUrl: null };
+
+/**
+ * Sentry's team list item. Faultline does not link teams to projects, so `projects` is empty;
+ * `isMember` and `access` are the caller's.
+ */
+export function serializeTeamSummary(team: Team & { member_count: string | number | null }, isMember: boolean, access: readonly string[]) {
+  return {
+    ...serializeTeam(team),
+    isMember,
+    teamRole: null,
+    flags: { "idp:provisioned": false },
+    access: [...access],
+    hasAccess: true,
+    isPending: false,
+    memberCount: Number(team.member_count ?? 0),
+    avatar: LETTER_AVATAR,
+    externalTeams: [],
+    projects: [],
+  };
+}
+
+/** Sentry's user object, as the auth probe, the member list and `GET /api/0/auth/` carry it. */
+export function serializeUserDetail(user: Pick<User, "id" | "username" | "email" | "name" | "date_created">) {
+  // Sentry's users always have an email (its clients parse it as a string); "" where Faultline has none.
+  const email = user.email ?? "";
+  return {
+    id: idString(user.id),
+    name: user.name || user.username,
+    username: user.username,
+    email,
+    avatarUrl: null,
+    isActive: true,
+    hasPasswordAuth: false,
+    isManaged: false,
+    dateJoined: isoDate(user.date_created),
+    lastLogin: null,
+    has2fa: false,
+    lastActive: null,
+    isSuperuser: false,
+    isStaff: false,
+    experiments: {},
+    emails: email ? [{ id: idString(user.id), email, is_verified: true }] : [],
+    avatar: LETTER_AVATAR,
+  };
+}
+
+export interface MemberRow {
+  id: number;
+  role: MemberRole;
+  active: boolean;
+  date_created: Date;
+  user_id: number;
+  username: string;
+  email: string | null;
+  name: string;
+  user_date_created: Date;
+  team_slugs: string[] | null;
+}
+
+/** Sentry's organization member. Faultline has no invitations: every member is an accepted one. */
+export function serializeMember(row: MemberRow) {
+  const user = serializeUserDetail({ id: row.user_id, username: row.username, email: row.email, name: row.name, date_created: row.user_date_created });
+  return {
+    id: idString(row.id),
+    email: user.email,
+    name: user.name,
+    user,
+    role: row.role,
+    orgRole: row.role,
+    roleName: row.role.charAt(0).toUpperCase() + row.role.slice(1),
+    pending: false,
+    expired: false,
+    flags: { "idp:provisioned": false, "idp:role-restricted": false, "sso:linked": false, "sso:invalid": false, "member-limit:restricted": false, "partnership:restricted": false },
+    dateCreated: isoDate(row.date_created),
+    inviteStatus: "approved",
+    inviterName: null,
+    teams: row.team_slugs ?? [],
+    teamRoles: (row.team_slugs ?? []).map((teamSlug) => ({ teamSlug, role: null })),
+    isActive: row.active,
+  };
 }

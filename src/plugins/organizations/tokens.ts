@@ -1,6 +1,7 @@
 import type { InjectionToken } from "tsyringe";
 import type { OrganizationLinks } from "./links.js";
 import type { OrganizationRepository } from "./repository.js";
+import type { ProjectAdminService } from "./project-admin.js";
 import type { OrganizationService } from "./service.js";
 
 export const OrganizationServiceToken: InjectionToken<OrganizationService> = Symbol("faultline.OrganizationService");
@@ -9,3 +10,5 @@ export const OrganizationRepositoryToken: InjectionToken<OrganizationRepository>
 export const PublicBaseUrl: InjectionToken<URL | null> = Symbol("faultline.PublicBaseUrl");
 /** Link contexts (base URL, permalink template, organization slug) for payloads. */
 export const OrganizationLinksToken: InjectionToken<OrganizationLinks> = Symbol("faultline.OrganizationLinks");
+/** Project and DSN-key administration over HTTP. */
+export const ProjectAdminServiceToken: InjectionToken<ProjectAdminService> = Symbol("faultline.ProjectAdminService");

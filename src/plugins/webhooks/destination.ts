@@ -7,17 +7,26 @@ const LOG_BODY_LIMIT = 1024;
 
 /**
  * App webhook deliveries: the seed's `Svc-Hook-*` headers and `Request-ID` (the delivery id,
- * stable across retries); each attempt goes to the app's request log (never secrets or
- * signatures); disabling turns off the app's webhooks.
+ * stable across retries), and Sentry's `Sentry-Hook-*` names beside them for an app that opted in
+ * (same values: Sentry signs the body alone with the client secret too); each attempt goes to the
+ * app's request log (never secrets or signatures); disabling turns off the app's webhooks.
  */
 export const appWebhookDestination: DestinationHandler = {
   type: "app",
-  headers: (delivery, timestamp) => ({
-    "Request-ID": delivery.id,
-    "Svc-Hook-Resource": delivery.resource,
-    "Svc-Hook-Timestamp": String(timestamp),
-    "Svc-Hook-Signature": hexSignature(delivery.secret, delivery.body),
-  }),
+  headers: (delivery, timestamp) => {
+    const signature = hexSignature(delivery.secret, delivery.body);
+    return {
+      "Request-ID": delivery.id,
+      "Svc-Hook-Resource": delivery.resource,
+      "Svc-Hook-Timestamp": String(timestamp),
+      "Svc-Hook-Signature": signature,
+      ...(delivery.sentry_hook_headers && {
+        "Sentry-Hook-Resource": delivery.resource,
+        "Sentry-Hook-Timestamp": String(timestamp),
+        "Sentry-Hook-Signature": signature,
+      }),
+    };
+  },
   onAttempts: async (db, attempts, now) => {
     // installation.deleted may outlive its app (deleted apps uninstall everywhere): no log then.
     // The apps are key-share locked so none can vanish before the insert; one locked by a

@@ -12,6 +12,8 @@ export interface Subscriber {
   appId: number;
   webhookUrl: string;
   clientSecret: string;
+  /** The app asked for Sentry's header names too. */
+  sentryHookHeaders: boolean;
 }
 
 export interface AppWebhook {
@@ -49,6 +51,7 @@ export class AppWebhookDispatcher {
         installationUuid: subscriber.installationUuid,
         url: subscriber.webhookUrl,
         secret: subscriber.clientSecret,
+        sentryHookHeaders: subscriber.sentryHookHeaders,
         eventType: webhook.eventType,
         resource: webhook.category,
         body: () => ({
@@ -70,11 +73,11 @@ async function findSubscribers(db: Kysely<Database>, organizationId: number, cat
   const rows = await db
     .selectFrom("app_installations as i")
     .innerJoin("apps as a", "a.id", "i.app_id")
-    .select(["i.uuid", "a.id", "a.webhook_url", "a.client_secret"])
+    .select(["i.uuid", "a.id", "a.webhook_url", "a.client_secret", "a.sentry_hook_headers"])
     .where("i.organization_id", "=", organizationId)
     .where("a.webhook_status", "=", "active")
     .where("a.webhook_url", "is not", null)
     .where((eb) => eb(eb.val<string>(category), "=", eb.fn.any("a.events")))
     .execute();
-  return rows.map((row) => ({ installationUuid: row.uuid, appId: row.id, webhookUrl: row.webhook_url as string, clientSecret: row.client_secret }));
+  return rows.map((row) => ({ installationUuid: row.uuid, appId: row.id, webhookUrl: row.webhook_url as string, clientSecret: row.client_secret, sentryHookHeaders: row.sentry_hook_headers }));
 }

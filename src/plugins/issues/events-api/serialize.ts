@@ -95,6 +95,10 @@ export function serializeEvent(row: StoredEvent, neighbours: Neighbours) {
     packages: isObject(payload.modules) ? payload.modules : {},
     context: isObject(payload.extra) ? payload.extra : {},
     userReport: null,
+    // Sentry's issue-platform occurrence, SDK upgrade hints and resolving commits: Faultline has none.
+    occurrence: null,
+    sdkUpdates: [],
+    resolvedWith: [],
     _meta: {},
   };
 }
@@ -113,5 +117,30 @@ export function serializeEventSummary(row: Pick<StoredEvent, "event_id" | "issue
     dateCreated: isoDate(row.timestamp),
     platform: row.platform,
     tags: row.tags.map(([key, value]) => ({ key, value })),
+  };
+}
+
+/**
+ * An item of an issue's event list (Sentry's `SimpleEventSerializer`): the stored columns, the
+ * user and the metadata derived from the payload as at ingest.
+ */
+export function serializeIssueEventItem(row: StoredEvent) {
+  const derived = derive(row);
+  return {
+    id: row.event_id,
+    "event.type": row.type,
+    groupID: idString(row.issue_id),
+    eventID: row.event_id,
+    projectID: idString(row.project_id),
+    message: row.message,
+    title: row.title,
+    location: row.location,
+    culprit: row.culprit,
+    user: serializeUser(derived.user),
+    tags: row.tags.map(([key, value]) => ({ key, value })),
+    platform: row.platform,
+    dateCreated: isoDate(row.timestamp),
+    crashFile: null,
+    metadata: { ...derived.metadata, title: typeof derived.metadata.title === "string" ? derived.metadata.title : row.title },
   };
 }

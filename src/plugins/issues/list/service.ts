@@ -95,6 +95,20 @@ export class IssueListQuery {
     return rows.map((row) => Number(row.id));
   }
 
+  /** Those of `ids` that are live issues of this organization's project `projectId`. */
+  async idsInProject(ids: readonly number[], projectId: number): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .selectFrom("issues")
+      .select("issues.id")
+      .where("issues.organization_id", "=", this.ctx.organizationId)
+      .where("issues.project_id", "=", projectId)
+      .where("issues.deleted_at", "is", null)
+      .where("issues.id", "in", [...ids])
+      .execute();
+    return rows.map((row) => Number(row.id));
+  }
+
   /** The issue an event id (always) or a short id (with `shortIdLookup`) names, within the project scope. */
   async #directHit(query: string, shortIdLookup: boolean, projects: number[] | null): Promise<Issue | undefined> {
     const organizationId = this.ctx.organizationId;

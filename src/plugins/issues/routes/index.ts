@@ -2,10 +2,17 @@ import type { AnyEndpoint } from "../../../http/endpoint.js";
 import { deleteIssue, getIssue, updateIssue } from "./issue.js";
 import { createComment, deleteComment, listComments, updateComment } from "./comments.js";
 import { getEvent, getEventJson, listIssueExternalIssues, listIssueHashes } from "./events.js";
-import { bulkDeleteIssues, bulkUpdateIssues, listIssues, listProjectIssues } from "./list.js";
+import { getIssueEvent, listIssueEvents } from "./issue-events.js";
+import { legacyIssueEndpoints } from "./legacy.js";
+import { bulkDeleteIssues, bulkDeleteProjectIssues, bulkUpdateIssues, bulkUpdateProjectIssues, listIssues, listProjectIssues } from "./list.js";
+import { resolveEventId, resolveShortId } from "./lookups.js";
+import { getIssueTag, listIssueTags, listIssueTagValues } from "./tags.js";
 
-/** Every HTTP endpoint of the issues area. */
-export const issueEndpoints: AnyEndpoint[] = [getIssue, updateIssue, deleteIssue, listIssues, bulkUpdateIssues, bulkDeleteIssues, listProjectIssues,
-  getEvent, getEventJson, listIssueHashes, listIssueExternalIssues,
+/** Every HTTP endpoint of the issues area (the issue's own under Sentry's legacy `/api/0/issues/{id}/` too). */
+export const issueEndpoints: AnyEndpoint[] = [getIssue, updateIssue, deleteIssue, listIssueEvents, getIssueEvent, listIssueTags, getIssueTag, listIssueTagValues, listIssueHashes,
+  listIssues, bulkUpdateIssues, bulkDeleteIssues, listProjectIssues, bulkUpdateProjectIssues, bulkDeleteProjectIssues,
+  getEvent, getEventJson, listIssueExternalIssues,
   listComments, createComment, updateComment, deleteComment,
+  resolveShortId, resolveEventId,
+  ...legacyIssueEndpoints,
 ];

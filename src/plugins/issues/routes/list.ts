@@ -44,10 +44,29 @@ async function listReply(ctx: Caller & { url: URL; basePath: string }, query: z.
   return { body: await serializeIssues(page.rows, serializeContext(ctx, presentation)), headers };
 }
 
-/** The issues a bulk request names: its `id`s, else up to 1000 matching its filters. */
-async function bulkTargets(ctx: Caller, query: BulkQuery): Promise<number[]> {
+/**
+ * The issues a bulk request names: its `id`s, else up to 1000 matching its filters. Under a
+ * project's path (`projectId`), only that project's: named ids of other projects are left out,
+ * and the filters are limited to it (a `project` parameter there would only contradict the path).
+ */
+async function bulkTargets(ctx: Caller, query: BulkQuery, projectId?: number): Promise<number[]> {
   const { id, ...filters } = query;
-  return id.length > 0 ? id : listQueryFor(ctx).matchingIds(filters);
+  const list = listQueryFor(ctx);
+  if (projectId === undefined) return id.length > 0 ? id : list.matchingIds(filters);
+  return id.length > 0 ? list.idsInProject(id, projectId) : list.matchingIds({ ...filters, project: [projectId] });
+}
+
+/** A bulk PUT: the changed fields, or 204 when nothing matched. Shared by the organization and project paths. */
+async function bulkUpdate(ctx: Caller & { body: z.output<typeof updateIssueBody> }, ids: number[]) {
+  const { organization, principal } = ctx;
+  const changed = ids.length > 0 ? await ctx.container.resolve(IssueWorkflowToken).bulkUpdate({ organization, principal }, ids, ctx.body) : null;
+  return changed ? { body: changed } : { status: 204 };
+}
+
+async function bulkDelete(ctx: Caller, ids: number[]) {
+  const { organization, principal } = ctx;
+  if (ids.length > 0) await ctx.container.resolve(IssueWorkflowToken).delete({ organization, principal }, ids);
+  return { status: 204 };
 }
 
 export const listIssues = defineEndpoint({
@@ -68,12 +87,7 @@ export const bulkUpdateIssues = defineEndpoint({
   scopes: ["event:write"],
   query: bulkQuery,
   body: updateIssueBody,
-  handler: async (ctx) => {
-    const ids = await bulkTargets(ctx, ctx.query);
-    const { organization, principal } = ctx;
-    const changed = ids.length > 0 ? await ctx.container.resolve(IssueWorkflowToken).bulkUpdate({ organization, principal }, ids, ctx.body) : null;
-    return changed ? { body: changed } : { status: 204 };
-  },
+  handler: async (ctx) => bulkUpdate(ctx, await bulkTargets(ctx, ctx.query)),
 });
 
 export const bulkDeleteIssues = defineEndpoint({
@@ -83,24 +97,55 @@ export const bulkDeleteIssues = defineEndpoint({
   summary: "Delete many issues (by id, or up to 1000 matching the filters)",
   scopes: ["event:admin"],
   query: bulkQuery,
+  handler: async (ctx) => bulkDelete(ctx, await bulkTargets(ctx, ctx.query)),
+});
+
+const PROJECT_LIST_PATH = "/api/0/projects/{organization_id_or_slug}/{project_id_or_slug}/issues/";
+
+/** The project the path names (by id or slug), in the authorized organization; else 404. */
+const pathProject = (ctx: Caller & { params: { project_id_or_slug: string } }) =>
+  ctx.container.resolve(OrganizationServiceToken).requireProject(ctx.organization.id, ctx.params.project_id_or_slug);
+
+/**
+ * Sentry's project-scoped bulk change, what sentry-cli's `issues resolve|mute|unresolve` send:
+ * `?id=…` (ids of other projects are left out), else the filters (`?status=…`; none at all is
+ * `--all`: every unresolved issue of the project, up to 1000).
+ */
+export const bulkUpdateProjectIssues = defineEndpoint({
+  method: "PUT",
+  path: PROJECT_LIST_PATH,
+  operationId: "projects.bulkUpdateIssues",
+  summary: "Update many issues of one project (by id, or up to 1000 matching the filters); answers the changed fields",
+  scopes: ["event:write"],
+  query: bulkQuery,
+  body: updateIssueBody,
   handler: async (ctx) => {
-    const ids = await bulkTargets(ctx, ctx.query);
-    const { organization, principal } = ctx;
-    if (ids.length > 0) await ctx.container.resolve(IssueWorkflowToken).delete({ organization, principal }, ids);
-    return { status: 204 };
+    const reply = await bulkUpdate(ctx, await bulkTargets(ctx, ctx.query, (await pathProject(ctx)).id));
+    // Sentry's schema for this path requires `isPublic`: Faultline has no public issue sharing.
+    return reply.body ? { body: { isPublic: false, ...reply.body } } : reply;
   },
+});
+
+export const bulkDeleteProjectIssues = defineEndpoint({
+  method: "DELETE",
+  path: PROJECT_LIST_PATH,
+  operationId: "projects.bulkDeleteIssues",
+  summary: "Delete many issues of one project (by id, or up to 1000 matching the filters)",
+  scopes: ["event:admin"],
+  query: bulkQuery,
+  handler: async (ctx) => bulkDelete(ctx, await bulkTargets(ctx, ctx.query, (await pathProject(ctx)).id)),
 });
 
 /** Deprecated (api.md §3.8): the organization list limited to one project, pointing at its successor. */
 export const listProjectIssues = defineEndpoint({
   method: "GET",
-  path: "/api/0/projects/{organization_id_or_slug}/{project_id_or_slug}/issues/",
+  path: PROJECT_LIST_PATH,
   operationId: "projects.issues",
   summary: "Deprecated: list one project's issues (use the organization list with ?project=)",
   scopes: ["event:read"],
   query: listIssuesQuery,
   handler: async (ctx) => {
-    const project = await ctx.container.resolve(OrganizationServiceToken).requireProject(ctx.organization.id, ctx.params.project_id_or_slug);
+    const project = await pathProject(ctx);
     // The path names the project; a `project` parameter here would only contradict it.
     const reply = await listReply(ctx, { ...ctx.query, project: [project.id] });
     const successor = new URL(`${ctx.basePath}/api/0/organizations/${ctx.organization.slug}/issues/`, ctx.url);

@@ -6,7 +6,7 @@ import type { SchemaMigration } from "./types.js";
  * row ingest already upserts, so reading a release list costs no scan of the events.
  */
 export const releaseStatsMigration: SchemaMigration = {
-  name: "0013_release_stats",
+  name: "0015_release_stats",
   statements: (s) => [
     `ALTER TABLE ${s}.releases ADD COLUMN first_event timestamptz`,
     `ALTER TABLE ${s}.releases ADD COLUMN last_event timestamptz`,

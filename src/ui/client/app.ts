@@ -1,0 +1,75 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { config } from "./config.js";
+import { html } from "./html.js";
+import { href, navigate, onLinkClick, useLocation } from "./router.js";
+import { Alerts } from "./screens/alerts.js";
+import { IssueDetail } from "./screens/issue.js";
+import { Integrations } from "./screens/integrations.js";
+import { Projects } from "./screens/projects.js";
+import { Stream } from "./screens/stream.js";
+
+const SECTIONS = [
+  ["", "Issues"],
+  ["/projects", "Projects"],
+  ["/integrations", "Integrations"],
+  ["/alerts", "Alerts"],
+] as const;
+
+function OrganizationPicker() {
+  const [slug, setSlug] = useState("");
+  return html`<main id="main" class="narrow">
+    <h1>Faultline</h1>
+    <form
+      class="card"
+      onSubmit=${(event: Event) => {
+        event.preventDefault();
+        if (slug.trim()) navigate(`/${encodeURIComponent(slug.trim())}`);
+      }}
+    >
+      <label for="org-slug">Organization slug</label>
+      <div class="row"><input id="org-slug" value=${slug} onInput=${(e: Event) => setSlug((e.target as HTMLInputElement).value)} required /><button>Open</button></div>
+    </form>
+  </main>`;
+}
+
+/** Routes: /{org}, /{org}/issues/{id}, /{org}/projects, /{org}/integrations, /{org}/alerts. */
+export function App() {
+  const location = useLocation();
+  const [org, section, id] = location.path.split("/").filter(Boolean).map(decodeURIComponent);
+  useEffect(() => {
+    if (!org && config.organization) navigate(`/${encodeURIComponent(config.organization)}`, true);
+  }, [org]);
+  // A new screen: move focus to it (screen readers announce it; Tab starts from there), as a page load would.
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else document.getElementById("main")?.focus({ preventScroll: true });
+  }, [location.path]);
+  useEffect(() => {
+    document.addEventListener("click", onLinkClick);
+    return () => document.removeEventListener("click", onLinkClick);
+  }, []);
+  if (!org) return config.organization ? null : html`<${OrganizationPicker} />`;
+  const current = section === "issues" ? "" : section ? `/${section}` : "";
+  let screen;
+  if (section === "issues" && id) screen = html`<${IssueDetail} org=${org} id=${id} params=${location.params} />`;
+  else if (section === "projects") screen = html`<${Projects} org=${org} />`;
+  else if (section === "integrations") screen = html`<${Integrations} org=${org} />`;
+  else if (section === "alerts") screen = html`<${Alerts} org=${org} />`;
+  else screen = html`<${Stream} org=${org} params=${location.params} />`;
+  return html`
+    <a class="skip" href="#main">Skip to content</a>
+    <header class="top">
+      <a class="brand" href=${href(`/${encodeURIComponent(org)}`)}>Faultline <span class="muted">${org}</span></a>
+      <nav aria-label="Sections">
+        <ul>
+          ${SECTIONS.map(
+            ([path, label]) =>
+              html`<li><a href=${href(`/${encodeURIComponent(org)}${path}`)} aria-current=${current === path ? "page" : undefined}>${label}</a></li>`,
+          )}
+        </ul>
+      </nav>
+    </header>
+    <main id="main" tabindex="-1">${screen}</main>
+  `;
+}

@@ -1,0 +1,154 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { enc, get, qs, request } from "../api.js";
+import { count } from "../format.js";
+import { html } from "../html.js";
+import { useAsync } from "../hooks.js";
+import { Sparkline } from "../parts/charts.js";
+import { Failure, Level, Loading, Status, Time } from "../parts/common.js";
+import { href, navigate } from "../router.js";
+import type { Issue, Project } from "../types.js";
+import { SearchBox } from "./search-box.js";
+
+const PAGE = 25;
+
+/** The stream's state lives in the URL (shareable, back button works). */
+function filtersOf(params: URLSearchParams) {
+  return {
+    query: params.get("query") ?? "is:unresolved",
+    project: params.get("project") ?? "",
+    environment: params.get("environment") ?? "",
+    statsPeriod: params.get("statsPeriod") ?? "24h",
+    sort: params.get("sort") ?? "date",
+    cursor: params.get("cursor") ?? "",
+  };
+}
+type Filters = ReturnType<typeof filtersOf>;
+
+export function Stream({ org, params }: { org: string; params: URLSearchParams }) {
+  const filters = filtersOf(params);
+  const go = (change: Partial<Filters>) => navigate(`/${enc(org)}${qs({ ...filters, cursor: "", ...change })}`);
+  const projects = useAsync(() => get<Project[]>(`/organizations/${enc(org)}/projects/`), [org]);
+  const page = useAsync(
+    () => request<Issue[]>("GET", `/organizations/${enc(org)}/issues/${qs({ ...filters, limit: String(PAGE) })}`),
+    [org, params.toString()],
+    true,
+  );
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [notice, setNotice] = useState("");
+  const list = useRef<HTMLUListElement>(null);
+  useEffect(() => setSelected(new Set()), [params.toString()]);
+  useEffect(() => keyboard(list), []);
+  const issues = page.data?.data ?? [];
+
+  const bulk = async (body: Record<string, unknown>, what: string) => {
+    const ids = [...selected];
+    try {
+      await request("PUT", `/organizations/${enc(org)}/issues/${qs({ id: ids })}`, body);
+      setNotice(`${what} ${ids.length} issue${ids.length === 1 ? "" : "s"}.`);
+      setSelected(new Set());
+      page.reload();
+    } catch (error) {
+      setNotice(error instanceof Error ? error.message : String(error));
+    }
+  };
+  const toggle = (id: string) => {
+    const next = new Set(selected);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    setSelected(next);
+  };
+
+  return html`
+    <h1>Issues</h1>
+    <form class="filters" role="search" onSubmit=${(e: Event) => {
+      e.preventDefault();
+      const data = new FormData(e.target as HTMLFormElement);
+      go({ query: String(data.get("query") ?? ""), environment: String(data.get("environment") ?? "") });
+    }}>
+      <${SearchBox} key=${filters.query} value=${filters.query} />
+      <label>Project
+        <select name="project" value=${filters.project} onChange=${(e: Event) => go({ project: (e.target as HTMLSelectElement).value })}>
+          <option value="">All projects</option>
+          ${(projects.data ?? []).map((p) => html`<option value=${p.id}>${p.slug}</option>`)}
+        </select>
+      </label>
+      <label>Environment <input name="environment" value=${filters.environment} placeholder="any" size="10" /></label>
+      <label>Period
+        <select value=${filters.statsPeriod} onChange=${(e: Event) => go({ statsPeriod: (e.target as HTMLSelectElement).value })}>
+          <option value="24h">24 hours</option><option value="14d">14 days</option>
+        </select>
+      </label>
+      <label>Sort
+        <select value=${filters.sort} onChange=${(e: Event) => go({ sort: (e.target as HTMLSelectElement).value })}>
+          <option value="date">Last seen</option><option value="new">First seen</option><option value="freq">Events</option><option value="user">Users</option>
+        </select>
+      </label>
+      <button type="submit">Search</button>
+    </form>
+    <div class="toolbar" role="toolbar" aria-label="Bulk actions">
+      <label class="check"><input type="checkbox" checked=${issues.length > 0 && selected.size === issues.length}
+        onChange=${(e: Event) => setSelected(new Set((e.target as HTMLInputElement).checked ? issues.map((i) => i.id) : []))} /> Select all</label>
+      <button disabled=${!selected.size} onClick=${() => bulk({ status: "resolved" }, "Resolved")}>Resolve</button>
+      <button disabled=${!selected.size} onClick=${() => bulk({ status: "ignored" }, "Ignored")}>Ignore</button>
+      <button disabled=${!selected.size} onClick=${() => bulk({ status: "unresolved" }, "Reopened")}>Unresolve</button>
+      <form class="row" onSubmit=${(e: Event) => {
+        e.preventDefault();
+        const to = String(new FormData(e.target as HTMLFormElement).get("assignee") ?? "").trim();
+        void bulk({ assignedTo: to || null }, to ? `Assigned to ${to}:` : "Unassigned");
+      }}>
+        <label class="sr-only" for="bulk-assignee">Assign selected issues to (username, email or #team; empty unassigns)</label>
+        <input id="bulk-assignee" name="assignee" placeholder="username or #team" size="14" />
+        <button disabled=${!selected.size}>Assign</button>
+      </form>
+      <span class="muted" aria-live="polite">${hitsText(page.data?.hits ?? issues.length, page.data?.maxHits ?? null)} issues${selected.size ? ` · ${selected.size} selected` : ""} ${notice}</span>
+    </div>
+    <${Failure} error=${page.error} />
+    <${Loading} when=${page.loading && !page.data} />
+    ${page.data && !issues.length ? html`<p class="empty">No issues match.</p>` : null}
+    <ul class="issues" ref=${list} aria-label="Issues (j/k to move, x to select)">
+      ${issues.map((issue) => html`<li class="issue" key=${issue.id}>
+        <input type="checkbox" aria-label=${`Select ${issue.shortId}`} checked=${selected.has(issue.id)} onChange=${() => toggle(issue.id)} />
+        <div class="what">
+          <a class="title" href=${href(`/${enc(org)}/issues/${issue.id}`)}>${issue.title}</a>
+          <div class="meta"><span>${issue.shortId}</span> <${Level} level=${issue.level} /> <${Status} status=${issue.status} substatus=${issue.substatus} />
+            <span class="culprit">${issue.culprit}</span> <${Time} iso=${issue.lastSeen} />${issue.assignedTo ? html` · ${issue.assignedTo}` : null}</div>
+        </div>
+        <${Sparkline} points=${issue.stats?.[filters.statsPeriod]} label=${`${issue.shortId}, last ${filters.statsPeriod}`} />
+        <div class="num"><strong>${count(issue.count)}</strong><span class="muted">events</span></div>
+        <div class="num"><strong>${count(issue.userCount)}</strong><span class="muted">users</span></div>
+      </li>`)}
+    </ul>
+    <nav class="pager" aria-label="Pages">
+      <button disabled=${!page.data?.previous} onClick=${() => go({ ...filters, cursor: page.data?.previous ?? "" })}>Previous</button>
+      <button disabled=${!page.data?.next} onClick=${() => go({ ...filters, cursor: page.data?.next ?? "" })}>Next</button>
+    </nav>
+  `;
+}
+
+/** The API counts up to X-Max-Hits: at the cap, "1000+". */
+function hitsText(hits: number, max: number | null): string {
+  return max !== null && hits >= max ? `${max}+` : String(hits);
+}
+
+/** j/k move between issues, x selects the focused one, / goes to the search box. */
+function keyboard(list: { current: HTMLUListElement | null }) {
+  const onKey = (event: KeyboardEvent) => {
+    const target = event.target as HTMLElement;
+    if (event.ctrlKey || event.metaKey || event.altKey || /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) return;
+    if (event.key === "/") {
+      event.preventDefault();
+      document.getElementById("search")?.focus();
+      return;
+    }
+    const links = [...(list.current?.querySelectorAll<HTMLAnchorElement>("a.title") ?? [])];
+    const at = links.findIndex((link) => link === document.activeElement);
+    if (event.key === "j" || event.key === "k") {
+      event.preventDefault();
+      links[Math.min(links.length - 1, Math.max(0, at + (event.key === "j" ? 1 : -1)))]?.focus();
+    } else if (event.key === "x" && at >= 0) {
+      links[at]?.closest("li")?.querySelector<HTMLInputElement>("input[type=checkbox]")?.click();
+    }
+  };
+  document.addEventListener("keydown", onKey);
+  return () => document.removeEventListener("keydown", onKey);
+}
