@@ -59,3 +59,7 @@ export { runInTransaction, type TransactionScope } from "./db/transaction.js";
 export type { Actor, DomainEvent, DomainEventMap, DomainEventName } from "./events/event-bus.js";
 export { registerFactory, registerValue } from "./container/container.js";
 export * as tokens from "./container/tokens.js";
+/** Extension point of event storage: rewrite an event's payload before grouping (docs/plugins.md). */
+export { EventPayloadProcessorToken, type EventPayloadProcessor, type ProjectRef } from "./plugins/issues/index.js";
+/** Where uploaded source maps live: replace it to keep blobs in an object store (docs/releases.md). */
+export { ArtifactStoreToken, type ArtifactStore, type StoreContext } from "./plugins/releases/index.js";

@@ -153,6 +153,11 @@ export interface ReleasesTable {
   project_id: number;
   version: string;
   date_created: Timestamp;
+  /** Time of the release's first and last event in this project (null until one arrives). */
+  first_event: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  last_event: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** Issues whose first event came from this release. */
+  new_groups: Generated<number>;
 }
 
 export interface IssuesTable {

@@ -6,10 +6,11 @@ import { ingestPlugin } from "./ingest/index.js";
 import { installationsPlugin } from "./installations/index.js";
 import { issuesPlugin } from "./issues/index.js";
 import { organizationsPlugin } from "./organizations/index.js";
+import { releasesPlugin } from "./releases/index.js";
 import { openApiPlugin } from "./openapi/index.js";
 import { scimPlugin } from "./scim/index.js";
 import { serviceHooksPlugin } from "./service-hooks/index.js";
 import { webhooksPlugin } from "./webhooks/index.js";
 
 /** The first-party feature areas every instance has. */
-export const firstPartyPlugins = [organizationsPlugin, apiTokensPlugin, installationsPlugin, issuesPlugin, ingestPlugin, serviceHooksPlugin, webhooksPlugin, scimPlugin, externalIssuesPlugin, deliveriesPlugin, alertsPlugin, openApiPlugin] as const;
+export const firstPartyPlugins = [organizationsPlugin, apiTokensPlugin, installationsPlugin, issuesPlugin, releasesPlugin, ingestPlugin, serviceHooksPlugin, webhooksPlugin, scimPlugin, externalIssuesPlugin, deliveriesPlugin, alertsPlugin, openApiPlugin] as const;

@@ -134,6 +134,8 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
     triggers: [{ label: "critical", alertThreshold: 10 }],
   });
   const issueRule = await call("POST", `${projectPath}/rules/`, user, { name: `${slug} new issues`, conditions: [{ id: "first_seen_event" }], frequency: 5 });
+  const release = await call("POST", `${organizationPath}/releases/`, user, { version: `${slug}@1.0.0`, projects: [project.slug] });
+  await call("POST", `${organizationPath}/releases/${slug}@1.0.0/deploys/`, user, { environment: "production" });
   const apiToken = await call("POST", "/api/0/api-tokens/", user, { name: `${slug} spare`, scopes: ["org:read"] });
 
   const app = await api.apps.create({ organization: slug, name: `${slug} bot`, slug: `${slug}-bot`, isInternal: true, scopes: [...SCOPES] });
@@ -187,6 +189,7 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
     link_id: [String(link.id)],
     user_id: [scimUser.id],
     group_id: [scimGroup.id],
+    version: [release.version as string],
   };
   return {
     slug,

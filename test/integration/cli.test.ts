@@ -5,10 +5,10 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/run.js";
 import { randomHex } from "../../src/crypto/secrets.js";
-import { coreMigrations } from "../../src/db/migrations/index.js";
 import { createFaultline } from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { pickBackend } from "../../src/testing/index.js";
+import { firstPartyMigrationNames } from "../helpers/migrations.js";
 
 /** Runs the command line in-process, collecting stdout and stderr apart. */
 async function cli(args: string[]) {
@@ -59,7 +59,7 @@ describe("the faultline command line (#17)", () => {
   });
 
   it("migrate status lists pending then applied migrations; migrate applies them", { timeout: 180_000 }, async () => {
-    const names = coreMigrations.map((migration) => migration.name);
+    const names = firstPartyMigrationNames;
     expect(await cli(["migrate", "status", ...target])).toEqual({
       code: 1,
       out: `${names.map((name) => `pending  ${name}\n`).join("")}faultline: ${names.length} pending (run \`faultline migrate\`)\n`,

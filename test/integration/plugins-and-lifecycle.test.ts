@@ -7,11 +7,11 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createFaultline, defineEndpoint, definePlugin, registerValue, tokens } from "../../src/index.js";
 import { runCli } from "../../src/cli/run.js";
-import { coreMigrations } from "../../src/db/migrations/index.js";
 import { createTestInstance, pickBackend } from "../../src/testing/index.js";
 import { seedOrganization } from "../helpers/seed.js";
 import { bearer } from "../helpers/server.js";
 import { silentLogger } from "../../src/logging/logger.js";
+import { firstPartyMigrationNames } from "../helpers/migrations.js";
 
 
 /** A host plugin using every extension point a host needs. */
@@ -123,7 +123,7 @@ describe("faultline migrate CLI", () => {
       return { code, out };
     };
     try {
-      expect(await run(["migrate", ...target])).toEqual({ code: 0, out: coreMigrations.map((m) => `applied ${m.name}\n`).join("") });
+      expect(await run(["migrate", ...target])).toEqual({ code: 0, out: firstPartyMigrationNames.map((name) => `applied ${name}\n`).join("") });
       expect(await run(["migrate", ...target])).toEqual({ code: 0, out: "faultline: already up to date\n" });
       expect((await run(["migrate"])).code).toBe(2);
     } finally {

@@ -7,6 +7,7 @@ import { randomHex } from "../../src/crypto/secrets.js";
 import { coreMigrations } from "../../src/db/migrations/index.js";
 import { openRawDatabase, type RawDatabase } from "../helpers/database.js";
 import { silentLogger } from "../../src/logging/logger.js";
+import { firstPartyMigrationNames } from "../helpers/migrations.js";
 
 
 describe("storage", () => {
@@ -129,7 +130,7 @@ describe("storage", () => {
     const deployed = createFaultline({ database: raw.input, schema: pendingSchema, autoMigrate: false, logger: recording, worker: false, plugins: [audit] });
     try {
       await previous.migrate();
-      expect(await deployed.migrationStatus()).toEqual({ applied: coreMigrations.map((m) => m.name), pending: [newest] });
+      expect(await deployed.migrationStatus()).toEqual({ applied: [...firstPartyMigrationNames], pending: [newest] });
 
       const failure = await deployed.ready().then(() => null, (error: unknown) => error);
       expect(failure).toBeInstanceOf(MigrationsPendingError);
@@ -147,7 +148,7 @@ describe("storage", () => {
       expect(await migrator.migrate()).toEqual({ applied: [newest] });
       await deployed.ready();
       expect((await deployed.handler(new Request("http://x/api/0/organizations/acme/"))).status).toBe(401);
-      expect(await deployed.migrationStatus()).toEqual({ applied: [...coreMigrations.map((m) => m.name), newest], pending: [] });
+      expect(await deployed.migrationStatus()).toEqual({ applied: [...firstPartyMigrationNames, newest], pending: [] });
       // Which store, said once at startup, without credentials.
       expect(lines).toHaveLength(1);
       const where = typeof raw.input === "string" ? `PostgreSQL at ${new URL(raw.input).host}${new URL(raw.input).pathname}` : "embedded PGlite (the instance given as `database`)";

@@ -2,7 +2,7 @@ import type { DependencyContainer } from "tsyringe";
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, EventBus, Metrics } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
-import { EventSinkToken, EventStoreToken } from "./ingest/port.js";
+import { EventPayloadProcessorToken, EventSinkToken, EventStoreToken } from "./ingest/port.js";
 import { EventProcessor } from "./ingest/processor.js";
 import { IssueRepository } from "./repository.js";
 import { issueEndpoints } from "./routes/index.js";
@@ -23,7 +23,10 @@ export const issuesPlugin = definePlugin({
     registerFactory(
       container,
       EventProcessorToken,
-      (c) => new EventProcessor(db, c.resolve(EventBus), c.resolve(Clock), { maxBatch: 500, maxDelayMs: 2, maxConcurrent: 4 }),
+      (c) =>
+        new EventProcessor(db, c.resolve(EventBus), c.resolve(Clock), { maxBatch: 500, maxDelayMs: 2, maxConcurrent: 4 }, () =>
+          c.isRegistered(EventPayloadProcessorToken, true) ? c.resolveAll(EventPayloadProcessorToken) : [],
+        ),
     );
     registerFactory(container, EventSinkToken, (c) => c.resolve(EventProcessorToken));
     registerFactory(container, EventStoreToken, (c) => c.resolve(EventProcessorToken));
@@ -44,7 +47,15 @@ function issuesCreated(container: DependencyContainer) {
   return container.resolve(Metrics).counter("issues_created_total", "Issues created (the first event of a new group)");
 }
 
-export { EventSinkToken, EventStoreToken, type EventSink, type EventStore, type ProjectRef } from "./ingest/port.js";
+export {
+  EventPayloadProcessorToken,
+  EventSinkToken,
+  EventStoreToken,
+  type EventPayloadProcessor,
+  type EventSink,
+  type EventStore,
+  type ProjectRef,
+} from "./ingest/port.js";
 export { IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";

@@ -11,6 +11,7 @@ import type { ingestPlugin } from "../ingest/index.js";
 import type { installationsPlugin } from "../installations/index.js";
 import type { issuesPlugin } from "../issues/index.js";
 import type { organizationsPlugin } from "../organizations/index.js";
+import type { releasesPlugin } from "../releases/index.js";
 import type { scimPlugin } from "../scim/index.js";
 import type { serviceHooksPlugin } from "../service-hooks/index.js";
 import type { webhooksPlugin } from "../webhooks/index.js";
@@ -43,6 +44,8 @@ import type { listTeams, listMembers } from "../organizations/member-routes.js";
 import type { getServiceProviderConfig, listResourceTypes, getResourceType, listSchemas, getSchema } from "../scim/routes-discovery.js";
 import type { listScimGroups, createScimGroup, getScimGroup, replaceScimGroup, patchScimGroup, deleteScimGroup } from "../scim/routes-groups.js";
 import type { listScimUsers, createScimUser, getScimUser, replaceScimUser, patchScimUser, deleteScimUser } from "../scim/routes-users.js";
+import type { chunkUploadOptions, uploadChunks, assembleArtifactBundle } from "../releases/artifacts/routes.js";
+import type { listReleases, createRelease, getRelease, updateRelease, deleteRelease, listProjectReleases, listDeploys, createDeploy } from "../releases/routes.js";
 import type { createHook, listHooks, getHook, updateHook, deleteHook } from "../service-hooks/routes.js";
 
 /** Every first-party endpoint by operation id: the source of the types of `faultline.api.<area>.<operation>`. */
@@ -58,6 +61,9 @@ export interface FirstPartyEndpoints {
   "apps.requests": typeof listAppRequests;
   "apps.rotateSecret": typeof rotateAppSecret;
   "apps.update": typeof updateApp;
+  "artifacts.assembleBundle": typeof assembleArtifactBundle;
+  "artifacts.chunkUploadOptions": typeof chunkUploadOptions;
+  "artifacts.uploadChunks": typeof uploadChunks;
   "auth.index": typeof authProbe;
   "auth.user": typeof currentUser;
   "comments.create": typeof createComment;
@@ -133,6 +139,14 @@ export interface FirstPartyEndpoints {
   "projects.issues": typeof listProjectIssues;
   "projects.keys": typeof listProjectKeys;
   "projects.list": typeof listProjects;
+  "releases.create": typeof createRelease;
+  "releases.delete": typeof deleteRelease;
+  "releases.deploys.create": typeof createDeploy;
+  "releases.deploys.list": typeof listDeploys;
+  "releases.get": typeof getRelease;
+  "releases.list": typeof listReleases;
+  "releases.listForProject": typeof listProjectReleases;
+  "releases.update": typeof updateRelease;
   "projects.listAll": typeof listAllProjects;
   "projects.update": typeof updateProject;
   "scim.groups.create": typeof createScimGroup;
@@ -164,7 +178,7 @@ export interface FirstPartyEndpoints {
 export const TYPED_OPERATIONS = [
   "openapi.get",
   "apiTokens.create", "apiTokens.delete", "apiTokens.list", "apps.create", "apps.delete", "apps.get", "apps.list",
-  "apps.requests", "apps.rotateSecret", "apps.update", "comments.create", "comments.delete", "comments.list",
+  "apps.requests", "apps.rotateSecret", "apps.update", "artifacts.assembleBundle", "artifacts.chunkUploadOptions", "artifacts.uploadChunks", "comments.create", "comments.delete", "comments.list",
   "comments.update", "deliveries.list", "deliveries.redeliver", "events.get", "events.json", "events.resolveEventId", "externalIssues.create",
   "externalIssues.delete", "externalIssues.list", "ingest.envelope", "ingest.envelope.preflight", "ingest.store",
   "ingest.store.preflight", "installations.approveScopes", "installations.authorize", "installations.components",
@@ -176,7 +190,8 @@ export const TYPED_OPERATIONS = [
   "issues.tagValues", "issues.tags", "issues.update",
   "metricAlertRules.create", "metricAlertRules.delete", "metricAlertRules.get", "metricAlertRules.incidents",
   "metricAlertRules.list", "metricAlertRules.update", "organizations.get", "organizations.stats", "projects.get", "projects.issues",
-  "projects.keys", "projects.list", "scim.groups.create", "scim.groups.delete", "scim.groups.get", "scim.groups.list",
+  "projects.keys", "projects.list", "releases.create", "releases.delete", "releases.deploys.create", "releases.deploys.list", "releases.get",
+  "releases.list", "releases.listForProject", "releases.update", "scim.groups.create", "scim.groups.delete", "scim.groups.get", "scim.groups.list",
   "scim.groups.patch", "scim.groups.replace", "scim.resourceTypes.get", "scim.resourceTypes.list", "scim.schemas.get",
   "scim.schemas.list", "scim.serviceProviderConfig", "scim.users.create", "scim.users.delete", "scim.users.get",
   "scim.users.list", "scim.users.patch", "scim.users.replace", "serviceHooks.create", "serviceHooks.delete",
@@ -192,7 +207,7 @@ export const TABLE_COMPLETE: [Exclude<keyof FirstPartyEndpoints, Listed>] extend
 
 /** The plugins' own API (admin operations): where a name exists there, it wins over the endpoint. */
 type PluginApi = ApiOf<[typeof organizationsPlugin, typeof apiTokensPlugin, typeof installationsPlugin, typeof issuesPlugin, typeof ingestPlugin,
-  typeof serviceHooksPlugin, typeof webhooksPlugin, typeof scimPlugin, typeof externalIssuesPlugin, typeof deliveriesPlugin, typeof alertsPlugin]>;
+  typeof serviceHooksPlugin, typeof webhooksPlugin, typeof scimPlugin, typeof externalIssuesPlugin, typeof deliveriesPlugin, typeof alertsPlugin, typeof releasesPlugin]>;
 
 type Without<E, A> = { [Area in keyof E]: Area extends keyof A ? Omit<E[Area], keyof A[Area]> : E[Area] };
 

@@ -42,7 +42,7 @@ function frame(raw: unknown) {
     // As in grouping: only an explicit `true` makes a frame in-app.
     inApp: f.in_app === true,
     context: frameContext(f, lineNo),
-    // Native and symbolication fields Sentry's frames carry; Faultline does not symbolicate.
+    // Native symbolication fields Sentry's frames carry (Faultline maps JavaScript only).
     package: text(f.package),
     platform: text(f.platform),
     instructionAddr: text(f.instruction_addr),
@@ -60,13 +60,15 @@ function exceptionEntry(payload: Json) {
   // Cause first, main exception last, frames oldest first: the order SDKs send.
   const data = values.map((value) => {
     const frames = isObject(value.stacktrace) ? list(value.stacktrace.frames).map(frame) : null;
+    // The frames as the SDK sent them, when processing (source maps) replaced the stack.
+    const rawFrames = isObject(value.raw_stacktrace) ? list(value.raw_stacktrace.frames).map(frame) : null;
     return {
       type: text(value.type),
       value: text(value.value),
       module: text(value.module),
       mechanism: isObject(value.mechanism) ? value.mechanism : null,
       stacktrace: frames && { frames, framesOmitted: null, registers: null, hasSystemFrames: frames.some((f) => !f.inApp) },
-      rawStacktrace: null,
+      rawStacktrace: rawFrames && { frames: rawFrames, framesOmitted: null, registers: null, hasSystemFrames: rawFrames.some((f) => !f.inApp) },
       threadId: text(value.thread_id),
     };
   });

@@ -1,4 +1,6 @@
+import type { Kysely } from "kysely";
 import type { InjectionToken } from "tsyringe";
+import type { Database } from "../../../db/schema.js";
 import type { TransactionScope } from "../../../db/transaction.js";
 import type { NormalizedEvent } from "../grouping/types.js";
 
@@ -43,3 +45,18 @@ export interface EventStore {
 
 export const EventStoreToken: InjectionToken<EventStore> = Symbol("faultline.EventStore");
 export type { NormalizedEvent } from "../grouping/types.js";
+
+/**
+ * An extension point of event storage: a plugin rewrites an event's payload before it is grouped
+ * and stored (source-map symbolication, for instance). Registered under
+ * {@link EventPayloadProcessorToken} (several may be; they run in registration order). Runs at
+ * store time — for queued ingest in the digest's transaction, whose handle is `db`, so the
+ * processor reads with it (an embedded database has one connection). Returns the new payload, or
+ * null to leave the event unchanged; it must not throw for bad data (record it in `errors`).
+ */
+export interface EventPayloadProcessor {
+  readonly id: string;
+  process(input: { db: Kysely<Database>; project: ProjectRef; payload: Record<string, unknown> }): Promise<Record<string, unknown> | null>;
+}
+
+export const EventPayloadProcessorToken: InjectionToken<EventPayloadProcessor> = Symbol("faultline.EventPayloadProcessor");

@@ -7,7 +7,7 @@ import type { EventBus } from "../../../events/event-bus.js";
 import { normalizeEvent } from "../grouping/index.js";
 import { type BatcherOptions, GroupCommitBatcher } from "../../../db/group-commit.js";
 import type { NormalizedEvent } from "../grouping/types.js";
-import type { CaptureOptions, EventSink, EventStore, ProjectRef, StorableEvent } from "./port.js";
+import type { CaptureOptions, EventPayloadProcessor, EventSink, EventStore, ProjectRef, StorableEvent } from "./port.js";
 import { type BatchItem, writeBatch } from "./write-batch.js";
 
 export const DEADLOCK_OR_SERIALIZATION = new Set(["40P01", "40001"]);
@@ -21,12 +21,14 @@ export class EventProcessor implements EventSink, EventStore {
     private readonly events: EventBus,
     private readonly clock: Clock,
     options: BatcherOptions,
+    /** Payload processors other plugins registered (read at each use: registration comes later). */
+    private readonly processors: () => readonly EventPayloadProcessor[] = () => [],
   ) {
     this.#batcher = new GroupCommitBatcher((items) => this.#write(items), options);
   }
 
   async capture(project: ProjectRef, raw: unknown, options: CaptureOptions = {}): Promise<{ eventId: string }> {
-    const event = this.normalize(raw, options);
+    const event = await this.#process(this.db(), project, this.normalize(raw, options));
     await this.#batcher.submit({ project, event });
     return { eventId: event.eventId };
   }
@@ -35,8 +37,26 @@ export class EventProcessor implements EventSink, EventStore {
     return normalizeEvent(raw, { receivedAt: options.receivedAt ?? this.clock.now() });
   }
 
-  storeBatch(scope: TransactionScope, events: readonly StorableEvent[]): Promise<void> {
-    return writeBatch(scope, events, { events: this.events, now: this.clock.now() });
+  async storeBatch(scope: TransactionScope, events: readonly StorableEvent[]): Promise<void> {
+    const processed = this.processors().length === 0 ? events : await Promise.all(events.map(async (item) => ({ ...item, event: await this.#process(scope.trx, item.project, item.event) })));
+    return writeBatch(scope, processed, { events: this.events, now: this.clock.now() });
+  }
+
+  /**
+   * Runs the registered payload processors, then derives everything again from the new payload
+   * (title, culprit, grouping hashes): grouping sees what the processors made of the event.
+   */
+  async #process(db: Kysely<Database>, project: ProjectRef, event: NormalizedEvent): Promise<NormalizedEvent> {
+    let payload = event.payload;
+    for (const processor of this.processors()) {
+      try {
+        payload = (await processor.process({ db, project, payload })) ?? payload;
+      } catch {
+        // A processor's own failure leaves the event as it was: storing it matters more.
+      }
+    }
+    if (payload === event.payload) return event;
+    return normalizeEvent(payload, { receivedAt: event.received, size: event.size });
   }
 
   /** Waits until every accepted event is committed (used on close). */

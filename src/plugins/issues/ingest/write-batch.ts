@@ -36,7 +36,7 @@ export async function writeBatch(scope: TransactionScope, items: readonly BatchI
   const rows = await trx.selectFrom("issues").selectAll().where("id", "in", issueIds).orderBy("id").forUpdate().execute();
   const fresh = await insertEvents(trx, items, assignment.issueOf);
   const newUsers = await insertUsers(trx, fresh);
-  await recordReleases(trx, fresh, deps.now);
+  await recordReleases(trx, fresh, assignment.created, deps.now);
 
   const projects = await loadProjects(trx, items);
   const outcomes = new Map<number, { state: IssueState; fold: FoldResult }>();
@@ -118,17 +118,40 @@ async function insertUsers(trx: Transaction<Database>, fresh: FreshEvent[]): Pro
   return new Set(inserted.map((row) => `${row.issue_id}:${row.user_key}`));
 }
 
-async function recordReleases(trx: Transaction<Database>, fresh: FreshEvent[], now: Date): Promise<void> {
-  const releases = new Map<string, { organization_id: number; project_id: number; version: string; date_created: Date }>();
-  for (const { item } of fresh) {
+/**
+ * Upserts each (project, release) of the batch with its first and last event time and the issues
+ * it introduced (a new issue counts for the release of its first event), as the releases API shows.
+ */
+async function recordReleases(trx: Transaction<Database>, fresh: FreshEvent[], created: Set<number>, now: Date): Promise<void> {
+  type Row = { organization_id: number; project_id: number; version: string; date_created: Date; first_event: Date; last_event: Date; new_groups: number };
+  const releases = new Map<string, Row>();
+  const counted = new Set<number>();
+  for (const { item, issueId } of fresh) {
     const version = item.event.release;
-    if (version) releases.set(`${item.project.id}:${version}`, { organization_id: item.project.organizationId, project_id: item.project.id, version, date_created: now });
+    const isNewGroup = created.has(issueId) && !counted.has(issueId);
+    if (isNewGroup) counted.add(issueId);
+    if (!version) continue;
+    const key = `${item.project.id}:${version}`;
+    const time = item.event.timestamp;
+    const row = releases.get(key) ?? { organization_id: item.project.organizationId, project_id: item.project.id, version, date_created: now, first_event: time, last_event: time, new_groups: 0 };
+    if (time < row.first_event) row.first_event = time;
+    if (time > row.last_event) row.last_event = time;
+    if (isNewGroup) row.new_groups += 1;
+    releases.set(key, row);
   }
   if (releases.size === 0) return;
+  // Sorted: concurrent batches lock release rows in one order (no deadlock).
+  const rows = [...releases.values()].sort((a, b) => a.project_id - b.project_id || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
   await trx
     .insertInto("releases")
-    .values([...releases.values()])
-    .onConflict((oc) => oc.columns(["project_id", "version"]).doNothing())
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(["project_id", "version"]).doUpdateSet({
+        first_event: sql`least(releases.first_event, excluded.first_event)`,
+        last_event: sql`greatest(releases.last_event, excluded.last_event)`,
+        new_groups: sql`releases.new_groups + excluded.new_groups`,
+      }),
+    )
     .execute();
 }
 

@@ -169,8 +169,35 @@ async function loadRelated(rows: readonly Issue[], ctx: SerializeContext): Promi
 
 const userOf = (user: DetailUser) => ({ id: idString(user.id), username: user.username, name: user.name, email: user.email });
 
-/** Sentry's release summary of `firstRelease` / `lastRelease`, from the version Faultline keeps. */
-const releaseOf = (version: string | null) => (version === null ? null : { version, shortVersion: version });
+type ReleaseRow = { version: string; date_created: Date; first_event: Date | null; last_event: Date | null; new_groups: number };
+
+/** Sentry's release summary of `firstRelease` / `lastRelease`: the project's release row ingest keeps (#16). */
+function releaseOf(version: string | null, rows: ReleaseRow[]) {
+  if (version === null) return null;
+  const row = rows.find((candidate) => candidate.version === version);
+  const iso = (date: Date | null | undefined) => (date ? isoDate(date) : null);
+  return {
+    version,
+    shortVersion: version.includes("@") ? version.slice(version.lastIndexOf("@") + 1) : version,
+    dateCreated: iso(row?.date_created),
+    dateReleased: null,
+    firstEvent: iso(row?.first_event),
+    lastEvent: iso(row?.last_event),
+    newGroups: row?.new_groups ?? 0,
+  };
+}
+
+async function releaseRows(ctx: SerializeContext, row: Issue): Promise<ReleaseRow[]> {
+  const versions = [...new Set([row.first_release, row.last_release].filter((version): version is string => version !== null))];
+  if (versions.length === 0) return [];
+  return ctx.db
+    .selectFrom("releases")
+    .select(["version", "date_created", "first_event", "last_event", "new_groups"])
+    .where("organization_id", "=", row.organization_id)
+    .where("project_id", "=", row.project_id)
+    .where("version", "in", versions)
+    .execute();
+}
 
 /**
  * The single-issue shape: the list item plus statusDetails, activity, 24h and 30d stats, tags,
@@ -179,11 +206,12 @@ const releaseOf = (version: string | null) => (version === null ? null : { versi
  */
 export async function serializeIssueDetail(row: Issue | IssueWithDetail, ctx: SerializeContext) {
   const detail = "detail_activity" in row ? row : ((await loadDetail(ctx.db, row, ctx.userId, ctx.now)) ?? { ...row, ...NO_DETAIL });
+  const releases = await releaseRows(ctx, row);
   const { stats: _listStats, lifetime: _lifetime, filtered: _filtered, ...item } = issueListItem(row, relatedOf([detail], { ...ctx, stats: null, window: null }), ctx);
   return {
     ...item,
-    firstRelease: releaseOf(row.first_release),
-    lastRelease: releaseOf(row.last_release),
+    firstRelease: releaseOf(row.first_release, releases),
+    lastRelease: releaseOf(row.last_release, releases),
     userReportCount: 0,
     participants: detail.detail_participants.map(userOf),
     seenBy: detail.detail_seen_by.map(userOf),

@@ -1,0 +1,69 @@
+import { TraceMap } from "@jridgewell/trace-mapping";
+
+/** A parsed source map and its sources' lines, split once (context lines are read per frame). */
+export interface ParsedMap {
+  map: TraceMap;
+  lines(sourceIndex: number): string[] | null;
+}
+
+export type MapResult = { ok: true; map: ParsedMap } | { ok: false; reason: string };
+
+/**
+ * Parsed source maps by blob checksum (content-addressed: an entry never goes stale), least
+ * recently used first out once the raw maps held exceed `maxBytes`. Failures are remembered too,
+ * so a broken map is not parsed again for every event.
+ */
+export class SourceMapCache {
+  readonly #entries = new Map<string, { result: MapResult; bytes: number }>();
+  #bytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  async get(key: string, load: () => Promise<Uint8Array | null>): Promise<MapResult> {
+    const hit = this.#entries.get(key);
+    if (hit) {
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
+      return hit.result;
+    }
+    const data = await load();
+    const result = data ? parse(data) : ({ ok: false, reason: "the source map's file is missing from the artifact store" } as const);
+    const bytes = data?.byteLength ?? 0;
+    if (bytes <= this.maxBytes) {
+      this.#entries.set(key, { result, bytes });
+      this.#bytes += bytes;
+      for (const [oldest, entry] of this.#entries) {
+        if (this.#bytes <= this.maxBytes) break;
+        this.#entries.delete(oldest);
+        this.#bytes -= entry.bytes;
+      }
+    }
+    return result;
+  }
+}
+
+function parse(data: Uint8Array): MapResult {
+  try {
+    const map = new TraceMap(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8"));
+    const split = new Map<number, string[] | null>();
+    return {
+      ok: true,
+      map: {
+        map,
+        lines(sourceIndex) {
+          if (!split.has(sourceIndex)) {
+            const content = map.sourcesContent?.[sourceIndex];
+            split.set(sourceIndex, typeof content === "string" ? content.split(/\r\n|\r|\n/) : null);
+          }
+          return split.get(sourceIndex) ?? null;
+        },
+      },
+    };
+  } catch (error) {
+    return { ok: false, reason: `invalid source map: ${(error as Error).message}` };
+  }
+}
