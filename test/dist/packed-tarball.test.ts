@@ -71,7 +71,10 @@ const CJS_EXPRESS = `const express = require("express");\nconst { createFaultlin
 const ESM_FASTIFY = `import Fastify from "fastify";\nimport { createFaultline, SCOPES } from "faultline";\nimport { toFastifyPlugin } from "faultline/fastify";`;
 const CJS_FASTIFY = `const Fastify = require("fastify");\nconst { createFaultline, SCOPES } = require("faultline");\nconst { toFastifyPlugin } = require("faultline/fastify");`;
 
-/** A Next.js App Router app: the catch-all route of docs/embedding-next.md, seeded before the first request, plus a route of its own. */
+/**
+ * A Next.js App Router app: the catch-all route of docs/embedding-next.md, seeded before the first
+ * request, the dashboard's route of docs/dashboard.md, plus a route of its own.
+ */
 const nextApp = (config: string): Record<string, string> => ({
   "next.config.mjs": `export default { ${config}, skipTrailingSlashRedirect: true };\n`,
   "app/api/faultline/[...path]/route.js": `import { createFaultline, SCOPES } from "faultline";
@@ -87,6 +90,13 @@ const faultline = () =>
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD } = toNextJsHandler(faultline, { basePath: "/api/faultline" });
+`,
+  "app/admin/errors/[[...path]]/route.js": `import { toNextJsHandler } from "faultline/next";
+import { createDashboard } from "faultline/ui";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+export const { GET, HEAD } = toNextJsHandler(createDashboard({ apiBasePath: "/api/faultline", organization: "demo" }), { basePath: "/admin/errors" });
 `,
   "app/api/orders/route.js": `export async function POST(request) {\n  return Response.json({ order: await request.json() }, { status: 201 });\n}\n`,
 });
@@ -128,8 +138,8 @@ const HOSTS: Array<{ name: string; project: string; command: string[]; prefix: s
   { name: "Fastify 5, ESM", project: "esm", command: ["fastify.js"], prefix: "/faultline" },
   { name: "Express 4, CommonJS (require)", project: "cjs", command: ["express.js"], prefix: "/faultline", dashboard: "/admin/errors" },
   { name: "Fastify 4, CommonJS (require)", project: "cjs", command: ["fastify.js"], prefix: "/faultline" },
-  { name: "Next.js 14 (next build + next start)", project: "next14", command: NEXT_START, prefix: "/api/faultline" },
-  { name: "Next.js 15 (next build + next start)", project: "next15", command: NEXT_START, prefix: "/api/faultline" },
+  { name: "Next.js 14 (next build + next start)", project: "next14", command: NEXT_START, prefix: "/api/faultline", dashboard: "/admin/errors" },
+  { name: "Next.js 15 (next build + next start)", project: "next15", command: NEXT_START, prefix: "/api/faultline", dashboard: "/admin/errors" },
 ];
 
 describe("the packed tarball installed into fresh hosts", () => {
