@@ -9,3 +9,6 @@ declare module "faultline/next" {
   export const toNextJsHandler: typeof import("../../adapters/next/index.js").toNextJsHandler;
   export const getOrCreateFaultline: typeof import("../../adapters/next/index.js").getOrCreateFaultline;
 }
+declare module "faultline/ui" {
+  export const createDashboard: typeof import("../../src/ui/index.js").createDashboard;
+}

@@ -15,7 +15,7 @@ const nextConfig = {
   skipTrailingSlashRedirect: true,
   turbopack: {
     root,
-    resolveAlias: { faultline: `${dist}/index.js`, "faultline/next": `${dist}/next.js` },
+    resolveAlias: { faultline: `${dist}/index.js`, "faultline/next": `${dist}/next.js`, "faultline/ui": `${dist}/ui.js` },
   },
 };
 

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 
@@ -31,7 +31,9 @@ const TYPES: Record<string, string> = {
  * (the package build) and in the source tree src/ui/ui-assets/ (the test run's globalSetup).
  */
 export function defaultAssetsDir(): string {
-  return fileURLToPath(new URL("./ui-assets/", import.meta.url));
+  // Not `new URL("./ui-assets/", import.meta.url)`: bundlers (Turbopack in a Next.js app) take that
+  // literal for an asset reference and rewrite it; this module's own URL they keep.
+  return join(dirname(fileURLToPath(import.meta.url)), "ui-assets");
 }
 
 /** Loads every file named by the manifest once (a few hundred KB), so requests never touch the disk. */

@@ -92,7 +92,7 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
         release: "shop@1.4.2",
         timestamp: now - i * 60,
         user: { id: `customer-${i}`, email: `c${i}@shop.test` },
-        tags: { region: "eu-west" },
+        tags: { region: "eu-west", checkout: i === 0 ? "v2" : "v1" },
         request: { url: "https://shop.test/checkout", method: "POST", headers: { "User-Agent": "Mozilla/5.0" } },
         breadcrumbs: { values: [{ timestamp: now - 70, category: "http", message: "POST /api/cart 200" }, { timestamp: now - 65, category: "ui.click", message: "button#pay" }] },
         contexts: { runtime: { name: "node", version: "v20.20.2" } },
@@ -107,6 +107,8 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     const app = express();
     app.use("/faultline", toExpressHandler(faultline));
     app.use("/admin/errors", toExpressHandler(createDashboard({ apiBasePath: "/faultline", organization: "acme", pollIntervalMs: 700 })));
+    // Without an `organization` option: the root lists the caller's organizations.
+    app.use("/admin/all", toExpressHandler(createDashboard({ apiBasePath: "/faultline" })));
     server = await listen(createServer(app));
     // A real SDK event too, through the DSN the keys endpoint gives.
     const [key] = (await api("/projects/acme/web/keys/")) as Array<{ dsn: { public: string } }>;
@@ -208,6 +210,12 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     await expect(section("Request").textContent()).resolves.toContain("POST https://shop.test/checkout");
     await expect(section("User").textContent()).resolves.toMatch(/customer-\d/);
     await expect(section("Tags").textContent()).resolves.toContain("eu-west");
+    // The issue's tag distributions, over all three events (not only the latest): one region; two checkout versions.
+    const distribution = section("Tag distribution");
+    await poll(() => distribution.locator(".tag-key", { has: page.getByRole("heading", { name: /^region/ }) }).textContent()).toMatch(/1 value[\s\S]*eu-west\s*100%/);
+    const checkout = distribution.locator(".tag-key", { has: page.getByRole("heading", { name: /^checkout/ }) });
+    await expect(checkout.locator(".tag-value").allTextContents()).resolves.toEqual(["v1", "v2"]);
+    await expect(checkout.locator(".tag-share").allTextContents()).resolves.toEqual(["67%", "33%"]);
     await expect(section("Contexts").textContent()).resolves.toContain("v20.20.2");
     await expect(page.locator(".issue-head").textContent()).resolves.toContain("release shop@1.4.2");
     await page.getByRole("button", { name: "Older event" }).click();
@@ -244,6 +252,16 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
 
     await capture({ platform: "node", level: "fatal", fingerprint: ["fresh"], exception: { values: [{ type: "FreshError", value: "arrived while watching" }] } });
     await poll(() => page.locator("li.issue", { hasText: "FreshError" }).count()).toBe(1);
+  });
+
+  it("without an organization option, the root lists the caller's organizations and opens one", async () => {
+    await page.goto(`${server.url}/admin/all`);
+    const organizations = section("Your organizations");
+    await organizations.getByRole("link", { name: "acme" }).waitFor();
+    await expectAccessible("organization list");
+    await organizations.getByRole("link", { name: "acme" }).click();
+    await page.waitForURL(`${server.url}/admin/all/acme`);
+    await poll(() => page.locator("li.issue").count()).toBeGreaterThan(0);
   });
 
   it("without a session (the authenticate hook says no), says so instead of showing data", async () => {

@@ -44,6 +44,16 @@ describe("embedding guides", () => {
   }
 });
 
+describe("docs/dashboard.md", () => {
+  it("the Next.js route snippet is examples/next-host's dashboard route, line for line", () => {
+    const file = "examples/next-host/app/admin/errors/[[...path]]/route.ts";
+    const block = new RegExp(`\`\`\`ts\n// ${file.slice("examples/next-host/".length).replace(/[[\].]/g, "\\$&")}\n([\\s\\S]*?)\`\`\``).exec(read("docs/dashboard.md"))?.[1] ?? "";
+    const code = (text: string) => text.split("\n").map((line) => line.trim()).filter((line) => line && !line.startsWith("//"));
+    expect(code(block).length).toBeGreaterThan(3);
+    expect(code(block)).toEqual(code(read(file)));
+  });
+});
+
 describe("runtimes (docs/http.md: Node.js only, no edge runtimes)", () => {
   it("the core cannot be bundled without Node's built-ins: sockets for pg, node:zlib for ingest, the file system for PGlite", async () => {
     const failure = await build({ entryPoints: [fileURLToPath(new URL("../../src/index.ts", import.meta.url))], bundle: true, write: false, platform: "browser", conditions: ["worker", "edge-light"], logLevel: "silent" }).then(

@@ -1,8 +1,40 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium, seriousViolations } from "../helpers/browser.js";
 import { sdkRoundTrip } from "./sdk.js";
+import { dsnOf } from "./suite.js";
+
+/** An exception with library frames around one in-app frame that has source context. */
+function paymentEvent(type: string, value: string, file: string, fn: string) {
+  return {
+    platform: "node",
+    level: "error",
+    environment: "production",
+    exception: {
+      values: [{
+        type,
+        value,
+        stacktrace: {
+          frames: [
+            { filename: "node:internal/process/task_queues", function: "processTicksAndRejections", lineno: 95, in_app: false },
+            {
+              filename: file,
+              function: fn,
+              lineno: 42,
+              in_app: true,
+              pre_context: ["export async function charge(order) {", "  const card = order.customer.card;"],
+              context_line: "  return gateway.charge(card.token, order.total);",
+              post_context: ["}"],
+            },
+          ],
+        },
+      }],
+    },
+  };
+}
 
 /**
  * examples/next-host, built with `next build` and served by `next start` (App Router, Turbopack),
@@ -50,7 +82,10 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)("examples/next-host (next build
     }
   }, 600_000);
 
-  afterAll(() => {
+  let browser: Browser | undefined;
+
+  afterAll(async () => {
+    await browser?.close();
     server?.kill("SIGTERM");
   });
 
@@ -69,4 +104,63 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)("examples/next-host (next build
     const preflight = await fetch(`${origin}/api/faultline/api/1/envelope/`, { method: "OPTIONS" });
     expect([preflight.status, preflight.headers.get("access-control-allow-origin")]).toEqual([200, "*"]);
   });
+
+  it("serves the dashboard under /admin/errors: the page under the strict CSP, hashed assets cached for a year", async () => {
+    const page = await fetch(`${origin}/admin/errors/demo/issues/1`);
+    expect([page.status, page.headers.get("content-type"), page.headers.get("cache-control")]).toEqual([200, "text/html; charset=utf-8", "no-cache"]);
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+    const script = /<script type="module" src="([^"]+)"/.exec(await page.text())?.[1] ?? "";
+    expect(script).toMatch(/^\/admin\/errors\/assets\/[\w-]+\.js$/);
+    const asset = await fetch(`${origin}${script}`);
+    expect([asset.status, asset.headers.get("content-type"), asset.headers.get("cache-control")]).toEqual([200, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable"]);
+    expect((await fetch(`${origin}/admin/errors/assets/nope-0000.js`)).status).toBe(404);
+  });
+
+  it("triage in Chromium under /admin/errors: sign in, find an issue by search, read its stack trace, resolve it, see the activity", async () => {
+    const dsn = new URL(await dsnOf({ origin, prefix: "/api/faultline", token, organization: "demo", project: "web" }));
+    const store = `${origin}${dsn.pathname.replace(/\/(\d+)$/, "/api/$1/store/")}?sentry_key=${dsn.username}&sentry_version=7`;
+    for (const event of [
+      paymentEvent("PaymentDeclined", "Card declined for order 1187", "src/payments/charge.ts", "charge"),
+      paymentEvent("RangeError", "Quantity out of range", "src/cart/quantity.ts", "setQuantity"),
+      paymentEvent("TypeError", "Cannot read properties of undefined (reading 'sku')", "src/cart/items.ts", "addItem"),
+    ]) {
+      const response = await fetch(store, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(event) });
+      expect(response.status).toBe(200);
+    }
+    const authorization = { Authorization: `Bearer ${token}` };
+    const declined = async () => ((await (await fetch(`${origin}/api/faultline/api/0/organizations/demo/issues/?query=declined`, { headers: authorization })).json()) as Array<{ id: string; status: string }>)[0];
+    await expect.poll(declined, { timeout: 10_000 }).toBeDefined();
+
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(8000);
+    const page: Page = await context.newPage();
+    const problems: string[] = [];
+    page.on("console", (message) => message.type() === "error" && problems.push(message.text()));
+    page.on("pageerror", (error) => problems.push(error.message));
+
+    // The host's sign-in sets its session cookie and redirects to the dashboard, which opens "demo".
+    await page.goto(`${origin}/login`);
+    await page.waitForURL(`${origin}/admin/errors/demo`);
+    await expect.poll(() => page.locator("li.issue").count(), { timeout: 10_000 }).toBeGreaterThanOrEqual(3);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.getByRole("combobox", { name: "Search" }).fill("is:unresolved declined");
+    await page.getByRole("combobox", { name: "Search" }).press("Enter");
+    await expect.poll(() => page.locator("li.issue").count(), { timeout: 10_000 }).toBe(1);
+    await page.locator("li.issue a.title").first().click();
+    await page.getByRole("heading", { level: 1, name: /PaymentDeclined/ }).waitFor();
+    expect(new URL(page.url()).pathname).toMatch(/^\/admin\/errors\/demo\/issues\/\d+$/);
+    const trace = page.locator("section", { has: page.getByRole("heading", { level: 2, name: "Stack trace", exact: true }) });
+    await trace.locator(".exception").first().waitFor();
+    await expect(trace.locator(".exception h3").first().textContent()).resolves.toBe("PaymentDeclined: Card declined for order 1187");
+    await expect(trace.locator(".context .hit").first().textContent()).resolves.toContain("gateway.charge(card.token, order.total)");
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByRole("button", { name: "Resolve", exact: true }).click();
+    await page.getByRole("button", { name: "Unresolve" }).waitFor();
+    expect((await declined())?.status).toBe("resolved"); // through the API, with the token
+    await expect.poll(() => page.locator(".activity").textContent(), { timeout: 10_000 }).toContain("resolved the issue");
+    expect(problems).toEqual([]); // no CSP violation, no script error
+    await context.close();
+  }, 60_000);
 });

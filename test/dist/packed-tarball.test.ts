@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../helpers/browser.js";
 // @ts-expect-error: plain JavaScript helper without type declarations
 import { freePort } from "../../scripts/free-port.mjs";
 import { sdkRoundTrip } from "../adapters/sdk.js";
@@ -40,7 +41,7 @@ async function seed(faultline) {
 }
 `;
 
-/** An existing Express app with a JSON route of its own, Faultline mounted under /faultline. */
+/** An existing Express app with a JSON route of its own, Faultline mounted under /faultline and the dashboard (faultline/ui) under /admin/errors. */
 const expressHost = (imports: string) => `${imports}
 ${SEED}
 const faultline = createFaultline();
@@ -48,6 +49,7 @@ seed(faultline).then(() => {
   const app = express();
   app.post("/api/orders", express.json(), (req, res) => res.status(201).json({ order: req.body }));
   app.use("/faultline", toExpressHandler(faultline));
+  app.use("/admin/errors", toExpressHandler(createDashboard({ apiBasePath: "/faultline", organization: "demo" })));
   app.listen(Number(process.env.PORT), "127.0.0.1");
 });
 `;
@@ -64,12 +66,15 @@ seed(faultline).then(async () => {
 });
 `;
 
-const ESM_EXPRESS = `import express from "express";\nimport { createFaultline, SCOPES } from "faultline";\nimport { toExpressHandler } from "faultline/express";`;
-const CJS_EXPRESS = `const express = require("express");\nconst { createFaultline, SCOPES } = require("faultline");\nconst { toExpressHandler } = require("faultline/express");`;
+const ESM_EXPRESS = `import express from "express";\nimport { createFaultline, SCOPES } from "faultline";\nimport { toExpressHandler } from "faultline/express";\nimport { createDashboard } from "faultline/ui";`;
+const CJS_EXPRESS = `const express = require("express");\nconst { createFaultline, SCOPES } = require("faultline");\nconst { toExpressHandler } = require("faultline/express");\nconst { createDashboard } = require("faultline/ui");`;
 const ESM_FASTIFY = `import Fastify from "fastify";\nimport { createFaultline, SCOPES } from "faultline";\nimport { toFastifyPlugin } from "faultline/fastify";`;
 const CJS_FASTIFY = `const Fastify = require("fastify");\nconst { createFaultline, SCOPES } = require("faultline");\nconst { toFastifyPlugin } = require("faultline/fastify");`;
 
-/** A Next.js App Router app: the catch-all route of docs/embedding-next.md, seeded before the first request, plus a route of its own. */
+/**
+ * A Next.js App Router app: the catch-all route of docs/embedding-next.md, seeded before the first
+ * request, the dashboard's route of docs/dashboard.md, plus a route of its own.
+ */
 const nextApp = (config: string): Record<string, string> => ({
   "next.config.mjs": `export default { ${config}, skipTrailingSlashRedirect: true };\n`,
   "app/api/faultline/[...path]/route.js": `import { createFaultline, SCOPES } from "faultline";
@@ -85,6 +90,13 @@ const faultline = () =>
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 export const { GET, POST, PUT, PATCH, DELETE, OPTIONS, HEAD } = toNextJsHandler(faultline, { basePath: "/api/faultline" });
+`,
+  "app/admin/errors/[[...path]]/route.js": `import { toNextJsHandler } from "faultline/next";
+import { createDashboard } from "faultline/ui";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+export const { GET, HEAD } = toNextJsHandler(createDashboard({ apiBasePath: "/api/faultline", organization: "demo" }), { basePath: "/admin/errors" });
 `,
   "app/api/orders/route.js": `export async function POST(request) {\n  return Response.json({ order: await request.json() }, { status: 201 });\n}\n`,
 });
@@ -117,14 +129,17 @@ const PROJECTS: Record<string, Project> = {
 
 const NEXT_START = ["node_modules/next/dist/bin/next", "start", "-H", "127.0.0.1", "-p"];
 
-/** Each host: its project, the command serving it (the port is appended), its Faultline prefix. */
-const HOSTS: Array<{ name: string; project: string; command: string[]; prefix: string }> = [
-  { name: "Express 5, ESM", project: "esm", command: ["express.js"], prefix: "/faultline" },
+/**
+ * Each host: its project, the command serving it (the port is appended), its Faultline prefix, and
+ * where it mounts the dashboard (with `browser`: also loaded in Chromium, once for the whole run).
+ */
+const HOSTS: Array<{ name: string; project: string; command: string[]; prefix: string; dashboard?: string; browser?: boolean }> = [
+  { name: "Express 5, ESM", project: "esm", command: ["express.js"], prefix: "/faultline", dashboard: "/admin/errors", browser: true },
   { name: "Fastify 5, ESM", project: "esm", command: ["fastify.js"], prefix: "/faultline" },
-  { name: "Express 4, CommonJS (require)", project: "cjs", command: ["express.js"], prefix: "/faultline" },
+  { name: "Express 4, CommonJS (require)", project: "cjs", command: ["express.js"], prefix: "/faultline", dashboard: "/admin/errors" },
   { name: "Fastify 4, CommonJS (require)", project: "cjs", command: ["fastify.js"], prefix: "/faultline" },
-  { name: "Next.js 14 (next build + next start)", project: "next14", command: NEXT_START, prefix: "/api/faultline" },
-  { name: "Next.js 15 (next build + next start)", project: "next15", command: NEXT_START, prefix: "/api/faultline" },
+  { name: "Next.js 14 (next build + next start)", project: "next14", command: NEXT_START, prefix: "/api/faultline", dashboard: "/admin/errors" },
+  { name: "Next.js 15 (next build + next start)", project: "next15", command: NEXT_START, prefix: "/api/faultline", dashboard: "/admin/errors" },
 ];
 
 describe("the packed tarball installed into fresh hosts", () => {
@@ -184,6 +199,9 @@ describe("the packed tarball installed into fresh hosts", () => {
       // A host plugin sees the first-party domain events with their payloads.
       `const audit = definePlugin({ id: "audit", on: { "issue.created": async (event) => { const title: string = event.payload.issue.title; void title; } } });`,
       `void createFaultline({ plugins: [audit] });`,
+      `void toExpressHandler(createDashboard({ apiBasePath: "/faultline", organization: "demo" }));`,
+      `// @ts-expect-error -- pollIntervalMs is a number of milliseconds`,
+      `createDashboard({ pollIntervalMs: "10s" });`,
       // Wrong uses must fail to compile, or the check proves nothing.
       `// @ts-expect-error -- verifySignature takes a secret string`,
       `verifySignature("{}", "00", 42);`,
@@ -198,6 +216,7 @@ describe("the packed tarball installed into fresh hosts", () => {
       `import { toNodeHandler } from "faultline/node";`,
       `import { createTestInstance } from "faultline/testing";`,
       `import { verifySignature, verifyStandardWebhook } from "faultline/verify";`,
+      `import { createDashboard } from "faultline/ui";`,
     ];
     // check.ts is ESM (the project is "type": "module"); check.cts is CommonJS: its imports become
     // require() calls, resolved through the "require" conditions to the .d.cts declarations.
@@ -211,7 +230,7 @@ describe("the packed tarball installed into fresh hosts", () => {
     expect("failed" in result).toBe(false);
   }, 300_000);
 
-  describe.each(HOSTS)("$name", ({ project, command, prefix }) => {
+  describe.each(HOSTS)("$name", ({ project, command, prefix, dashboard, browser }) => {
     let server: ChildProcess | undefined;
     let origin = "";
     let output = "";
@@ -247,5 +266,39 @@ describe("the packed tarball installed into fresh hosts", () => {
       });
       expect([order.status, await order.json()]).toEqual([201, { order: { sku: "A-1" } }]);
     });
+
+    it.runIf(dashboard)("serves faultline/ui from the installed package under its mount path: the page, and a hashed asset cached for a year", async () => {
+      const page = await fetch(`${origin}${dashboard}/demo/issues/1`);
+      expect([page.status, page.headers.get("content-type"), page.headers.get("cache-control")]).toEqual([200, "text/html; charset=utf-8", "no-cache"]);
+      expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+      const html = await page.text();
+      const assets = [...html.matchAll(/(?:src|href)="([^"]+\/assets\/[^"]+)"/g)].map(([, href]) => href ?? "");
+      expect(assets).toHaveLength(2); // the script and the stylesheet, hashed, under the mount path
+      for (const href of assets) {
+        expect(href).toMatch(new RegExp(`^${dashboard}/assets/[\\w-]+-[\\w]+\\.(js|css)$`));
+        const asset = await fetch(`${origin}${href}`);
+        expect([asset.status, asset.headers.get("cache-control"), asset.headers.get("x-content-type-options")], href).toEqual([200, "public, max-age=31536000, immutable", "nosniff"]);
+        expect(asset.headers.get("content-type")).toMatch(href.endsWith(".js") ? /^text\/javascript/ : /^text\/css/);
+        expect((await asset.arrayBuffer()).byteLength).toBeGreaterThan(0);
+      }
+    });
+
+    // Once: the app from the tarball boots in Chromium under the CSP and reaches the API (no
+    // session in this host, so the API's 401 is what it shows).
+    it.runIf(browser)("runs the installed dashboard in Chromium: no script error or CSP violation, the API's answer shown", async () => {
+      const chromium = await launchChromium();
+      try {
+        const page = await chromium.newPage();
+        const problems: string[] = [];
+        page.on("console", (message) => message.type() === "error" && !/status of 401/.test(message.text()) && problems.push(message.text()));
+        page.on("pageerror", (error) => problems.push(error.message));
+        await page.goto(`${origin}${dashboard}`);
+        await page.waitForURL(`${origin}${dashboard}/demo`);
+        await page.getByRole("alert").filter({ hasText: "not signed in" }).first().waitFor({ timeout: 10_000 });
+        expect(problems).toEqual([]);
+      } finally {
+        await chromium.close();
+      }
+    }, 60_000);
   });
 });

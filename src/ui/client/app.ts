@@ -1,12 +1,16 @@
 import { useEffect, useRef, useState } from "preact/hooks";
+import { get } from "./api.js";
 import { config } from "./config.js";
+import { useAsync } from "./hooks.js";
 import { html } from "./html.js";
+import { Failure, Loading } from "./parts/common.js";
 import { href, navigate, onLinkClick, useLocation } from "./router.js";
 import { Alerts } from "./screens/alerts.js";
 import { IssueDetail } from "./screens/issue.js";
 import { Integrations } from "./screens/integrations.js";
 import { Projects } from "./screens/projects.js";
 import { Stream } from "./screens/stream.js";
+import type { Organization } from "./types.js";
 
 const SECTIONS = [
   ["", "Issues"],
@@ -15,10 +19,23 @@ const SECTIONS = [
   ["/alerts", "Alerts"],
 ] as const;
 
+/** The root without an `organization` option: the caller's organizations, or a slug to open. */
 function OrganizationPicker() {
   const [slug, setSlug] = useState("");
+  const organizations = useAsync(() => get<Organization[]>("/organizations/"), []);
+  const list = organizations.data;
   return html`<main id="main" class="narrow">
     <h1>Faultline</h1>
+    <section class="card" aria-labelledby="orgs-title">
+      <h2 id="orgs-title">Your organizations</h2>
+      <${Failure} error=${organizations.error} /><${Loading} when=${organizations.loading && !list} />
+      ${list && !list.length ? html`<p class="muted">You are not a member of any organization.</p>` : null}
+      ${list?.length
+        ? html`<ul class="orgs">
+            ${list.map((o) => html`<li><a href=${href(`/${encodeURIComponent(o.slug)}`)}>${o.name}</a> <span class="muted">${o.slug}</span></li>`)}
+          </ul>`
+        : null}
+    </section>
     <form
       class="card"
       onSubmit=${(event: Event) => {

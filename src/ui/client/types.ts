@@ -86,3 +86,19 @@ export interface SentryEvent {
   nextEventID: string | null;
   previousEventID: string | null;
 }
+
+/** `GET …/issues/{id}/tags/`: a key with its totals over every event of the issue. */
+export interface TagKey {
+  key: string;
+  name: string;
+  totalValues: number;
+  uniqueValues: number;
+  topValues: Array<{ value: string; count: number; firstSeen: string | null; lastSeen: string | null }>;
+}
+
+/** `GET /organizations/`: the organizations the caller can open. */
+export interface Organization {
+  id: string;
+  slug: string;
+  name: string;
+}

@@ -10,6 +10,7 @@ import { href, navigate } from "../router.js";
 import type { Issue, SentryEvent } from "../types.js";
 import { ActivityView } from "./activity.js";
 import { IssueActions } from "./issue-actions.js";
+import { TagDistribution } from "./issue-tags.js";
 
 interface Hash {
   id: string;
@@ -61,6 +62,7 @@ export function IssueDetail({ org, id, params }: { org: string; id: string; para
       </div>
       <${BarChart} points=${data.stats?.[period]} label=${`Events in the last ${period === "24h" ? "24 hours" : "30 days"}`} daily=${period === "30d"} />
     </${Section}>
+    <${TagDistribution} org=${org} id=${id} lastSeen=${data.lastSeen} />
     <section class="card" aria-labelledby="event-title">
       <h2 id="event-title">Event ${e ? html`<code>${e.eventID.slice(0, 8)}</code> <${Time} iso=${e.dateCreated} />` : null}</h2>
       ${e ? html`<p class="muted">${e.environment ? `environment ${e.environment}` : ""}</p>` : null}
