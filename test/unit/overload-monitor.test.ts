@@ -45,17 +45,24 @@ describe("EventLoopDelayMonitor", () => {
     monitor.stop();
   });
 
-  it("counts its own timer's lateness, which node's histogram misses for a block straddling a reset", () => {
+  it("does not judge a window that ended too early (node's stale loop time after a block): it goes on, the verdict holds", () => {
     const { state, histogram, now } = fakes();
     const monitor = new EventLoopDelayMonitor(50, { histogram, now, intervalMs: 100, resolutionMs: 10 });
     monitor.start();
-    state.now = 250; // the timer fired 150 ms late; the histogram saw nothing of it
-    state.maxNs = ms(10);
+    state.now = 400; // a 300 ms block
+    state.maxNs = ms(310);
     monitor.endWindow();
-    expect(monitor.delayMs).toBe(150);
     expect(monitor.overloaded).toBe(true);
-    // The next window is measured from when this one ended, not from when it should have.
-    state.now = 350;
+    state.now = 414; // the interval fired again right after the block: 14 ms of gap
+    monitor.endWindow();
+    expect(monitor.overloaded).toBe(true);
+    expect(state.resets).toBe(2); // start, first window: the short one was not reset
+    state.maxNs = ms(300); // the next block, in the same (continued) window
+    state.now = 520;
+    monitor.endWindow();
+    expect(monitor.delayMs).toBe(290);
+    state.maxNs = ms(12);
+    state.now = 620;
     monitor.endWindow();
     expect(monitor.overloaded).toBe(false);
     monitor.stop();

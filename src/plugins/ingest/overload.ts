@@ -31,12 +31,15 @@ const RESOLUTION_MS = 10;
  * bound, not a percentile, is what absorbs ordinary blips (GC, a large synchronous query).
  *
  * node's histogram is blind around a reset: it records the gap since its previous tick, and after
- * a reset only from its first tick on. So a window
+ * a reset only from its first tick on. And node's timers are scheduled from the loop's time, which
+ * a block leaves stale, so right after a block an interval may fire again within milliseconds. So
+ * a window
  * - is closed in the check phase after the window timer fired (setImmediate): after a block, JS
  *   timers due earlier than the histogram's own (a keep-alive timeout, say) run first, and the
  *   histogram records the block only after them;
  * - times its own first tick: a block that starts right after the reset delays it by as much;
- * - counts how late its own timer fired, as a floor.
+ * - goes on when the timer fires before half its length has passed (the verdict of the previous
+ *   window holds meanwhile), rather than judge a few milliseconds between two blocks.
  */
 export class EventLoopDelayMonitor {
   readonly #intervalMs: number;
@@ -80,12 +83,12 @@ export class EventLoopDelayMonitor {
     this.#delayMs = 0;
   }
 
-  /** Closes the current window (the timer calls it): its worst delay decides until the next window closes. */
+  /** Closes the current window (the timer calls it): its worst delay decides until the next window closes. A window too short to judge goes on. */
   endWindow(): void {
     const now = this.#now();
-    const timerLateMs = now - this.#windowStartedAt - this.#intervalMs;
+    if (now - this.#windowStartedAt < this.#intervalMs / 2) return;
     const recordedMs = this.#histogram.max / 1e6 - this.#resolutionMs;
-    this.#delayMs = Math.max(0, timerLateMs, recordedMs, this.#firstTickLateMs);
+    this.#delayMs = Math.max(0, recordedMs, this.#firstTickLateMs);
     this.#startWindow(now);
   }
 
