@@ -157,6 +157,13 @@ export const optionsSchema = z.strictObject({
       queued: z.boolean().default(true),
       /** Queued mode: past this many queued events, ingest answers 429 with `Retry-After` (back-pressure). */
       maxQueueDepth: z.number().int().min(1).max(100_000_000).default(100_000),
+      /**
+       * Queued mode, load shedding: while this process's event loop was delayed by more than this
+       * many milliseconds in the last 100 ms window, ingest answers 429 (`overloaded`) so that the
+       * host's own routes stay responsive. `null` (default): off. 30 is recommended for hosts that
+       * serve their own routes from the same process on PostgreSQL (docs/operations.md).
+       */
+      shedAtEventLoopDelayMs: z.number().int().min(20).max(60_000).nullable().default(null),
       /** Queued mode: events the digest claims and stores per transaction. */
       digestBatchSize: z.number().int().min(1).max(10_000).default(500),
     })

@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createNodeHandler } from "../../adapters/node/index.js";
 import { createFaultline, type Faultline, type FaultlineApi } from "../../src/index.js";
+import { parseExposition, valueOf } from "../helpers/observability.js";
 import { listen, type RunningServer } from "../helpers/server.js";
 import { BENCH_DATABASE_URL, benchEvent, percentile, quietLogger, report, runConcurrently, sqlClient } from "./support.js";
 
@@ -15,21 +16,33 @@ import { BENCH_DATABASE_URL, benchEvent, percentile, quietLogger, report, runCon
  * ack-to-visible latency is measured — and at 200 %, an error storm, while a probe calls the
  * host's route every 20 ms. Past `ingest.maxQueueDepth` ingest must answer 429 and the host route
  * stay responsive.
+ *
+ * The storms run with load shedding on event-loop delay at the recommended bound
+ * (`ingest.shedAtEventLoopDelayMs` 30; `BENCH_SHED_AT_MS=off` for the same run without it). The
+ * capacity is measured without it, by an instance of its own on the same schema and server, so
+ * that the offered rates stay what they were (its closed-loop clients expect every answer to be 200).
  */
 const STORM_SECONDS = Number(process.env.BENCH_STORM_SECONDS ?? 10);
 const CAPACITY_EVENTS = 10_000;
 const MAX_QUEUE_DEPTH = 5_000;
+const SHED_AT_MS = process.env.BENCH_SHED_AT_MS === "off" ? null : Number(process.env.BENCH_SHED_AT_MS ?? 30);
 const run = promisify(execFile);
 const schema = `bench_storm_${Date.now()}`;
 let faultline: Faultline<FaultlineApi>;
 let server: RunningServer;
+let handler: ReturnType<typeof createNodeHandler>;
 let ingestUrl = "";
 
+/** The host's Faultline: the default (queued ingest, in-process worker), shedding as given. */
+function host(shedAtEventLoopDelayMs: number | null): Faultline<FaultlineApi> {
+  return createFaultline({ database: BENCH_DATABASE_URL, schema, logger: quietLogger, ingest: { queued: true, maxQueueDepth: MAX_QUEUE_DEPTH, shedAtEventLoopDelayMs } });
+}
+
 beforeAll(async () => {
-  faultline = createFaultline({ database: BENCH_DATABASE_URL, schema, logger: quietLogger, ingest: { queued: true, maxQueueDepth: MAX_QUEUE_DEPTH } });
+  faultline = host(null);
   await faultline.api.organizations.create({ slug: "bench" });
   const project = await faultline.api.projects.create({ organization: "bench", slug: "api", platform: "node" });
-  const handler = createNodeHandler(faultline);
+  handler = createNodeHandler(faultline);
   // The host's own route: what its users call while Faultline takes the storm.
   server = await listen(createServer((req, res) => (req.url === "/host/ping" ? res.setHeader("content-type", "application/json").end('{"ok":true}') : void handler(req, res))));
   ingestUrl = `${server.url}/api/${project.id}/envelope/?sentry_key=${project.keys[0]?.public}&sentry_version=7`;
@@ -80,6 +93,22 @@ async function capacity(): Promise<number> {
   return CAPACITY_EVENTS / ((performance.now() - started) / 1000);
 }
 
+/** The storms' instance, with load shedding, in place of the capacity's (whose digest is done). */
+async function switchToShedding(): Promise<void> {
+  const measured = faultline;
+  faultline = host(SHED_AT_MS);
+  await faultline.ready();
+  handler = createNodeHandler(faultline);
+  await measured.close();
+}
+
+/** Events ingest refused, by reason, as the storms' instance counts them (one event per request here). */
+async function dropped(): Promise<{ queueFull: number; overloaded: number }> {
+  const samples = parseExposition(await faultline.metrics.registry.metrics());
+  const of = (reason: string) => valueOf(samples, "faultline_ingest_events_dropped_total", { reason });
+  return { queueFull: of("queue_full"), overloaded: of("overloaded") };
+}
+
 interface StormResult {
   sent: number;
   statuses: Record<string, number>;
@@ -128,16 +157,20 @@ async function storm(rate: number): Promise<StormResult & { visibleMs: number[] 
 
 it("error storm: host route latency, 429s past the queue bound, ack-to-visible latency", async () => {
   const capacityPerSecond = await capacity();
+  await switchToShedding();
   const rows: Array<Record<string, string | number>> = [];
   const ms = (value: number | null) => (value === null || !Number.isFinite(value) ? "—" : value.toFixed(1));
   for (const load of [0.5, 2]) {
+    const before = await dropped();
     const result = await storm(capacityPerSecond * load);
+    const after = await dropped();
     rows.push({
       load: `${load * 100} % of capacity`,
       "offered events/s": Math.round(capacityPerSecond * load),
       sent: result.sent,
       "200": result.statuses["200"] ?? 0,
       "429": result.statuses["429"] ?? 0,
+      "of which queue_full / overloaded": `${after.queueFull - before.queueFull} / ${after.overloaded - before.overloaded}`,
       other: Object.entries(result.statuses).filter(([status]) => status !== "200" && status !== "429").map(([status, n]) => `${status}: ${n}`).join(", ") || "0",
       "ingest p50 / p99 ms": `${ms(result.ingest.p50)} / ${ms(result.ingest.p99)}`,
       "host route p50 / p99 / max ms": `${ms(result.probe.p50)} / ${ms(result.probe.p99)} / ${ms(result.probe.max)}`,
@@ -146,6 +179,6 @@ it("error storm: host route latency, 429s past the queue bound, ack-to-visible l
     // Every acknowledged event was stored: nothing accepted is lost in a storm.
     expect(result.visibleMs.filter((value) => !Number.isFinite(value))).toEqual([]);
   }
-  report(`Error storm: capacity ${Math.round(capacityPerSecond)} events/s (64 clients, drained), open-loop load for ${STORM_SECONDS} s, ingest.maxQueueDepth ${MAX_QUEUE_DEPTH}`, rows);
+  report(`Error storm: capacity ${Math.round(capacityPerSecond)} events/s (64 clients, drained), open-loop load for ${STORM_SECONDS} s, ingest.maxQueueDepth ${MAX_QUEUE_DEPTH}, ingest.shedAtEventLoopDelayMs ${SHED_AT_MS ?? "off"}`, rows);
   expect(rows).toHaveLength(2);
 });

@@ -118,7 +118,7 @@ describe("metrics", () => {
     const before = await scrape(operations);
     // Every drop reason is there from the start (rate() works before the first refusal).
     expect(before.filter((sample) => sample.name === "faultline_ingest_events_dropped_total").map((sample) => sample.labels.reason)).toEqual(
-      expect.arrayContaining(["rate_limited", "queue_full", "too_large", "invalid", "client_discard"]),
+      expect.arrayContaining(["rate_limited", "queue_full", "overloaded", "too_large", "invalid", "client_discard"]),
     );
 
     expect((await sendEvent(server, project, errorEvent({ fingerprint: ["a"] }))).status).toBe(200);

@@ -5,15 +5,18 @@ import type { EventSink, ProjectRef } from "../../src/plugins/issues/ingest/port
 import type { ProjectKeyRecord } from "../../src/plugins/ingest/project-keys.js";
 import type { OutcomeRecord } from "../../src/plugins/ingest/outcomes/recorder.js";
 import { SharedRateLimiter } from "../../src/plugins/ingest/rate-limit.js";
-import { type IngestInput, IngestService } from "../../src/plugins/ingest/service.js";
+import { type IngestAdmission, type IngestInput, IngestService, type OverloadSignal } from "../../src/plugins/ingest/service.js";
 import { memoryQuotaStore } from "../helpers/memory-quota.js";
 
 const KEY = "0123456789abcdef0123456789abcdef";
 const NOW = new Date(Date.UTC(2026, 10, 22, 10, 33, 10));
 const project: ProjectRef = { id: 7, organizationId: 3, platform: "node" };
 
+/** Queued mode's admission, never full: only the overload signal refuses. */
+const roomyQueue: IngestAdmission = { admit: async () => true, release: () => undefined, isFull: () => false };
+
 /** A service over fakes: keys known by public key, a sink that records, a fixed clock. */
-function setup(rateLimitPerMinute: number | null = null) {
+function setup(rateLimitPerMinute: number | null = null, overload?: OverloadSignal) {
   const captured: Array<{ project: ProjectRef; event: unknown; receivedAt?: Date }> = [];
   const lookups: string[] = [];
   const record: ProjectKeyRecord = { keyId: 1, project, rateLimit: rateLimitPerMinute === null ? null : { count: rateLimitPerMinute, windowMs: 60_000 } };
@@ -31,7 +34,7 @@ function setup(rateLimitPerMinute: number | null = null) {
     },
   };
   const outcomes: OutcomeRecord[] = [];
-  const service = new IngestService(keys, sink, new SharedRateLimiter(60_000, memoryQuotaStore()), { now: () => NOW }, { record: (outcome) => outcomes.push(outcome) });
+  const service = new IngestService(keys, sink, new SharedRateLimiter(60_000, memoryQuotaStore()), { now: () => NOW }, { record: (outcome) => outcomes.push(outcome) }, overload && roomyQueue, overload);
   return { service, captured, lookups, outcomes };
 }
 
@@ -159,5 +162,40 @@ describe("IngestService.ingestStore", () => {
       status: 413,
       detail: "Event too large (limit 1 MiB)",
     });
+  });
+});
+
+describe("IngestService load shedding (queued mode)", () => {
+  const signal = { overloaded: true };
+
+  it("refuses while overloaded, before the body is read, with 429 and the SDK's rate-limit headers; counted as rate_limited/overloaded", async () => {
+    const { service, captured, outcomes } = setup(null, signal);
+    signal.overloaded = true;
+    const error = await failure(service.ingestEnvelope(input("not even an envelope")));
+    expect(error.status).toBe(429);
+    expect(error.headers).toEqual({ "Retry-After": "1", "X-Sentry-Rate-Limits": "1:error:organization:overloaded" });
+    expect(captured).toEqual([]);
+    expect(outcomes).toEqual([{ projectId: 7, category: "error", outcome: "rate_limited", reason: "overloaded", quantity: 1, at: NOW }]);
+    expect((await failure(service.ingestStore(input("{}")))).status).toBe(429);
+  });
+
+  it("with the key in the envelope only, refuses after the parse with the exact count and spends none of the key's quota", async () => {
+    const { service, captured, outcomes } = setup(2, signal);
+    const keyInEnvelope = (id: string) =>
+      ['{"event_id":"head","dsn":"http://' + KEY + '@localhost/7"}', '{"type":"event"}', JSON.stringify({ event_id: `${id}1` }), '{"type":"event"}', JSON.stringify({ event_id: `${id}2` })].join("\n");
+    signal.overloaded = true;
+    expect((await failure(service.ingestEnvelope(input(keyInEnvelope("a"), { query: "" })))).status).toBe(429);
+    expect(outcomes.map((outcome) => [outcome.outcome, outcome.reason, outcome.quantity])).toEqual([["rate_limited", "overloaded", 2]]);
+    signal.overloaded = false;
+    expect(await service.ingestEnvelope(input(keyInEnvelope("b"), { query: "" }))).toEqual({ id: "b1" });
+    expect(captured).toHaveLength(2);
+  });
+
+  it("lets an envelope without events (a client report) through when its key came inside it", async () => {
+    const { service, outcomes } = setup(null, signal);
+    signal.overloaded = true;
+    const report = ['{"dsn":"http://' + KEY + '@localhost/7"}', '{"type":"client_report"}', JSON.stringify({ discarded_events: [{ reason: "sample_rate", category: "error", quantity: 3 }] })].join("\n");
+    expect(await service.ingestEnvelope(input(report, { query: "" }))).toEqual({});
+    expect(outcomes.map((outcome) => [outcome.outcome, outcome.reason, outcome.quantity])).toEqual([["client_discard", "sample_rate", 3]]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { createFaultline, defineEndpoint, definePlugin } from "../../src/index.js";
+import { resolveOptions } from "../../src/options.js";
 
 describe("createFaultline options", () => {
   it("fails at construction with a message naming the wrong option", () => {
@@ -26,6 +27,14 @@ describe("createFaultline options", () => {
       vi.unstubAllEnvs();
     }
     expect(() => createFaultline({ database: { inMemory: false } as never })).toThrow(/option "database": expected a postgres:\/\/ connection string, "memory:\/\/", \{ inMemory: true \}/);
+  });
+
+  it("leaves load shedding off unless asked for, and refuses a bound below the histogram's resolution", () => {
+    expect(resolveOptions({}).ingest.shedAtEventLoopDelayMs).toBeNull();
+    expect(resolveOptions({ ingest: { shedAtEventLoopDelayMs: 30 } }).ingest.shedAtEventLoopDelayMs).toBe(30);
+    expect(resolveOptions({ ingest: { shedAtEventLoopDelayMs: null } }).ingest.shedAtEventLoopDelayMs).toBeNull();
+    expect(() => createFaultline({ ingest: { shedAtEventLoopDelayMs: 5 } })).toThrow(/option "ingest.shedAtEventLoopDelayMs"/);
+    expect(() => createFaultline({ ingest: { shedAtEventLoopDelayMs: 12.5 } })).toThrow(/option "ingest.shedAtEventLoopDelayMs"/);
   });
 
   it("opens nothing at construction (no database needed to build an instance)", async () => {

@@ -34,3 +34,13 @@ export function queueFull(retryAfterSeconds: number): ApiError {
     { "Retry-After": String(retryAfterSeconds), "X-Sentry-Rate-Limits": `${retryAfterSeconds}:error:organization:queue_full` },
   );
 }
+
+/** Past `ingest.shedAtEventLoopDelayMs`: this process's event loop is saturated, the SDK should back off briefly. */
+export function overloaded(retryAfterSeconds: number): ApiError {
+  return new ApiError(
+    429,
+    `Ingest overloaded; retry after ${retryAfterSeconds} seconds`,
+    {},
+    { "Retry-After": String(retryAfterSeconds), "X-Sentry-Rate-Limits": `${retryAfterSeconds}:error:organization:overloaded` },
+  );
+}

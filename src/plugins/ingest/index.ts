@@ -1,3 +1,4 @@
+import type { DependencyContainer } from "tsyringe";
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Logger, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
@@ -12,11 +13,18 @@ import { databaseQuotaStore, rateLimitCleanupTask, SharedRateLimiter } from "./r
 import { ingestEndpoints } from "./routes.js";
 import { OutcomeRecorder, type OutcomeRecord } from "./outcomes/recorder.js";
 import { getOutcomeStats } from "./outcomes/routes.js";
+import { EventLoopDelayMonitor } from "./overload.js";
 import { IngestService } from "./service.js";
-import { IngestServiceToken, IngestSinkToken, OutcomeRecorderToken, ProjectKeyResolverToken } from "./tokens.js";
+import { IngestServiceToken, IngestSinkToken, OutcomeRecorderToken, OverloadMonitorToken, ProjectKeyResolverToken } from "./tokens.js";
 
 /** How often counted outcomes are added to `ingest_outcomes`: the usage statistics lag by at most this. */
 const OUTCOME_FLUSH_INTERVAL_MS = 5_000;
+
+/** Load shedding applies to queued ingest only: direct ingest's latency is its back-pressure. */
+function shedsOnOverload(container: DependencyContainer): boolean {
+  const { queued, shedAtEventLoopDelayMs } = container.resolve(Options).ingest;
+  return queued && shedAtEventLoopDelayMs !== null;
+}
 
 /** Sentry-compatible ingestion (api.md §6.1): the envelope and store endpoints real SDKs post to. */
 export const ingestPlugin = definePlugin({
@@ -34,17 +42,24 @@ export const ingestPlugin = definePlugin({
       const clock = c.resolve(Clock);
       const db = () => c.resolve(Db);
       const keys = c.resolve(ProjectKeyResolverToken);
-      const admission = c.resolve(Options).ingest.queued ? queueAdmission(c) : undefined;
+      const { queued, shedAtEventLoopDelayMs } = c.resolve(Options).ingest;
+      const admission = queued ? queueAdmission(c) : undefined;
+      const overload = queued && shedAtEventLoopDelayMs !== null ? c.resolve(OverloadMonitorToken) : undefined;
       // Outcomes go to the usage statistics (ingest_outcomes) and to the Prometheus counters.
       const recorder = c.resolve(OutcomeRecorderToken);
       const observe = c.resolve(IngestObserverToken);
       const outcomes = { record: (record: OutcomeRecord) => (recorder.record(record), observe(record)) };
       const limiter = new SharedRateLimiter(RATE_LIMIT_WINDOW_MS, databaseQuotaStore(db));
-      return new IngestService(keys, c.resolve(IngestSinkToken), limiter, clock, outcomes, admission);
+      return new IngestService(keys, c.resolve(IngestSinkToken), limiter, clock, outcomes, admission, overload);
     });
+    // Resolved (and its histogram created) only when load shedding is on.
+    registerFactory(container, OverloadMonitorToken, (c) => new EventLoopDelayMonitor(c.resolve(Options).ingest.shedAtEventLoopDelayMs ?? Number.POSITIVE_INFINITY));
     registerFactory(container, OutcomeRecorderToken, (c) => new OutcomeRecorder(() => c.resolve(Db), c.resolve(Logger), c.resolve(Options).schema));
   },
-  init: ({ container }) => container.resolve(OutcomeRecorderToken).start(OUTCOME_FLUSH_INTERVAL_MS),
+  init: ({ container }) => {
+    container.resolve(OutcomeRecorderToken).start(OUTCOME_FLUSH_INTERVAL_MS);
+    if (shedsOnOverload(container)) container.resolve(OverloadMonitorToken).start();
+  },
   endpoints: [...ingestEndpoints, getOutcomeStats],
   errorRenderer: ingestErrorRenderer,
   tasks: [digestTask, rateLimitCleanupTask],
@@ -67,6 +82,7 @@ export const ingestPlugin = definePlugin({
   }),
   // Accepted events waiting for their group commit are written before the database closes.
   close: async ({ container }) => {
+    if (shedsOnOverload(container)) container.resolve(OverloadMonitorToken).stop();
     if (container.resolve(Options).ingest.queued) await container.resolve(QueuedEventSinkToken).drain();
     await container.resolve(OutcomeRecorderToken).close();
   },

@@ -4,7 +4,7 @@ import type { EventSink } from "../issues/ingest/port.js";
 import { decompressBody } from "./decompress.js";
 import { publicKeyFromDsn, publicKeyFromRequest } from "./dsn-auth.js";
 import { parseEnvelope } from "./envelope.js";
-import { queueFull, rateLimited } from "./errors.js";
+import { overloaded, queueFull, rateLimited } from "./errors.js";
 import { eventsOf, parseEventPayload, type RawEvent } from "./event-payload.js";
 import { clientDiscardsOf } from "./outcomes/client-report.js";
 import type { Outcome, OutcomeRecorder } from "./outcomes/recorder.js";
@@ -34,8 +34,15 @@ export interface IngestAdmission {
   isFull(nowMs: number): boolean;
 }
 
+/** Load shedding of queued ingest: whether this process's event loop is too busy to take more. */
+export interface OverloadSignal {
+  readonly overloaded: boolean;
+}
+
 /** How long an SDK is told to wait when the queue is full: the digest empties hundreds of events per batch. */
 const QUEUE_FULL_RETRY_AFTER_SECONDS = 1;
+/** Overload is decided per 100 ms window; a second lets a storm's backlog clear. */
+const OVERLOADED_RETRY_AFTER_SECONDS = 1;
 
 /** Authenticates, unpacks and rate-limits what SDKs send, then hands error events to the sink. */
 export class IngestService {
@@ -47,6 +54,8 @@ export class IngestService {
     private readonly outcomes: Pick<OutcomeRecorder, "record">,
     /** Present in queued mode only: direct ingest's latency is its back-pressure. */
     private readonly admission?: IngestAdmission,
+    /** Present when `ingest.shedAtEventLoopDelayMs` is set (queued mode). */
+    private readonly overload?: OverloadSignal,
   ) {}
 
   /** `POST /api/{project_id}/envelope/` → `{id}` of the (first) event, `{}` without one. */
@@ -81,6 +90,8 @@ export class IngestService {
 
   /** Only events count against the key's limit; an envelope is accepted or refused as a whole. */
   async #capture(key: ProjectKeyRecord, events: RawEvent[], receivedAt: Date): Promise<string[]> {
+    // Again after the parse (the key may have come in the envelope only), before any quota is spent.
+    this.#refuseWhenOverloaded(key, events.length, receivedAt);
     if (key.rateLimit !== null) {
       const { count, windowMs } = key.rateLimit;
       const decision = await this.limiter.consume(key.keyId, events.length, count, receivedAt.getTime(), windowMs);
@@ -108,9 +119,20 @@ export class IngestService {
    * envelope); the exact count would cost the parse this avoids.
    */
   #refuseWhenFull(key: ProjectKeyRecord, receivedAt: Date): void {
+    this.#refuseWhenOverloaded(key, 1, receivedAt);
     if (!this.admission?.isFull(receivedAt.getTime())) return;
     this.#count(key, "rate_limited", "queue_full", 1, receivedAt);
     throw queueFull(QUEUE_FULL_RETRY_AFTER_SECONDS);
+  }
+
+  /**
+   * Load shedding: while the event loop is saturated, ingest is refused so that what else the
+   * process serves (the host's routes, the management API, which this never refuses) stays responsive.
+   */
+  #refuseWhenOverloaded(key: ProjectKeyRecord, events: number, receivedAt: Date): void {
+    if (!this.overload?.overloaded || events === 0) return;
+    this.#count(key, "rate_limited", "overloaded", events, receivedAt);
+    throw overloaded(OVERLOADED_RETRY_AFTER_SECONDS);
   }
 
   async #accept(key: ProjectKeyRecord, events: RawEvent[], receivedAt: Date): Promise<string[]> {

@@ -1,6 +1,7 @@
 import type { InjectionToken } from "tsyringe";
 import type { EventSink } from "../issues/ingest/port.js";
 import type { OutcomeRecorder } from "./outcomes/recorder.js";
+import type { EventLoopDelayMonitor } from "./overload.js";
 import type { ProjectKeyResolver } from "./project-keys.js";
 import type { IngestService } from "./service.js";
 
@@ -11,3 +12,5 @@ export const IngestSinkToken: InjectionToken<EventSink> = Symbol("faultline.Inge
 export const OutcomeRecorderToken: InjectionToken<OutcomeRecorder> = Symbol("faultline.OutcomeRecorder");
 /** This instance's DSN key cache: forgets keys when the organizations plugin announces a change. */
 export const ProjectKeyResolverToken: InjectionToken<ProjectKeyResolver> = Symbol("faultline.ProjectKeyResolver");
+/** The event-loop delay monitor behind load shedding (`ingest.shedAtEventLoopDelayMs`); resolved only when that is set. */
+export const OverloadMonitorToken: InjectionToken<EventLoopDelayMonitor> = Symbol("faultline.OverloadMonitor");
