@@ -10,7 +10,7 @@ export interface StoreContext {
 /**
  * Where uploaded chunks and artifact files live, content-addressed by SHA-1 (hex) per
  * organization. PostgreSQL by default; a host can put blobs in its own object store by
- * registering another implementation under `ArtifactStoreToken` (docs/releases.md has an
+ * registering another implementation under `ArtifactStoreToken` (docs/releases-and-source-maps.md has an
  * S3-compatible example).
  */
 export interface ArtifactStore {
