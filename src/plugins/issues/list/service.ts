@@ -7,6 +7,8 @@ import { type IssueCondition, issueCondition, issuesWhere } from "./filters.js";
 import { type IssueFilterParams, type ListIssuesQuery, windowBounds } from "./params.js";
 import { withRelatedColumns } from "../serialize/related-sql.js";
 import { autoSpec, periodSpec, type TimelineSpec } from "../serialize/stats.js";
+import type { ListRow } from "./columns.js";
+import { defaultPageRows, isDefaultShape } from "./default-page.js";
 import { hitsQuery, MAX_HITS, pageQuery } from "./queries.js";
 import { type IssueSort, SORTS } from "./sorts.js";
 
@@ -15,7 +17,8 @@ export { MAX_HITS } from "./queries.js";
 const EVENT_ID = /^(?:[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 
 export interface IssueListResult {
-  page: Page<Issue>;
+  /** List rows (list/columns.ts), or the issue row of a direct hit. */
+  page: Page<ListRow | Issue>;
   /** Matching issues, counted up to MAX_HITS. */
   hits: number;
   /** True when the query named one issue directly (an event id, or a short id with `shortIdLookup`). */
@@ -64,15 +67,18 @@ export class IssueListQuery {
 
     const { organizationId, userId } = this.ctx;
     const hits = hitsQuery(this.db, organizationId, condition);
+    const prepared = isDefaultShape(params);
     const page = await keysetPage(
       (bound) =>
-        withRelatedColumns(pageQuery(this.db, organizationId, condition, params.sort, bound), userId, presentation.stats, presentation.window)
-          .select(hits.as("list_hits"))
-          .execute(),
+        prepared
+          ? defaultPageRows(this.db, params.sort, { organizationId, userId }, bounds, presentation, bound)
+          : withRelatedColumns(pageQuery(this.db, organizationId, condition, params.sort, bound), userId, presentation.stats, presentation.window)
+              .select(hits.as("list_hits"))
+              .execute(),
       {
         cursor: params.cursor,
         limit: params.limit,
-        keyOf: SORTS[params.sort].keyOf,
+        keyOf: (row) => SORTS[params.sort].keyOf(row),
         idOf: (row) => Number(row.id),
       },
     );
