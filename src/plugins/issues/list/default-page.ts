@@ -1,12 +1,13 @@
-import { expressionBuilder, type Kysely } from "kysely";
+import { expressionBuilder, type Kysely, sql } from "kysely";
 import { PreparedStatement } from "../../../db/prepared.js";
 import type { Database } from "../../../db/schema.js";
 import type { KeysetBound } from "../../../http/pagination.js";
-import { withRelatedColumns } from "../serialize/related-sql.js";
+import { type RelatedColumns, withRelatedColumns } from "../serialize/related-sql.js";
+import type { ListRow } from "./columns.js";
 import type { StatsTable, TimelineSpec } from "../serialize/stats.js";
 import { hitsQuery, pageQuery } from "./queries.js";
 import type { ListParams, ListPresentation } from "./service.js";
-import type { IssueSort } from "./sorts.js";
+import { type IssueSort, SORTS } from "./sorts.js";
 
 /**
  * The list as dashboards and Sentry's clients ask for it on every load: unresolved issues (no
@@ -53,14 +54,23 @@ function statement(sort: IssueSort, windowed: boolean, withUser: boolean, statsT
     const unresolved = eb.and([eb("issues.status", "=", "unresolved")]);
     const condition = windowed ? eb.and([unresolved, eb("issues.last_seen", ">=", windowStart), eb("issues.first_seen", "<=", windowEnd)]) : unresolved;
     const bound: KeysetBound = { after: null, order: "desc", limit };
-    return withRelatedColumns(
+    const page = withRelatedColumns(
       pageQuery(db, organizationId, condition, sort, bound),
       withUser ? userId : null,
       statsTable ? sqlSpec(statsTable, statsFirst, statsLast) : null,
       countTable ? sqlSpec(countTable, countFirst, countLast) : null,
     ).select(hitsQuery(db, organizationId, condition).as("list_hits"));
+    // The page as one JSON array: the driver then makes one JSON.parse call instead of decoding
+    // 30 fields of 100 rows one by one (a fifth of the list's CPU, with the strings it leaves).
+    return db.selectFrom(page.as("page")).select(sql<PageRow[]>`coalesce(json_agg(page), '[]')`.as("rows"));
   });
 }
+
+/**
+ * A page row as JSON carries it: the same fields as the general path's row, int8 values (id,
+ * times_seen, the hit count) as JSON numbers, which the serializer reads through Number/String.
+ */
+export type PageRow = ListRow & RelatedColumns & { list_hits: number };
 
 const statements = new Map<string, ReturnType<typeof statement>>();
 
@@ -68,7 +78,7 @@ const statements = new Map<string, ReturnType<typeof statement>>();
  * The first page of a default-shape request ({@link isDefaultShape}), `bound.limit` rows, with
  * the related columns and the hit count, exactly as the general path reads it.
  */
-export function defaultPageRows(
+export async function defaultPageRows(
   db: Kysely<Database>,
   sort: IssueSort,
   scope: { organizationId: number; userId: number | null },
@@ -85,7 +95,7 @@ export function defaultPageRows(
   }
   // A stand-in the shape does not use has no placeholder in the statement: its value is never sent.
   const never = new Date(0);
-  return prepared.execute(
+  const rows = await prepared.execute(
     db,
     scope.organizationId,
     scope.userId ?? 0,
@@ -97,4 +107,25 @@ export function defaultPageRows(
     window?.first ?? never,
     window?.last ?? never,
   );
+  return inOrder(rows[0]?.rows ?? [], sort);
 }
+
+/**
+ * json_agg keeps the order its input arrives in, as PostgreSQL does in practice, but SQL does
+ * not promise it: checked in one pass, sorted only if it is not.
+ */
+function inOrder(rows: PageRow[], sort: IssueSort): PageRow[] {
+  // ISO timestamps of one format order as text as they do in time: no parsing for the check.
+  const key = TEXT_KEYS[sort] ?? SORTS[sort].keyOf;
+  const before = (a: PageRow, b: PageRow) => {
+    const x = key(a);
+    const y = key(b);
+    return x > y ? -1 : x < y ? 1 : Number(b.id) - Number(a.id);
+  };
+  for (let i = 1; i < rows.length; i++) {
+    if (before(rows[i - 1] as PageRow, rows[i] as PageRow) > 0) return rows.sort(before);
+  }
+  return rows;
+}
+
+const TEXT_KEYS: Partial<Record<IssueSort, (row: PageRow) => string>> = { date: (row) => row.last_seen, new: (row) => row.first_seen };
