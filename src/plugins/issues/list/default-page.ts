@@ -61,7 +61,7 @@ function statement(sort: IssueSort, windowed: boolean, withUser: boolean, statsT
       countTable ? sqlSpec(countTable, countFirst, countLast) : null,
     ).select(hitsQuery(db, organizationId, condition).as("list_hits"));
     // The page as one JSON array: the driver then makes one JSON.parse call instead of decoding
-    // 30 fields of 100 rows one by one (a fifth of the list's CPU, with the strings it leaves).
+    // ~30 fields of 100 rows one by one (the driver had 23 % of the profile samples, 13 % after).
     return db.selectFrom(page.as("page")).select(sql<PageRow[]>`coalesce(json_agg(page), '[]')`.as("rows"));
   });
 }
