@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../../../db/schema.js";
 import { type KeysetBound, keysetCondition } from "../../../http/pagination.js";
+import { selectListColumns } from "./columns.js";
 import { type IssueCondition, issuesWhere } from "./filters.js";
 import { type IssueSort, SORTS } from "./sorts.js";
 
@@ -14,9 +15,7 @@ export const MAX_HITS = 1000;
 export function pageQuery(db: Kysely<Database>, organizationId: number, condition: IssueCondition, sortName: IssueSort, bound: KeysetBound) {
   const sort = SORTS[sortName];
   const after = keysetCondition(bound, sort.column, "issues.id", sort.kind);
-  return issuesWhere(db, organizationId, condition)
-    .$if(after !== null, (q) => q.where(after as NonNullable<typeof after>))
-    .selectAll("issues")
+  return selectListColumns(issuesWhere(db, organizationId, condition).$if(after !== null, (q) => q.where(after as NonNullable<typeof after>)))
     .orderBy(sort.column, bound.order)
     .orderBy("issues.id", bound.order)
     .limit(bound.limit);

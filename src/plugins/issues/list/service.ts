@@ -7,6 +7,8 @@ import { type IssueCondition, issueCondition, issuesWhere } from "./filters.js";
 import { type IssueFilterParams, type ListIssuesQuery, windowBounds } from "./params.js";
 import { withRelatedColumns } from "../serialize/related-sql.js";
 import { autoSpec, periodSpec, type TimelineSpec } from "../serialize/stats.js";
+import type { ListRow } from "./columns.js";
+import { defaultPageRows, isDefaultShape } from "./default-page.js";
 import { hitsQuery, MAX_HITS, pageQuery } from "./queries.js";
 import { type IssueSort, SORTS } from "./sorts.js";
 
@@ -15,7 +17,8 @@ export { MAX_HITS } from "./queries.js";
 const EVENT_ID = /^(?:[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
 
 export interface IssueListResult {
-  page: Page<Issue>;
+  /** List rows (list/columns.ts), or the issue row of a direct hit. */
+  page: Page<ListRow | Issue>;
   /** Matching issues, counted up to MAX_HITS. */
   hits: number;
   /** True when the query named one issue directly (an event id, or a short id with `shortIdLookup`). */
@@ -55,10 +58,11 @@ export class IssueListQuery {
    * (evaluated once), and is asked on its own only when the page is empty.
    */
   async list(params: ListParams): Promise<IssueListResult> {
-    const { condition: filtered, projects } = await issueCondition(this.db, params, this.ctx);
     const bounds = windowBounds(params.window, this.ctx.now);
-    const condition = bounds ? withinWindow(filtered, bounds, this.ctx.now) : filtered;
     const presentation = listPresentation(params, this.ctx.now);
+    if (isDefaultShape(params)) return this.#defaultList(params, bounds, presentation);
+    const { condition: filtered, projects } = await issueCondition(this.db, params, this.ctx);
+    const condition = bounds ? withinWindow(filtered, bounds, this.ctx.now) : filtered;
     const direct = params.query ? await this.#directHit(params.query.trim(), params.shortIdLookup, projects) : undefined;
     if (direct) return { page: singlePage(direct, params.sort), hits: 1, directHit: true, presentation };
 
@@ -69,18 +73,26 @@ export class IssueListQuery {
         withRelatedColumns(pageQuery(this.db, organizationId, condition, params.sort, bound), userId, presentation.stats, presentation.window)
           .select(hits.as("list_hits"))
           .execute(),
-      {
-        cursor: params.cursor,
-        limit: params.limit,
-        keyOf: SORTS[params.sort].keyOf,
-        idOf: (row) => Number(row.id),
-      },
+      { cursor: params.cursor, limit: params.limit, keyOf: (row) => SORTS[params.sort].keyOf(row), idOf: (row) => Number(row.id) },
     );
-    // withRelatedColumns' generic return type does not carry the column selected after it, so the
-    // row is read through unknown (a direct cast is refused by stricter checkers, e.g. next build's).
-    const first = page.rows[0] as unknown as { list_hits: string | number | bigint } | undefined;
-    const counted = first?.list_hits ?? (await hits.executeTakeFirstOrThrow()).n;
+    const counted = hitsOf(page.rows) ?? (await hits.executeTakeFirstOrThrow()).n;
     return { page, hits: Number(counted), directHit: false, presentation };
+  }
+
+  /**
+   * The list as most requests ask for it (default-page.ts): the same rows and count from a
+   * statement compiled once. `is:unresolved` names no issue directly, and a first page that is
+   * empty means nothing matches, so neither needs a statement of its own.
+   */
+  async #defaultList(params: ListParams, bounds: { start: Date; end: Date } | null, presentation: ListPresentation): Promise<IssueListResult> {
+    const { organizationId, userId } = this.ctx;
+    const page = await keysetPage((bound) => defaultPageRows(this.db, params.sort, { organizationId, userId }, bounds, presentation, bound), {
+      cursor: params.cursor,
+      limit: params.limit,
+      keyOf: (row) => SORTS[params.sort].keyOf(row),
+      idOf: (row) => Number(row.id),
+    });
+    return { page, hits: Number(hitsOf(page.rows) ?? 0), directHit: false, presentation };
   }
 
   /** Ids of the first MAX_HITS matching issues, most recently seen first (bulk PUT / DELETE without `id`). */
@@ -162,6 +174,13 @@ function withinWindow(condition: IssueCondition, bounds: { start: Date; end: Dat
     );
   }
   return eb.and(parts);
+}
+
+/** The hit count a page's rows carry (its first row's `list_hits`), or undefined for an empty page. */
+function hitsOf(rows: readonly object[]): string | number | bigint | undefined {
+  // withRelatedColumns' generic return type does not carry the column selected after it, so the
+  // row is read through unknown (a direct cast is refused by stricter checkers, e.g. next build's).
+  return (rows[0] as unknown as { list_hits: string | number | bigint } | undefined)?.list_hits;
 }
 
 /** A one-row page whose cursors lead nowhere: a direct hit has nothing before or after it. */

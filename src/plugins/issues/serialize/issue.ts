@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database, Issue } from "../../../db/schema.js";
 import { idString, isoDate } from "../../../http/format.js";
+import type { ListRow } from "../list/columns.js";
 import { formatShortId } from "../short-id.js";
 import { snoozeExpired, type Snooze } from "../state.js";
 import { type DetailColumns, type DetailUser, type IssueWithDetail, loadDetail } from "./detail-query.js";
@@ -21,6 +22,15 @@ export interface SerializeContext {
   organizationSlug: string;
 }
 
+/**
+ * What a list item is made from: an issue row, or a list page's row (list/columns.ts) with only
+ * the shown columns and its timestamps already formatted.
+ */
+export type ItemRow = Omit<ListRow, "first_seen" | "last_seen"> & { first_seen: Date | string; last_seen: Date | string };
+
+/** A timestamp in the API's format; list rows read it as text in that format already. */
+const iso = (value: Date | string) => (typeof value === "string" ? value : isoDate(value));
+
 interface Related {
   projects: Map<number, { id: number; slug: string; name: string; platform: string | null }>;
   users: Map<number, { id: number; username: string; email: string | null; name: string }>;
@@ -36,9 +46,9 @@ interface Related {
  * The list item shape of api.md §3.1, for many issues with a fixed number of queries: none when
  * the rows were read with their related columns (related-sql.ts), else one per related table.
  */
-export async function serializeIssues(rows: ReadonlyArray<Issue | (Issue & RelatedColumns)>, ctx: SerializeContext) {
+export async function serializeIssues(rows: ReadonlyArray<ItemRow | (ItemRow & RelatedColumns)>, ctx: SerializeContext) {
   if (rows.length > 0 && rows.every(hasRelatedColumns)) {
-    const related = relatedOf(rows as ReadonlyArray<Issue & RelatedColumns>, ctx);
+    const related = relatedOf(rows as ReadonlyArray<ItemRow & RelatedColumns>, ctx);
     return rows.map((row) => issueListItem(row, related, ctx));
   }
   const related = await loadRelated(rows, ctx);
@@ -46,7 +56,7 @@ export async function serializeIssues(rows: ReadonlyArray<Issue | (Issue & Relat
 }
 
 /** What a snooze that has run out looks like: already unresolved, even before the timer runs. */
-export function effectiveStatus(row: Issue, now: Date) {
+export function effectiveStatus(row: Pick<Issue, "status" | "snooze" | "substatus" | "status_details">, now: Date) {
   if (row.status === "ignored" && snoozeExpired(row.snooze as Snooze | null, now)) {
     return { status: "unresolved" as const, substatus: "ongoing", statusDetails: {} };
   }
@@ -63,7 +73,7 @@ function metadataOf(row: Pick<Issue, "metadata" | "title">): Record<string, unkn
  * from real data where Faultline has it and Sentry's own empty values otherwise (no priority,
  * Seer, plugins, annotations, sessions or ownership rules here).
  */
-function issueListItem(row: Issue, related: Related, ctx: SerializeContext) {
+function issueListItem(row: ItemRow, related: Related, ctx: SerializeContext) {
   const id = Number(row.id);
   const project = related.projects.get(row.project_id);
   const slug = project?.slug ?? "";
@@ -71,8 +81,8 @@ function issueListItem(row: Issue, related: Related, ctx: SerializeContext) {
   const state = related.state.get(id);
   const { status, substatus, statusDetails } = effectiveStatus(row, ctx.now);
   const assignee = assigneeOf(row, related);
-  const firstSeen = isoDate(row.first_seen);
-  const lastSeen = isoDate(row.last_seen);
+  const firstSeen = iso(row.first_seen);
+  const lastSeen = iso(row.last_seen);
   const lifetime = { count: String(row.times_seen), userCount: row.user_count, firstSeen, lastSeen };
   const windowCount = related.windowCounts?.get(id);
   const stats = related.stats && ctx.stats ? { [ctx.stats.key]: related.stats.get(id) ?? [] } : null;
@@ -128,7 +138,7 @@ function issueListItem(row: Issue, related: Related, ctx: SerializeContext) {
 }
 
 /** `assignedTo` is the seed's string (username or team name); `assignee` is Sentry's object. */
-function assigneeOf(row: Issue, related: Related) {
+function assigneeOf(row: Pick<Issue, "assignee_user_id" | "assignee_team_id">, related: Related) {
   if (row.assignee_user_id !== null) {
     const user = related.users.get(row.assignee_user_id);
     if (user) return { type: "user" as const, id: idString(user.id), name: user.username, email: user.email ?? undefined };
@@ -140,7 +150,7 @@ function assigneeOf(row: Issue, related: Related) {
   return null;
 }
 
-async function loadRelated(rows: readonly Issue[], ctx: SerializeContext): Promise<Related> {
+async function loadRelated(rows: readonly ItemRow[], ctx: SerializeContext): Promise<Related> {
   const ids = rows.map((row) => Number(row.id));
   const projectIds = [...new Set(rows.map((row) => row.project_id))];
   const userIds = [...new Set(rows.flatMap((row) => (row.assignee_user_id === null ? [] : [row.assignee_user_id])))];
@@ -250,7 +260,7 @@ function timeline(buckets: TimelineBuckets, spec: TimelineSpec): Timeline {
 }
 
 /** The rows' related columns in the shape the list item reads them from. */
-function relatedOf(rows: ReadonlyArray<Issue & RelatedColumns>, ctx: Pick<SerializeContext, "stats" | "window">): Related {
+function relatedOf(rows: ReadonlyArray<ItemRow & RelatedColumns>, ctx: Pick<SerializeContext, "stats" | "window">): Related {
   const related: Related = {
     projects: new Map(),
     users: new Map(),

@@ -56,7 +56,7 @@ function countBetween(eb: ExpressionBuilder<Database, "issues">, window: Timelin
  * Adds the {@link RelatedColumns} to a query of issues; `stats` null leaves `related_stats` null,
  * `window` null leaves `related_window_count` null.
  */
-export function withRelatedColumns(query: IssueQuery, userId: number | null, stats: TimelineSpec | null, window: TimelineSpec | null = null) {
+export function withRelatedColumns<O>(query: SelectQueryBuilder<Database, "issues", O>, userId: number | null, stats: TimelineSpec | null, window: TimelineSpec | null = null) {
   return query.select((eb) => [
     jsonObjectFrom(eb.selectFrom("projects as p").select(["p.id", "p.slug", "p.name", "p.platform"]).whereRef("p.id", "=", "issues.project_id")).as(
       "related_project",
@@ -87,6 +87,6 @@ export function withRelatedColumns(query: IssueQuery, userId: number | null, sta
 }
 
 /** Whether a row was read with {@link withRelatedColumns}. */
-export function hasRelatedColumns(row: Issue | (Issue & RelatedColumns)): row is Issue & RelatedColumns {
+export function hasRelatedColumns<R extends object>(row: R | (R & RelatedColumns)): row is R & RelatedColumns {
   return "related_project" in row;
 }
