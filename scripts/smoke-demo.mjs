@@ -8,10 +8,11 @@
 // terminal's Ctrl-C or a supervisor does: npm forwards a signal only to its shell, which (dash)
 // does not pass it on. POSIX only (process groups).
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { demoEventId } from "../examples/demo/mapped-crash.mjs";
 import { freePort } from "./free-port.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -22,6 +23,7 @@ const DSN_KEY = "5e0de5e0de5e0de5e0de5e0de5e0de50";
 const BUILD_TIMEOUT_MS = 300_000; // when npm start has to rebuild dist/ first
 const HEALTH_TIMEOUT_MS = 90_000; // from the start of the demo itself (after any build)
 const STOP_TIMEOUT_MS = 15_000;
+const EVENT_TIMEOUT_MS = 30_000; // the seeded crash is digested by the demo's worker
 
 const dataDir = mkdtempSync(join(tmpdir(), "faultline-smoke-"));
 /** The running `npm start`, so that every way out can kill it. */
@@ -190,7 +192,37 @@ async function check(run, base, port) {
   for (const [what, text] of [["dashboard URL", `http://${HOST}:${port}/login`], ["base URL", `http://${HOST}:${port}`], ["API token", TOKEN], ["DSN", dsn], ["SCIM token", SCIM_TOKEN], ["curl example", `curl -H "Authorization: Bearer ${TOKEN}"`]]) {
     if (!run.output.includes(text)) fail(`the ${what} (${text}) was not printed`);
   }
-  return { projectId: dsn.slice(dsn.lastIndexOf("/") + 1), installation: demoApps[0].uuid };
+  const crash = await checkMappedCrash(base, auth);
+  return { projectId: dsn.slice(dsn.lastIndexOf("/") + 1), installation: demoApps[0].uuid, crash };
+}
+
+/** The seeded crash of examples/demo/assets/checkout.min.js, mapped through its uploaded source map. */
+async function checkMappedCrash(base, auth) {
+  const eventPath = `/api/0/projects/demo/web/events/${demoEventId()}/`;
+  const deadline = Date.now() + EVENT_TIMEOUT_MS;
+  let response = await request(base, eventPath, auth);
+  while (response.status === 404 && Date.now() < deadline) {
+    await delay(250);
+    response = await request(base, eventPath, auth);
+  }
+  const event = await json(response, eventPath);
+  if (response.status !== 200) fail(`GET ${eventPath} (the seeded source-mapped crash): ${response.status} ${JSON.stringify(event).slice(0, 300)}`);
+  const exception = event.entries?.find((entry) => entry.type === "exception")?.data?.values?.at(-1);
+  const top = exception?.stacktrace?.frames?.at(-1);
+  const source = readFileSync(join(root, "examples/demo/assets/checkout.js"), "utf8").split("\n");
+  const throwLine = source.findIndex((line) => line.includes("throw new Error(`Invalid quantity")) + 1;
+  const mapped =
+    top?.function === "validateQuantity" &&
+    /(^|\/)checkout\.js$/.test(top?.filename ?? "") &&
+    top?.lineNo === throwLine &&
+    Array.isArray(top?.context) &&
+    top.context.some(([line, text]) => line === throwLine && text.includes("throw new Error"));
+  if (!mapped) fail(`the seeded crash's top frame should be mapped to validateQuantity at checkout.js:${throwLine} with source context, got ${JSON.stringify(top)}`);
+  if (!/checkout\.min\.js$/.test(exception?.rawStacktrace?.frames?.at(-1)?.filename ?? "")) fail(`the seeded crash should keep its minified frames in rawStacktrace, got ${JSON.stringify(exception?.rawStacktrace)}`);
+  const issuePath = `/api/0/organizations/demo/issues/${event.groupID}/`;
+  const issue = await json(await request(base, issuePath, auth), issuePath);
+  if (String(issue?.count) !== "1") fail(`the seeded crash's issue should have exactly one event (seeded once), got count ${JSON.stringify(issue?.count)}`);
+  return event.groupID;
 }
 
 async function stop(run) {
@@ -213,7 +245,7 @@ async function startAndCheck(label, previous) {
   const run = start(port);
   await waitForHealth(run, base);
   const seen = await check(run, base, port);
-  if (previous && (seen.projectId !== previous.projectId || seen.installation !== previous.installation)) {
+  if (previous && (seen.projectId !== previous.projectId || seen.installation !== previous.installation || seen.crash !== previous.crash)) {
     fail(`the restart changed the seeded data: ${JSON.stringify(previous)} → ${JSON.stringify(seen)}`);
   }
   await stop(run);

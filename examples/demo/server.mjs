@@ -8,6 +8,7 @@ import express from "express";
 import { createFaultline, SCOPES } from "faultline";
 import { toExpressHandler } from "faultline/express";
 import { createDashboard } from "faultline/ui";
+import { seedMappedCrash } from "./mapped-crash.mjs";
 
 /** An environment variable, with "" meaning unset. */
 const env = (name) => process.env[name] || undefined;
@@ -160,7 +161,27 @@ async function seed() {
   if (dsnKey && key && key.public !== dsnKey) {
     process.stderr.write(`faultline demo: project "web" already has DSN key ${key.public}; FAULTLINE_DEMO_DSN_KEY applies only when it is created\n`);
   }
+  if (key?.dsn?.public) await seedCrash(token, key);
   return { token, scimToken, dsn: key?.dsn?.public };
+}
+
+/** One source-mapped crash (examples/demo/mapped-crash.mjs); a failure is reported, the demo still starts. */
+async function seedCrash(token, key) {
+  const call = async (method, path, body) => {
+    const json = !(body instanceof FormData);
+    const response = await faultline.handler(
+      new Request(`${baseUrl}${path}`, { method, headers: { Authorization: `Bearer ${token}`, ...(json && { "Content-Type": "application/json" }) }, body: json ? JSON.stringify(body) : body }),
+    );
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+    return text ? JSON.parse(text) : null;
+  };
+  const projectId = key.dsn.public.slice(key.dsn.public.lastIndexOf("/") + 1);
+  try {
+    await seedMappedCrash(faultline, { organization: "demo", project: "web", call, envelopeUrl: `${baseUrl}/api/${projectId}/envelope/?sentry_key=${key.public}` });
+  } catch (error) {
+    process.stderr.write(`faultline demo: could not seed the source-mapped crash: ${error?.message ?? error}\n`);
+  }
 }
 
 // --- the host app -----------------------------------------------------------------------------
