@@ -47,7 +47,7 @@ export async function runMigrations(root: Kysely<unknown>, options: RunMigration
       if (failed !== undefined || !isConcurrentDrop(outcome.error)) throw new AbortError(wrapped);
       throw wrapped;
     },
-    { retries: 3, minTimeout: 50, maxTimeout: 500 },
+    { retries: 5, minTimeout: 50, maxTimeout: 500 },
   );
   return { applied: (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName) };
 }
@@ -55,11 +55,13 @@ export async function runMigrations(root: Kysely<unknown>, options: RunMigration
 /**
  * The Migrator looks for its tables by introspecting the whole catalog, every schema included: a
  * table another process drops meanwhile (a test's schema, a dropped partition) can fail that read
- * with "relation … does not exist" (or "schema … does not exist"). Nothing of ours was touched, so the run is simply retried.
+ * with "relation … does not exist", "schema … does not exist", or "column … does not exist" (from
+ * `pg_get_serial_sequence` over a column whose table went away mid-scan). Only errors outside a
+ * migration get here: nothing of ours was touched, so the run is simply retried.
  */
 function isConcurrentDrop(error: unknown): boolean {
   const code = (error as { code?: string }).code;
-  return code === "42P01" || code === "3F000"; // undefined table, undefined schema
+  return code === "42P01" || code === "3F000" || code === "42703"; // undefined table, schema, column
 }
 
 /**
