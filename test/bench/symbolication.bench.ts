@@ -8,6 +8,7 @@ import { build } from "esbuild";
 import { afterAll, expect, it } from "vitest";
 import { createFaultline, SCOPES, tokens } from "../../src/index.js";
 import { ArtifactStoreToken } from "../../src/plugins/releases/index.js";
+import { AbsentMaps } from "../../src/plugins/releases/symbolicate/absent-maps.js";
 import { SourceMapCache } from "../../src/plugins/releases/symbolicate/cache.js";
 import { SourceMapProcessor } from "../../src/plugins/releases/symbolicate/processor.js";
 import { sentryCli } from "../helpers/sentry-cli.js";
@@ -117,7 +118,7 @@ it("symbolication: µs per event with a warm cache, cold, and the baselines", as
     const db = faultline.container.resolve(tokens.Db);
     const store = faultline.container.resolve(ArtifactStoreToken);
     const ref = { organizationId: Number(organization.id), id: Number(project.id), platform: "javascript" };
-    const warm = new SourceMapProcessor(store, new SourceMapCache(64 * 1024 * 1024));
+    const warm = new SourceMapProcessor(store, new SourceMapCache(64 * 1024 * 1024), new AbsentMaps());
     const run = (processor: SourceMapProcessor, payload: Record<string, unknown>) => processor.process({ db, project: ref, payload });
 
     // Correctness first: the mapped event names the original functions; the unmatched one maps nothing.
@@ -155,7 +156,7 @@ it("symbolication: µs per event with a warm cache, cold, and the baselines", as
       }
     }
     // Cold: every event with a new cache, so the map is read from the store and parsed.
-    const cold = await timePerEvent(COLD, () => run(new SourceMapProcessor(store, new SourceMapCache(64 * 1024 * 1024)), matching));
+    const cold = await timePerEvent(COLD, () => run(new SourceMapProcessor(store, new SourceMapCache(64 * 1024 * 1024), new AbsentMaps()), matching));
 
     const warmMean = median(samples.get("warm cache, map found by debug ID")?.mean ?? []);
     const rows: Array<Record<string, string | number>> = [];

@@ -3,6 +3,7 @@ import { Db } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { EventPayloadProcessorToken } from "../issues/index.js";
 import { OrganizationServiceToken } from "../organizations/index.js";
+import { AbsentMaps } from "./symbolicate/absent-maps.js";
 import { SourceMapCache } from "./symbolicate/cache.js";
 import { SourceMapProcessor } from "./symbolicate/processor.js";
 import { listArtifactFiles } from "./artifacts/files.js";
@@ -11,7 +12,7 @@ import { PostgresArtifactStore } from "./artifacts/store.js";
 import { releasesMigrations } from "./migrations.js";
 import { ReleaseRepository } from "./repository.js";
 import { releaseEndpoints } from "./routes.js";
-import { ArtifactStoreToken, ReleaseRepositoryToken, SourceMapCacheToken } from "./tokens.js";
+import { AbsentMapsToken, ArtifactStoreToken, ReleaseRepositoryToken, SourceMapCacheToken } from "./tokens.js";
 
 /** Releases and deploys (Sentry's API), artifact bundles uploaded by sentry-cli, and source-map symbolication. */
 export const releasesPlugin = definePlugin({
@@ -24,7 +25,8 @@ export const releasesPlugin = definePlugin({
     registerFactory(container, ArtifactStoreToken, () => new PostgresArtifactStore(db));
     // Raw maps held parsed at most: 64 MiB (a few large bundles), least recently used out first.
     registerFactory(container, SourceMapCacheToken, () => new SourceMapCache(64 * 1024 * 1024));
-    registerFactory(container, EventPayloadProcessorToken, (c) => new SourceMapProcessor(c.resolve(ArtifactStoreToken), c.resolve(SourceMapCacheToken)));
+    registerFactory(container, AbsentMapsToken, () => new AbsentMaps());
+    registerFactory(container, EventPayloadProcessorToken, (c) => new SourceMapProcessor(c.resolve(ArtifactStoreToken), c.resolve(SourceMapCacheToken), c.resolve(AbsentMapsToken)));
   },
   endpoints: [...releaseEndpoints, ...artifactEndpoints],
   api: (container) => ({

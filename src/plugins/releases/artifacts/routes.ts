@@ -2,7 +2,7 @@ import { z } from "zod";
 import { Clock, Db } from "../../../container/tokens.js";
 import { defineEndpoint } from "../../../http/endpoint.js";
 import { badRequest } from "../../../http/errors.js";
-import { ArtifactStoreToken, ReleaseRepositoryToken } from "../tokens.js";
+import { AbsentMapsToken, ArtifactStoreToken, ReleaseRepositoryToken } from "../tokens.js";
 import { assembleBundle } from "./assemble.js";
 import { CHUNK_SIZE, CHUNKS_PER_REQUEST, MAX_FILE_SIZE, MAX_REQUEST_SIZE, readChunks } from "./chunks.js";
 
@@ -73,6 +73,7 @@ export const assembleArtifactBundle = defineEndpoint({
       { checksum: body.checksum, chunks: body.chunks, projectIds, version: body.version ?? null, dist: body.dist ?? null },
       container.resolve(Clock).now(),
     );
+    if (reply.state === "ok") container.resolve(AbsentMapsToken).clear();
     return { body: reply };
   },
 });

@@ -1,5 +1,6 @@
 import type { EventPayloadProcessor } from "../../issues/index.js";
 import type { ArtifactStore } from "../artifacts/store.js";
+import { type AbsentMaps, absentMapsKey } from "./absent-maps.js";
 import type { SourceMapCache } from "./cache.js";
 import { locateMaps, type MapLocation } from "./lookup.js";
 import { enclosingFunction, type Frame, mapFrame } from "./map-frame.js";
@@ -27,6 +28,7 @@ export class SourceMapProcessor implements EventPayloadProcessor {
   constructor(
     private readonly store: ArtifactStore,
     private readonly cache: SourceMapCache,
+    private readonly absent: AbsentMaps,
   ) {}
 
   async process({ db, project, payload }: Parameters<EventPayloadProcessor["process"]>[0]): Promise<Json | null> {
@@ -37,8 +39,14 @@ export class SourceMapProcessor implements EventPayloadProcessor {
     const images = debugImages(payload);
     const release = typeof payload.release === "string" ? payload.release : null;
     if (images.size === 0 && !release) return null;
-    const locations = await locateMaps(db, project.organizationId, project.id, { absPaths, images, release, dist: typeof payload.dist === "string" ? payload.dist : null });
-    if (locations.size === 0) return null;
+    const dist = typeof payload.dist === "string" ? payload.dist : null;
+    const absentKey = absentMapsKey(project.id, release, dist, absPaths.flatMap((path) => images.get(path) ?? []));
+    if (this.absent.has(absentKey, Date.now())) return null;
+    const locations = await locateMaps(db, project.organizationId, project.id, { absPaths, images, release, dist });
+    if (locations.size === 0) {
+      this.absent.remember(absentKey, Date.now());
+      return null;
+    }
 
     const errors: Json[] = [];
     const reported = new Set<string>();
