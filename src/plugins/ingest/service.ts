@@ -65,7 +65,7 @@ export class IngestService {
     const claimedKey = publicKeyFromRequest(input.headers, input.query);
     // With the key outside the body, reject bad senders before spending CPU on decompression.
     const earlyKey = claimedKey === null ? null : await this.keys.authenticate(claimedKey, projectId);
-    if (earlyKey) this.#refuseWhenFull(earlyKey, receivedAt);
+    if (earlyKey) this.#refuseBeforeParsing(earlyKey, receivedAt);
     const bytes = await decompressBody(input.body, input.headers.get("content-encoding"), { bytes: INGEST_LIMITS.envelopeBytes, what: "Envelope" });
     const envelope = parseEnvelope(bytes);
     const key = earlyKey ?? (await this.keys.authenticate(publicKeyFromDsn(envelope.header.dsn), projectId));
@@ -80,7 +80,7 @@ export class IngestService {
     const projectId = parseProjectId(input.projectId);
     const receivedAt = this.clock.now();
     const key = await this.keys.authenticate(publicKeyFromRequest(input.headers, input.query), projectId);
-    this.#refuseWhenFull(key, receivedAt);
+    this.#refuseBeforeParsing(key, receivedAt);
     const event = await this.#refusedAsInvalid(key, 1, receivedAt, async () =>
       parseEventPayload(await decompressBody(input.body, input.headers.get("content-encoding"), { bytes: INGEST_LIMITS.eventBytes, what: "Event" })),
     );
@@ -114,11 +114,11 @@ export class IngestService {
   }
 
   /**
-   * In a storm the queue stays full: refusing before decompressing and parsing keeps a 429 cheap,
-   * so the process keeps serving the host's own routes. Counted as one event (SDKs send one per
-   * envelope); the exact count would cost the parse this avoids.
+   * In a storm the loop is saturated or the queue stays full: refusing before decompressing and
+   * parsing keeps a 429 cheap, so the process keeps serving the host's own routes. Counted as one
+   * event (SDKs send one per envelope); the exact count would cost the parse this avoids.
    */
-  #refuseWhenFull(key: ProjectKeyRecord, receivedAt: Date): void {
+  #refuseBeforeParsing(key: ProjectKeyRecord, receivedAt: Date): void {
     this.#refuseWhenOverloaded(key, 1, receivedAt);
     if (!this.admission?.isFull(receivedAt.getTime())) return;
     this.#count(key, "rate_limited", "queue_full", 1, receivedAt);
