@@ -40,8 +40,15 @@ export async function writeBatch(scope: TransactionScope, items: readonly BatchI
 
   const projects = await loadProjects(trx, items);
   const outcomes = new Map<number, { state: IssueState; fold: FoldResult }>();
+  // Grouped once: with many fingerprints a batch touches hundreds of issues.
+  const freshByIssue = new Map<number, FreshEvent[]>();
+  for (const event of fresh) {
+    const group = freshByIssue.get(event.issueId);
+    if (group) group.push(event);
+    else freshByIssue.set(event.issueId, [event]);
+  }
   for (const row of rows) {
-    const events = fresh.filter((f) => f.issueId === Number(row.id));
+    const events = freshByIssue.get(Number(row.id)) ?? [];
     if (events.length === 0) continue;
     outcomes.set(Number(row.id), await foldIssue(trx, row, events, newUsers));
   }
