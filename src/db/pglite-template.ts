@@ -30,7 +30,8 @@ function pgliteTemplateFileName(pgliteVersion: string): string {
   return `pglite-template-${pgliteVersion}.tar.gz`;
 }
 
-function installedPGliteVersion(): string | undefined {
+/** The installed PGlite's version (templates are valid only for the build that wrote them). */
+export function installedPGliteVersion(): string | undefined {
   try {
     // The package exports no ./package.json: find it from its entry point (dist/index.cjs).
     const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");

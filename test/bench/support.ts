@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { cpus, totalmem } from "node:os";
 import pg from "pg";
 
@@ -41,26 +40,5 @@ export function report(title: string, rows: Array<Record<string, string | number
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
-/** The error event every ingest benchmark sends: `fingerprints` distinct stacks, tags and 500 users. */
-export function benchEvent(i: number, fingerprints: number) {
-  const group = i % fingerprints;
-  return {
-    event_id: randomUUID().replaceAll("-", ""),
-    timestamp: Date.now() / 1000,
-    platform: "node",
-    level: "error",
-    environment: "production",
-    release: "bench@1.0.0",
-    tags: { region: `r${i % 4}` },
-    user: { id: `user-${i % 500}` },
-    exception: {
-      values: [
-        {
-          type: "BenchError",
-          value: `failure ${group}`,
-          stacktrace: { frames: [{ filename: "/app/server.js", function: `handler${group}`, lineno: 10, colno: 3, in_app: true }] },
-        },
-      ],
-    },
-  };
-}
+/** The error event every ingest benchmark sends (one definition, shared with the load generators). */
+export { benchEvent } from "./bench-envelope.mjs";

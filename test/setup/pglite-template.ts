@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
+import { installedPGliteVersion } from "../../src/db/pglite-template.js";
 
 /**
  * Vitest global setup: a freshly initialised PGlite cluster, dumped once and kept in
@@ -15,8 +15,8 @@ import { PGlite } from "@electric-sql/pglite";
 export default async function setup(): Promise<void> {
   if (process.env.FAULTLINE_PGLITE_TEMPLATE) return;
   const root = fileURLToPath(new URL("../..", import.meta.url));
-  const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
-  const { version } = JSON.parse(readFileSync(join(dirname(entry), "..", "package.json"), "utf8")) as { version: string };
+  const version = installedPGliteVersion();
+  if (!version) return; // PGlite's manifest unreadable: every database runs initdb, as before
   const path = join(root, "node_modules", ".cache", "faultline", `pglite-${version}-initdb.tar.gz`);
   if (!existsSync(path)) {
     const pglite = await PGlite.create();
