@@ -4,6 +4,15 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
+ * A deadlock (40P01) or serialization failure (40001): another transaction's lock order, not a
+ * fault of this one, which can run again at once.
+ */
+export function isDeadlockOrSerializationFailure(error: unknown): boolean {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === "40P01" || code === "40001";
+}
+
+/**
  * A PostgreSQL data exception (SQLSTATE class 22: invalid byte sequence 22021, untranslatable
  * character 22P05, datetime overflow 22008, invalid text representation 22P02…) or an input too
  * deep for its parser (54001). These mean a request value the input policy let through is one

@@ -1,7 +1,8 @@
 import { connect, createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { GroupCommitBatcher } from "../../src/db/group-commit.js";
-import { DatabaseUnavailableError, isConnectionFailure, isDataException } from "../../src/db/errors.js";
+import { DatabaseUnavailableError, isConnectionFailure, isDataException, isDeadlockOrSerializationFailure } from "../../src/db/errors.js";
+import { retryTransientFailures, type TransientFailures } from "../../src/db/retry.js";
 
 /** A PostgreSQL error as `pg` and PGlite expose it: the SQLSTATE in `code`. */
 const sqlState = (code: string, message = "postgres said no") => Object.assign(new Error(message), { code });
@@ -98,5 +99,55 @@ describe("group commit during an outage", () => {
     const results = await Promise.allSettled([1, 2, 3].map((item) => batcher.submit(item)));
     expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(writes).toEqual([[1, 2, 3], [1], [2], [3]]);
+  });
+});
+
+describe("retryTransientFailures: running a write again after a passing database failure", () => {
+  /** Runs the policy over `failures` (one per try, then success); what came out and how many tries it took. */
+  async function run(retry: TransientFailures, failures: unknown[]): Promise<{ outcome: unknown; tries: number }> {
+    let tries = 0;
+    const outcome = await retryTransientFailures(async () => {
+      const failure = failures[tries++];
+      if (failure !== undefined) throw failure;
+      return "written";
+    }, retry).catch((error: unknown) => error);
+    return { outcome, tries };
+  }
+
+  it("40P01 deadlock_detected is isDeadlockOrSerializationFailure, as is 40001 serialization_failure; nothing else", () => {
+    expect([sqlState("40P01"), sqlState("40001")].map(isDeadlockOrSerializationFailure)).toEqual([true, true]);
+    expect([sqlState("57P01"), sqlState("23505"), new Error("deadlock"), null].map(isDeadlockOrSerializationFailure)).toEqual([false, false, false, false]);
+  });
+
+  it("a deadlock or serialization failure runs again, three tries in all; the third failure is re-thrown as it was", async () => {
+    expect(await run({ deadlock: true }, [sqlState("40P01"), sqlState("40001")])).toEqual({ outcome: "written", tries: 3 });
+    const third = sqlState("40P01");
+    const { outcome, tries } = await run({ deadlock: true }, [sqlState("40P01"), sqlState("40P01"), third]);
+    expect(outcome).toBe(third);
+    expect(tries).toBe(3);
+  });
+
+  it("a lost connection runs once more; a second loss is re-thrown", async () => {
+    expect(await run({ lostConnection: true }, [sqlState("57P01")])).toEqual({ outcome: "written", tries: 2 });
+    const second = new Error("Connection terminated unexpectedly");
+    const { outcome, tries } = await run({ lostConnection: true }, [sqlState("57P01"), second]);
+    expect(outcome).toBe(second);
+    expect(tries).toBe(2);
+  });
+
+  it("a lost connection is retried only after the first try, a deadlock after any: direct ingest's policy", async () => {
+    const both = { deadlock: true, lostConnection: true };
+    expect(await run(both, [sqlState("57P01"), sqlState("40P01")])).toEqual({ outcome: "written", tries: 3 });
+    const lostLater = sqlState("57P01");
+    expect(await run(both, [sqlState("40P01"), lostLater])).toEqual({ outcome: lostLater, tries: 2 });
+  });
+
+  it("a failure the policy does not name is re-thrown at once", async () => {
+    const lost = sqlState("57P01");
+    expect(await run({ deadlock: true }, [lost])).toEqual({ outcome: lost, tries: 1 });
+    const deadlock = sqlState("40P01");
+    expect(await run({ lostConnection: true }, [deadlock])).toEqual({ outcome: deadlock, tries: 1 });
+    const invalid = sqlState("22P02");
+    expect(await run({ deadlock: true, lostConnection: true }, [invalid])).toEqual({ outcome: invalid, tries: 1 });
   });
 });

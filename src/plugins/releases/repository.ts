@@ -233,15 +233,19 @@ export class ReleaseRepository {
     const db = this.#db;
     await this.#materialize(db, organizationId, version);
     await this.#mustExist(db, organizationId, version);
-    const rows = await db
+    return (await this.#deploys(db, organizationId, [version])).map(deployRecord);
+  }
+
+  /** The deploys of the versions given, newest first. */
+  #deploys(db: ReleasesDb, organizationId: number, versions: readonly string[]) {
+    return db
       .selectFrom("release_deploys")
       .selectAll()
       .where("organization_id", "=", organizationId)
-      .where("version", "=", version)
+      .where("version", "in", versions)
       .orderBy("date_finished", "desc")
       .orderBy("id", "desc")
       .execute();
-    return rows.map(deployRecord);
   }
 
   /** The releases named, in that order, with their projects and deploy summary (three queries). */
@@ -256,14 +260,7 @@ export class ReleaseRepository {
       .where("r.version", "in", versions)
       .orderBy("p.slug")
       .execute();
-    const deploys = await db
-      .selectFrom("release_deploys")
-      .selectAll()
-      .where("organization_id", "=", organizationId)
-      .where("version", "in", versions)
-      .orderBy("date_finished", "desc")
-      .orderBy("id", "desc")
-      .execute();
+    const deploys = await this.#deploys(db, organizationId, versions);
     const byVersion = new Map(details.map((row) => [row.version, row]));
     return versions.flatMap((version) => {
       const row = byVersion.get(version);

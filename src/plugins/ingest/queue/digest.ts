@@ -3,15 +3,12 @@ import type { Kysely } from "kysely";
 import type { Counter } from "prom-client";
 import { isConnectionFailure } from "../../../db/errors.js";
 import type { Database } from "../../../db/schema.js";
+import { retryTransientFailures } from "../../../db/retry.js";
 import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
 import type { Logger } from "../../../logging/logger.js";
 import type { EventStore, NormalizedEvent, StorableEvent } from "../../issues/ingest/port.js";
 import type { QueueDepthGauge } from "./depth.js";
 import type { QueueRow, QueueStatements } from "./statements.js";
-
-/** Deadlock and serialization failures: another transaction's lock order, retried at once. */
-const RETRYABLE = new Set(["40P01", "40001"]);
-const MAX_TRIES = 3;
 
 /**
  * The digest stage of queued ingest: claims a large batch of queued events (`FOR UPDATE SKIP
@@ -92,14 +89,9 @@ export class QueueDigest {
     });
   }
 
-  async #withRetry<T>(work: (scope: TransactionScope) => Promise<T>, attempt = 1): Promise<T> {
-    try {
-      return await runInTransaction(this.deps.db(), work);
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (attempt < MAX_TRIES && code !== undefined && RETRYABLE.has(code)) return this.#withRetry(work, attempt + 1);
-      throw error;
-    }
+  /** A deadlock or serialization failure (another transaction's lock order) runs the transaction again; a lost connection is the caller's to handle. */
+  #withRetry<T>(work: (scope: TransactionScope) => Promise<T>): Promise<T> {
+    return retryTransientFailures(() => runInTransaction(this.deps.db(), work), { deadlock: true });
   }
 }
 

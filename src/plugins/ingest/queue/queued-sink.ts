@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Clock } from "../../../clock.js";
-import { isConnectionFailure } from "../../../db/errors.js";
 import { GroupCommitBatcher, type BatcherOptions } from "../../../db/group-commit.js";
+import { retryTransientFailures } from "../../../db/retry.js";
 import type { Database } from "../../../db/schema.js";
 import type { CaptureOptions, EventSink, EventStore, ProjectRef } from "../../issues/ingest/port.js";
 import type { QueueDepthGauge } from "./depth.js";
@@ -51,15 +51,10 @@ export class QueuedEventSink implements EventSink {
 
   async #append(events: QueuedEvent[]): Promise<void> {
     const append = this.deps.statements.append(events);
-    try {
-      await this.deps.db().executeQuery(append);
-    } catch (error) {
-      // A connection lost mid-INSERT (a terminated backend, a failover) is retried once on a fresh
-      // one, as direct ingest does. Should the lost INSERT have committed, the events are queued
-      // twice and stored once: the digest keeps one event per (project, event id).
-      if (!isConnectionFailure(error)) throw error;
-      await this.deps.db().executeQuery(append);
-    }
+    // A connection lost mid-INSERT (a terminated backend, a failover) is retried once on a fresh
+    // one, as direct ingest does. Should the lost INSERT have committed, the events are queued
+    // twice and stored once: the digest keeps one event per (project, event id).
+    await retryTransientFailures(() => this.deps.db().executeQuery(append), { lostConnection: true });
     this.deps.wakeDigest();
   }
 }

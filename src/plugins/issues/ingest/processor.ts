@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Clock } from "../../../clock.js";
 import type { Database } from "../../../db/schema.js";
-import { isConnectionFailure } from "../../../db/errors.js";
+import { retryTransientFailures } from "../../../db/retry.js";
 import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
 import type { EventBus } from "../../../events/event-bus.js";
 import { normalizeEvent } from "../grouping/index.js";
@@ -9,8 +9,6 @@ import { type BatcherOptions, GroupCommitBatcher } from "../../../db/group-commi
 import type { NormalizedEvent } from "../grouping/types.js";
 import type { CaptureOptions, EventPayloadProcessor, EventSink, EventStore, ProjectRef, StorableEvent } from "./port.js";
 import { type BatchItem, writeBatch } from "./write-batch.js";
-
-export const DEADLOCK_OR_SERIALIZATION = new Set(["40P01", "40001"]);
 
 /** Normalises, groups and stores events, batching concurrent ones into one transaction. */
 export class EventProcessor implements EventSink, EventStore {
@@ -64,18 +62,14 @@ export class EventProcessor implements EventSink, EventStore {
     return this.#batcher.drain();
   }
 
-  async #write(items: BatchItem[], attempt = 1): Promise<void> {
-    try {
-      await runInTransaction(this.db(), (scope) => writeBatch(scope, items, { events: this.events, now: this.clock.now() }));
-    } catch (error) {
-      // Lock ordering makes deadlocks unlikely, not impossible (a host's own transactions): retry.
-      const code = (error as { code?: string }).code;
-      if (attempt < 3 && code && DEADLOCK_OR_SERIALIZATION.has(code)) return this.#write(items, attempt + 1);
-      // A connection lost mid-batch (a terminated backend, a failover) is retried once on a fresh
-      // one. Safe even if the lost COMMIT had landed: events are unique per (project, event id)
-      // and only newly inserted ones count. A second failure is an outage: 503, the SDK retries.
-      if (attempt === 1 && isConnectionFailure(error)) return this.#write(items, attempt + 1);
-      throw error;
-    }
+  async #write(items: BatchItem[]): Promise<void> {
+    // Lock ordering makes deadlocks unlikely, not impossible (a host's own transactions): retry.
+    // A connection lost mid-batch (a terminated backend, a failover) is retried once on a fresh
+    // one. Safe even if the lost COMMIT had landed: events are unique per (project, event id)
+    // and only newly inserted ones count. A second failure is an outage: 503, the SDK retries.
+    await retryTransientFailures(() => runInTransaction(this.db(), (scope) => writeBatch(scope, items, { events: this.events, now: this.clock.now() })), {
+      deadlock: true,
+      lostConnection: true,
+    });
   }
 }
