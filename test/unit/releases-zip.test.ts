@@ -1,4 +1,4 @@
-import { zipSync } from "fflate";
+import { Zip, ZipDeflate, zipSync } from "fflate";
 import { constants, deflateRawSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { readZip } from "../../src/plugins/releases/artifacts/zip.js";
@@ -55,6 +55,23 @@ describe("readZip (artifact bundles)", () => {
     expect(Buffer.isBuffer(entries.get("manifest.json"))).toBe(true);
   });
 
+  it("reads entries whose sizes follow their data (data descriptors, as streaming ZIP writers make them)", () => {
+    const parts: Uint8Array[] = [];
+    const zip = new Zip((error, chunk) => {
+      if (error) throw error;
+      parts.push(chunk);
+    });
+    const files = { "manifest.json": "{}", "files/_/_/app.js.map": JSON.stringify({ mappings: "AAAA;".repeat(10_000) }) };
+    for (const [name, content] of Object.entries(files)) {
+      const entry = new ZipDeflate(name);
+      zip.add(entry);
+      entry.push(text(content), true);
+    }
+    zip.end();
+    const entries = readZip(Buffer.concat(parts), limits);
+    expect(Object.fromEntries([...entries].map(([name, data]) => [name, data.toString("utf8")]))).toEqual(files);
+  });
+
   it("refuses more entries than maxEntries, and a declared total over maxBytes, before inflating anything", () => {
     const many = zipSync(Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}.js`, text("x")])));
     expect(() => readZip(many, limits)).toThrow("the bundle has more than 100 files; at most 100 are accepted");
@@ -74,5 +91,10 @@ describe("readZip (artifact bundles)", () => {
     const started = performance.now();
     expect(() => readZip(archive, limits)).toThrow("bomb.bin inflates to more than the 1024 bytes its header declares");
     expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it("refuses a stored entry longer than its central directory says", () => {
+    const archive = lieInCentralDirectory(zipSync({ "manifest.json": [new Uint8Array(64 * 1024), { level: 0 }] }), "manifest.json", { originalSize: 10 });
+    expect(() => readZip(archive, limits)).toThrow("manifest.json inflates to more than the 10 bytes its header declares");
   });
 });

@@ -36,7 +36,7 @@ function readCentralDirectory(archive: Uint8Array, limits: ZipLimits): Map<strin
   unzipSync(archive, {
     filter: ({ name, originalSize, compression }) => {
       // Thrown from the filter, before fflate walks the rest of a directory that may claim billions of entries.
-      if (++count > limits.maxEntries) throw new Error(`the bundle has more than ${limits.maxEntries} files; at most ${limits.maxEntries} are accepted`);
+      if (++count > limits.maxEntries) throw tooManyEntries(limits);
       if (isDirectory(name)) return false;
       if (compression !== 0 && compression !== 8) throw new Error(`unsupported ZIP compression method ${compression} for ${name}`);
       total += originalSize;
@@ -57,7 +57,11 @@ function inflateEntries(archive: Uint8Array, declaredSizes: Map<string, number>,
     const declared = declaredSizes.get(file.name);
     // Local headers the central directory does not list (directories, leftovers) are not read.
     if (declared === undefined) return;
-    if (++count > limits.maxEntries) failure ??= new Error(`the bundle has more than ${limits.maxEntries} files; at most ${limits.maxEntries} are accepted`);
+    // Local headers can repeat a listed name any number of times.
+    if (++count > limits.maxEntries) {
+      failure ??= tooManyEntries(limits);
+      return;
+    }
     const parts: Uint8Array[] = [];
     let size = 0;
     file.ondata = (error, data, final) => {
@@ -85,3 +89,5 @@ function inflateEntries(archive: Uint8Array, declaredSizes: Map<string, number>,
 }
 
 const isDirectory = (name: string): boolean => name.endsWith("/");
+
+const tooManyEntries = (limits: ZipLimits): Error => new Error(`the bundle has more than ${limits.maxEntries} files; at most ${limits.maxEntries} are accepted`);
