@@ -6,6 +6,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { zipSync } from "fflate";
 
 const SCRIPT = new URL("./assets/checkout.min.js", import.meta.url);
 const MAP = new URL("./assets/checkout.min.js.map", import.meta.url);
@@ -31,11 +32,11 @@ export async function seedMappedCrash(faultline, { organization, project, call, 
   const files = await faultline.api.releases.artifacts(organization);
   if (files.some((file) => file.debugId === debugId && file.type === "source_map")) return false;
 
-  const bundle = zip([
-    ["manifest.json", Buffer.from(JSON.stringify(manifest(organization, debugId)))],
-    ["files/_/_/checkout.min.js", readFileSync(SCRIPT)],
-    ["files/_/_/checkout.min.js.map", readFileSync(MAP)],
-  ]);
+  const bundle = zipSync({
+    "manifest.json": new TextEncoder().encode(JSON.stringify(manifest(organization, debugId))),
+    "files/_/_/checkout.min.js": readFileSync(SCRIPT),
+    "files/_/_/checkout.min.js.map": readFileSync(MAP),
+  });
   const checksum = sha1(bundle);
   const form = new FormData();
   form.append("file", new Blob([bundle]), checksum);
@@ -89,54 +90,4 @@ function stackFrames(stack) {
     frames.push({ function: fn ?? "<anonymous>", filename, abs_path: filename, lineno: Number(lineno), colno: Number(colno), in_app: !filename.startsWith("node:") });
   }
   return frames;
-}
-
-// --- a stored (uncompressed) ZIP archive, as small as the bundle format needs ------------------
-
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-const crc32 = (data) => {
-  let c = 0xffffffff;
-  for (const byte of data) c = CRC_TABLE[(c ^ byte) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-};
-
-function zip(entries) {
-  const locals = [];
-  const central = [];
-  let offset = 0;
-  for (const [name, data] of entries) {
-    const nameBytes = Buffer.from(name);
-    const crc = crc32(data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const header = Buffer.alloc(46);
-    header.writeUInt32LE(0x02014b50, 0);
-    header.writeUInt16LE(20, 4);
-    header.writeUInt16LE(20, 6);
-    header.writeUInt32LE(crc, 16);
-    header.writeUInt32LE(data.length, 20);
-    header.writeUInt32LE(data.length, 24);
-    header.writeUInt16LE(nameBytes.length, 28);
-    header.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, data);
-    central.push(header, nameBytes);
-    offset += 30 + nameBytes.length + data.length;
-  }
-  const directory = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
 }
