@@ -2,8 +2,8 @@
 // root, on embedded PGlite persisted in .faultline/ (or PostgreSQL with DATABASE_URL).
 // Started by `npm start` (scripts/start-demo.mjs); see docs/getting-started.md.
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import express from "express";
 import { createFaultline, SCOPES } from "faultline";
 import { toExpressHandler } from "faultline/express";
@@ -40,10 +40,11 @@ function retryDelays() {
   return delays;
 }
 
+/** The embedded database's directory; undefined with DATABASE_URL. */
+const dataDir = env("DATABASE_URL") ? undefined : resolve(env("FAULTLINE_DATA_DIR") ?? ".faultline");
+
 function database() {
-  const url = env("DATABASE_URL");
-  if (url) return url;
-  const dataDir = resolve(env("FAULTLINE_DATA_DIR") ?? ".faultline");
+  if (!dataDir) return env("DATABASE_URL");
   mkdirSync(dataDir, { recursive: true });
   return { dataDir };
 }
@@ -127,7 +128,16 @@ async function ensure(create) {
   }
 }
 
-async function seed() {
+/**
+ * Written into the embedded data directory once everything below is there — organization,
+ * project, admin, team, app and the source-mapped crash — so it goes when the data does. A later
+ * start then skips re-checking each of them: on a just-opened embedded database those checks are
+ * first reads of a dozen tables and cost ~150 ms of the start. With DATABASE_URL every start checks.
+ */
+const seededMark = dataDir && join(dataDir, "faultline-demo-seeded");
+
+/** The organization, project, admin, team and app: each created unless it is already there. */
+async function seedStructure() {
   const { api } = faultline;
   if (!(await api.organizations.get("demo"))) {
     await ensure(() => api.organizations.create({ slug: "demo", name: "Demo", plan: "business", samlConfigured: true, scimEnabled: true }));
@@ -147,6 +157,12 @@ async function seed() {
   // Creating an internal app installs it; installing again returns the existing installation, so
   // this also repairs a start that stopped between the two.
   await api.installations.install({ organization: "demo", app: "demo-app" });
+}
+
+async function seed() {
+  const { api } = faultline;
+  const seeded = seededMark !== undefined && existsSync(seededMark) && Boolean(await api.organizations.get("demo"));
+  if (!seeded) await seedStructure();
 
   const demoToken = env("FAULTLINE_DEMO_TOKEN");
   const token = (await ensure(() => api.tokens.create({ user: "admin", scopes: [...SCOPES], name: "demo", token: demoToken })))?.token ?? demoToken;
@@ -161,11 +177,16 @@ async function seed() {
   if (dsnKey && key && key.public !== dsnKey) {
     process.stderr.write(`faultline demo: project "web" already has DSN key ${key.public}; FAULTLINE_DEMO_DSN_KEY applies only when it is created\n`);
   }
-  if (key?.dsn?.public) await seedCrash(token, key);
+  if (!seeded && key?.dsn?.public && (await seedCrash(token, key)) && seededMark) {
+    writeFileSync(seededMark, "The Faultline demo's organization, project, admin, team, app and source-mapped crash are seeded.\n");
+  }
   return { token, scimToken, dsn: key?.dsn?.public };
 }
 
-/** One source-mapped crash (examples/demo/mapped-crash.mjs); a failure is reported, the demo still starts. */
+/**
+ * One source-mapped crash (examples/demo/mapped-crash.mjs); true when it is there. A failure is
+ * reported and the demo still starts.
+ */
 async function seedCrash(token, key) {
   const call = async (method, path, body) => {
     const json = !(body instanceof FormData);
@@ -179,8 +200,10 @@ async function seedCrash(token, key) {
   const projectId = key.dsn.public.slice(key.dsn.public.lastIndexOf("/") + 1);
   try {
     await seedMappedCrash(faultline, { organization: "demo", project: "web", call, envelopeUrl: `${baseUrl}/api/${projectId}/envelope/?sentry_key=${key.public}` });
+    return true;
   } catch (error) {
     process.stderr.write(`faultline demo: could not seed the source-mapped crash: ${error?.message ?? error}\n`);
+    return false;
   }
 }
 

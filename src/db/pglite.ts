@@ -25,6 +25,16 @@ export async function createPGlite(dataDir: string | undefined): Promise<PGlite>
   // On disk the files are written directly: PGlite's own loadDataDir goes through its in-memory
   // file system and takes ~1 s and ~150 MB more for the same result.
   if (template && dataDir !== undefined && isFreshDataDir(dataDir)) extractPGliteTemplate(template, dataDir);
-  // One options object: create(undefined, options) would ignore the options.
-  return PGlite.create(options);
+  // While PGlite compiles and starts its WebAssembly nothing of libuv's is pending (the compile
+  // runs on V8's threads), so Node's event loop runs empty — and each time it does, Node blocks
+  // until every V8 background task has finished, including the optimising recompiles of the
+  // WebAssembly functions PGlite has just run hot. That idled a warm start's main thread for
+  // 100–200 ms (docs/performance.md, "Start-up"); a timer held for the duration keeps the loop turning.
+  const keepLoopTurning = setInterval(() => {}, 60_000);
+  try {
+    // One options object: create(undefined, options) would ignore the options.
+    return await PGlite.create(options);
+  } finally {
+    clearInterval(keepLoopTurning);
+  }
 }
