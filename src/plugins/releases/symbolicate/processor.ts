@@ -41,12 +41,8 @@ export class SourceMapProcessor implements EventPayloadProcessor {
     if (images.size === 0 && !release) return null;
     const dist = typeof payload.dist === "string" ? payload.dist : null;
     const absentKey = absentMapsKey(project.id, release, dist, absPaths.flatMap((path) => images.get(path) ?? []));
-    if (this.absent.has(absentKey, Date.now())) return null;
-    const locations = await locateMaps(db, project.organizationId, project.id, { absPaths, images, release, dist });
-    if (locations.size === 0) {
-      this.absent.remember(absentKey, Date.now());
-      return null;
-    }
+    const locations = await this.absent.lookup(absentKey, () => locateMaps(db, project.organizationId, project.id, { absPaths, images, release, dist }));
+    if (locations === null || locations.size === 0) return null;
 
     const errors: Json[] = [];
     const reported = new Set<string>();
