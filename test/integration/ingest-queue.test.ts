@@ -304,4 +304,28 @@ describe.runIf(onPostgres)("queued ingest: consumers in several processes (Postg
     expect(first.counts.errors).toBeGreaterThan(0);
     expect(second.counts.errors).toBeGreaterThan(0);
   });
+
+  it("one instance digesting several batches at once (ingest.digestConcurrency) stores every event once, exact counts", async () => {
+    const counter = domainEventCounter();
+    const instance = await queuedInstance({ ingest: { digestBatchSize: 30, digestConcurrency: 4 }, plugins: [counter.plugin] });
+    await seedProject(instance.faultline);
+    const fingerprints = 20;
+    const perFingerprint = 30;
+    await Promise.all(
+      Array.from({ length: fingerprints * perFingerprint }, (_, i) =>
+        instance.faultline.api.events.capture({ organization: "acme", project: "web" }, { ...fingerprinted(`fp-${i % fingerprints}`), user: { id: `u${i % 7}` } }),
+      ),
+    );
+    const table = counts(instance.faultline);
+
+    await instance.faultline.worker.runDue(DIGEST);
+
+    expect(await table.queued()).toBe(0);
+    expect(await table.events()).toBe(fingerprints * perFingerprint);
+    const issues = await table.issues();
+    expect(issues.map((issue) => issue.timesSeen)).toEqual(Array.from({ length: fingerprints }, () => perFingerprint));
+    expect(await table.hashes()).toBe(fingerprints);
+    expect(await table.stats()).toBe(fingerprints * perFingerprint);
+    expect(counter.counts.errors).toBe(fingerprints * perFingerprint);
+  });
 });

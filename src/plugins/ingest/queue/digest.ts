@@ -26,11 +26,29 @@ export class QueueDigest {
       depth: QueueDepthGauge;
       logger: Logger;
       batchSize: number;
+      /** Batches digested at once while the queue is backed up (`ingest.digestConcurrency`). */
+      concurrency: number;
       digested: Counter;
     },
   ) {}
 
   readonly #tracer = trace.getTracer("faultline");
+  /** Whether the last round's batches were full: the queue is backed up. */
+  #backedUp = false;
+
+  /**
+   * One round: `concurrency` batches at once while the queue is backed up (one batch's work in
+   * Node overlaps another's in the database), else one — a queue of a few events is not split
+   * into racing transactions. True when more is probably waiting.
+   */
+  async digestDue(): Promise<boolean> {
+    const batches = await Promise.allSettled(Array.from({ length: this.#backedUp ? this.deps.concurrency : 1 }, () => this.digestBatch()));
+    // Settled together: the round ends only once none of its batches is still running.
+    const failed = batches.find((batch) => batch.status === "rejected");
+    this.#backedUp = !failed && batches.some((batch) => batch.status === "fulfilled" && batch.value);
+    if (failed) throw failed.reason;
+    return this.#backedUp;
+  }
 
   /** Digests one batch; true when the batch was full (more is probably waiting). */
   async digestBatch(): Promise<boolean> {

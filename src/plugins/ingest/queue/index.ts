@@ -44,6 +44,7 @@ export function registerIngestQueue(container: DependencyContainer): void {
         depth: c.resolve(QueueDepthToken),
         logger: c.resolve(Logger),
         batchSize: c.resolve(Options).ingest.digestBatchSize,
+        concurrency: c.resolve(Options).ingest.digestConcurrency,
         digested: c.resolve(Metrics).counter("ingest_events_digested_total", "Queued events the digest stored"),
       }),
   );
@@ -56,7 +57,7 @@ export function queueAdmission(container: DependencyContainer): IngestAdmission 
 
 /**
  * Digests the ingest queue. Woken by every accept group commit in this process; polled every
- * `ingest.digestIntervalMs` otherwise (accepts in other processes). A no-op in direct mode.
+ * 250 ms otherwise (accepts in other processes). A no-op in direct mode.
  */
 export const digestTask: TaskDefinition = {
   id: DIGEST_TASK_ID,
@@ -64,6 +65,6 @@ export const digestTask: TaskDefinition = {
   run: async ({ container }) => {
     if (!container.resolve(Options).ingest.queued) return false;
     const digest: QueueDigest = container.resolve(QueueDigestToken);
-    return digest.digestBatch();
+    return digest.digestDue();
   },
 };
