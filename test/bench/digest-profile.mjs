@@ -127,6 +127,8 @@ function print(profile, { wallMs, nodeMs, pgMs }) {
   const parent = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const totals = new Map();
+  /** With DIGEST_PROFILE_STEP=<start of a step's name>: that step's functions by self time. */
+  const selfTimes = new Map();
   let sampled = 0;
   for (let i = 0; i < profile.samples.length; i++) {
     const leaf = byId.get(profile.samples[i]);
@@ -143,6 +145,10 @@ function print(profile, { wallMs, nodeMs, pgMs }) {
       step ??= "other (promise plumbing, Kysely compile outside a step)";
     }
     totals.set(step, (totals.get(step) ?? 0) + delta);
+    if (process.env.DIGEST_PROFILE_STEP && step.startsWith(process.env.DIGEST_PROFILE_STEP)) {
+      const name = `${leaf.callFrame.functionName || "(anonymous)"} ${leaf.callFrame.url.split("/").slice(-2).join("/")}:${leaf.callFrame.lineNumber}`;
+      selfTimes.set(name, (selfTimes.get(name) ?? 0) + delta);
+    }
   }
   const perEvent = (ms) => `${Math.round((ms * 1000) / EVENTS)}`;
   const lines = [
@@ -159,5 +165,9 @@ function print(profile, { wallMs, nodeMs, pgMs }) {
       .slice(0, 16)
       .map(([text, { calls, ms }]) => `| \`${text.replaceAll("|", "\\|")}\` | ${calls} | ${((100 * ms) / wallMs).toFixed(1)} % | ${perEvent(ms)} |`),
   ];
+  if (selfTimes.size > 0) {
+    lines.push("", `| ${process.env.DIGEST_PROFILE_STEP}…: function (self time) | µs per event |`, "|---|---|");
+    for (const [name, ms] of [...selfTimes].sort((a, b) => b[1] - a[1]).slice(0, 15)) lines.push(`| \`${name}\` | ${perEvent(ms)} |`);
+  }
   process.stdout.write(`${lines.join("\n")}\n`);
 }

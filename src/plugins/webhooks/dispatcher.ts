@@ -22,7 +22,8 @@ export interface AppWebhook {
   /** `issue.created`, `error.created`, … */
   eventType: string;
   actor: Actor;
-  data: unknown;
+  /** The payload's `data`: built once, and only when some installation subscribes (most events have none). */
+  data: () => unknown;
   /** Send only to this installation (installation.* events). */
   onlyInstallation?: string;
 }
@@ -42,6 +43,7 @@ export class AppWebhookDispatcher {
       (s) => webhook.onlyInstallation === undefined || s.installationUuid === webhook.onlyInstallation,
     );
     if (subscribers.length === 0) return;
+    const data = webhook.data();
     await this.outbox.enqueue(
       scope,
       subscribers.map((subscriber) => ({
@@ -57,7 +59,7 @@ export class AppWebhookDispatcher {
         body: () => ({
           action: webhook.eventType.slice(webhook.eventType.indexOf(".") + 1),
           installation: { uuid: subscriber.installationUuid },
-          data: webhook.data,
+          data,
           actor: webhook.actor,
         }),
       })),

@@ -22,7 +22,7 @@ function forward<N extends DomainEventName>(
       category,
       eventType: event.name,
       actor: event.actor,
-      data: build(event, links),
+      data: () => build(event, links),
       onlyInstallation: onlyInstallation?.(event),
     });
   };

@@ -71,7 +71,7 @@ export class IssueAlertProcessor {
         category: "event_alert",
         eventType: "event_alert.triggered",
         actor: SYSTEM_ACTOR,
-        data: { event: data, triggered_rule: rule.row.name },
+        data: () => ({ event: data, triggered_rule: rule.row.name }),
       });
     }
   }

@@ -106,15 +106,16 @@ export class MetricAlertEvaluator {
       category: "metric_alert",
       eventType: `metric_alert.${step}`,
       actor: SYSTEM_ACTOR,
-      data: metricAlertData({
-        rule,
-        incident,
-        step,
-        value,
-        projects: rule.project_ids.flatMap((id) => slugs.get(id) ?? []),
-        root: this.links.root(),
-        organizationSlug: links.organizationSlug,
-      }),
+      data: () =>
+        metricAlertData({
+          rule,
+          incident,
+          step,
+          value,
+          projects: rule.project_ids.flatMap((id) => slugs.get(id) ?? []),
+          root: this.links.root(),
+          organizationSlug: links.organizationSlug,
+        }),
     });
   }
 }

@@ -8,7 +8,8 @@ import { normalizeEvent } from "../grouping/index.js";
 import { type BatcherOptions, GroupCommitBatcher } from "../../../db/group-commit.js";
 import type { NormalizedEvent } from "../grouping/types.js";
 import type { CaptureOptions, EventPayloadProcessor, EventSink, EventStore, ProjectRef, StorableEvent } from "./port.js";
-import { type BatchItem, writeBatch } from "./write-batch.js";
+import type { BatchItem } from "./insert-events.js";
+import { writeBatch } from "./write-batch.js";
 
 /** Normalises, groups and stores events, batching concurrent ones into one transaction. */
 export class EventProcessor implements EventSink, EventStore {

@@ -3,26 +3,15 @@ import type { Database, Issue } from "../../../db/schema.js";
 import type { TransactionScope } from "../../../db/transaction.js";
 import { type EventBus, SYSTEM_ACTOR } from "../../../events/event-bus.js";
 import type { ProjectSnapshot } from "../domain-events.js";
-import type { NormalizedEvent } from "../grouping/types.js";
 import { eventSnapshot, issueSnapshot } from "../snapshot.js";
 import { type IssueState, stateFromRow } from "../state.js";
 import { assignIssues } from "./assign-issues.js";
 import { type FoldEvent, type FoldResult, foldEvents } from "./fold.js";
-import type { ProjectRef } from "./port.js";
-
-export interface BatchItem {
-  project: ProjectRef;
-  event: NormalizedEvent;
-}
+import { type BatchItem, type FreshEvent, insertEvents } from "./insert-events.js";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const floorTo = (date: Date, size: number) => new Date(Math.floor(date.getTime() / size) * size);
-
-interface FreshEvent {
-  item: BatchItem;
-  issueId: number;
-}
 
 /**
  * Writes one batch of events in the caller's transaction: issues assigned or created, events
@@ -60,52 +49,6 @@ export async function writeBatch(scope: TransactionScope, items: readonly BatchI
   const orphans = [...assignment.orphans, ...unused];
   if (orphans.length > 0) await trx.deleteFrom("issues").where("id", "in", orphans).execute();
   await emitDomainEvents(scope, deps, fresh, outcomes, assignment.created, projects);
-}
-
-async function insertEvents(trx: Transaction<Database>, items: readonly BatchItem[], issueOf: number[]): Promise<FreshEvent[]> {
-  const unique = new Map<string, FreshEvent>();
-  items.forEach((item, index) => {
-    const key = `${item.project.id}:${item.event.eventId}`;
-    if (!unique.has(key)) unique.set(key, { item, issueId: issueOf[index] as number });
-  });
-  const candidates = [...unique.values()];
-  // Deduplicated on event_ids (events is partitioned by time: its unique keys include `received`).
-  const claimed = await trx
-    .insertInto("event_ids")
-    .values(candidates.map(({ item: { project, event } }) => ({ project_id: project.id, event_id: event.eventId, received: event.received })))
-    .onConflict((oc) => oc.columns(["project_id", "event_id"]).doNothing())
-    .returning(["project_id", "event_id"])
-    .execute();
-  const stored = new Set(claimed.map((row) => `${row.project_id}:${row.event_id}`));
-  const fresh = candidates.filter(({ item }) => stored.has(`${item.project.id}:${item.event.eventId}`));
-  if (fresh.length > 0) await trx.insertInto("events").values(fresh.map(({ item: { project, event }, issueId }) => eventRow(project, event, issueId))).execute();
-  return fresh;
-}
-
-function eventRow(project: ProjectRef, event: NormalizedEvent, issueId: number) {
-  return {
-    organization_id: project.organizationId,
-    project_id: project.id,
-    issue_id: issueId,
-    event_id: event.eventId,
-    timestamp: event.timestamp,
-    received: event.received,
-    level: event.level,
-    platform: event.platform,
-    environment: event.environment,
-    release: event.release,
-    dist: event.dist,
-    type: event.type,
-    title: event.title,
-    culprit: event.culprit,
-    message: event.message,
-    location: event.location,
-    user_key: event.userKey,
-    tags: JSON.stringify(event.tags),
-    hashes: event.hashes,
-    size: event.size,
-    payload: JSON.stringify(event.payload),
-  };
 }
 
 /** Records (issue, user) pairs; returns the pairs seen for the first time. */
