@@ -28,7 +28,7 @@ const STEPS = [
   ["assign issues (hash lookup, new issues, short ids)", ["assignIssues", "lookupHashes", "createIssues", "reserveShortNumbers", "claimHashes", "adoptWinners"]],
   ["insert events (rows, multi-row INSERT)", ["insertEvents", "eventRow"]],
   ["insert users", ["insertUsers"]],
-  ["release bookkeeping", ["recordReleases", "releaseFirstSeen"]],
+  ["release bookkeeping", ["releaseRows", "createReleases", "countReleases", "releaseFirstSeen"]],
   ["fold issues (counters, regressions, snooze)", ["foldIssue", "snoozeWindowCounts"]],
   ["update issues (one statement)", ["updateIssues"]],
   ["upsert stats", ["upsertStats"]],

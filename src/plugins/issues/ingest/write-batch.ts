@@ -25,7 +25,8 @@ export async function writeBatch(scope: TransactionScope, items: readonly BatchI
   const rows = await trx.selectFrom("issues").selectAll().where("id", "in", issueIds).orderBy("id").forUpdate().execute();
   const fresh = await insertEvents(trx, items, assignment.issueOf);
   const newUsers = await insertUsers(trx, fresh);
-  await recordReleases(trx, fresh, assignment.created, deps.now);
+  const releases = releaseRows(fresh, assignment.created, deps.now);
+  await createReleases(trx, releases);
 
   const projects = await loadProjects(trx, items);
   const outcomes = new Map<number, { state: IssueState; fold: FoldResult }>();
@@ -49,6 +50,7 @@ export async function writeBatch(scope: TransactionScope, items: readonly BatchI
   const orphans = [...assignment.orphans, ...unused];
   if (orphans.length > 0) await trx.deleteFrom("issues").where("id", "in", orphans).execute();
   await emitDomainEvents(scope, deps, fresh, outcomes, assignment.created, projects);
+  await countReleases(trx, releases);
 }
 
 /** Records (issue, user) pairs; returns the pairs seen for the first time. */
@@ -68,13 +70,15 @@ async function insertUsers(trx: Transaction<Database>, fresh: FreshEvent[]): Pro
   return new Set(inserted.map((row) => `${row.issue_id}:${row.user_key}`));
 }
 
+type ReleaseRow = { organization_id: number; project_id: number; version: string; date_created: Date; first_event: Date; last_event: Date; new_groups: number };
+
 /**
- * Upserts each (project, release) of the batch with its first and last event time and the issues
- * it introduced (a new issue counts for the release of its first event), as the releases API shows.
+ * Each (project, release) of the batch with its first and last event time and the issues it
+ * introduced (a new issue counts for the release of its first event), as the releases API shows;
+ * sorted, so that concurrent batches lock release rows in one order (no deadlock).
  */
-async function recordReleases(trx: Transaction<Database>, fresh: FreshEvent[], created: Set<number>, now: Date): Promise<void> {
-  type Row = { organization_id: number; project_id: number; version: string; date_created: Date; first_event: Date; last_event: Date; new_groups: number };
-  const releases = new Map<string, Row>();
+function releaseRows(fresh: FreshEvent[], created: Set<number>, now: Date): ReleaseRow[] {
+  const releases = new Map<string, ReleaseRow>();
   const counted = new Set<number>();
   for (const { item, issueId } of fresh) {
     const version = item.event.release;
@@ -89,9 +93,29 @@ async function recordReleases(trx: Transaction<Database>, fresh: FreshEvent[], c
     if (isNewGroup) row.new_groups += 1;
     releases.set(key, row);
   }
-  if (releases.size === 0) return;
-  // Sorted: concurrent batches lock release rows in one order (no deadlock).
-  const rows = [...releases.values()].sort((a, b) => a.project_id - b.project_id || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+  return [...releases.values()].sort((a, b) => a.project_id - b.project_id || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+}
+
+/**
+ * Creates the batch's releases not seen before, early: folding a resolved issue asks when each
+ * release was first seen. Existing rows are left alone and not locked (`DO NOTHING`).
+ */
+async function createReleases(trx: Transaction<Database>, rows: ReleaseRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await trx
+    .insertInto("releases")
+    .values(rows.map((row) => ({ ...row, new_groups: 0 })))
+    .onConflict((oc) => oc.columns(["project_id", "version"]).doNothing())
+    .execute();
+}
+
+/**
+ * Adds the batch's event times and new issues to its releases. Last in the transaction: a release
+ * row is shared by every batch of its project, and its lock, held until commit, would otherwise
+ * make concurrent batches (`ingest.digestConcurrency`) wait for each other's whole transaction.
+ */
+async function countReleases(trx: Transaction<Database>, rows: ReleaseRow[]): Promise<void> {
+  if (rows.length === 0) return;
   await trx
     .insertInto("releases")
     .values(rows)
