@@ -167,13 +167,14 @@ export const optionsSchema = z.strictObject({
       /** Queued mode: events the digest claims and stores per transaction. */
       digestBatchSize: z.number().int().min(1).max(10_000).default(500),
       /**
-       * Queued mode: digest batches this process runs at once, each in its own transaction. Two
-       * overlap one batch's work in Node with another's in PostgreSQL (measured +7 % digest
-       * throughput with 50 issues per batch, +18 % with 500; docs/performance.md); batches that
-       * touch the same issues still take turns on those rows. Embedded PGlite has one connection:
+       * Queued mode: digest batches this process runs at once while the queue is backed up, each
+       * in its own transaction. Worth 2 when batches touch many distinct issues (+11 % digest
+       * throughput with ~450 issues per batch of 500), and on a `faultline worker` process that
+       * serves nothing else; with few issues per batch the batches queue on the same issue rows
+       * and one at a time is faster (docs/performance.md). Embedded PGlite has one connection:
        * its batches run one after another whatever this says.
        */
-      digestConcurrency: z.number().int().min(1).max(16).default(2),
+      digestConcurrency: z.number().int().min(1).max(16).default(1),
     })
     .prefault({}),
   /**
