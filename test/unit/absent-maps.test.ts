@@ -41,64 +41,57 @@ describe("AbsentMaps.lookup: one query per key for lookups made together", () =>
   const key = absentMapsKey(1, "web@1.0.0", null, []);
   const nothing = () => new Map<string, string>();
 
+  /** A lookup that takes 5 ms and counts its queries; `answer(n)` is the n-th query's result. */
+  function countingLookup(answer: (query: number) => Map<string, string>) {
+    const counter = { queries: 0 };
+    const locate = async () => {
+      const query = ++counter.queries;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      return answer(query);
+    };
+    return { counter, locate };
+  }
+
   it("lets concurrent lookups of a key wait for the first; a miss answers them all", async () => {
     const absent = new AbsentMaps(10_000);
-    let queries = 0;
-    const locate = async () => {
-      queries += 1;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      return nothing();
-    };
+    const { counter, locate } = countingLookup(nothing);
     const results = await Promise.all(Array.from({ length: 100 }, () => absent.lookup(key, locate)));
-    expect(queries).toBe(1);
+    expect(counter.queries).toBe(1);
     expect(results.filter((result) => result === null)).toHaveLength(99);
     expect(results[0]?.size).toBe(0);
     // …and the miss is remembered for the next batch.
     expect(await absent.lookup(key, locate)).toBeNull();
-    expect(queries).toBe(1);
+    expect(counter.queries).toBe(1);
   });
 
   it("sends the others' own lookups when the first found something (their frames may differ)", async () => {
     const absent = new AbsentMaps(10_000);
-    let queries = 0;
-    const locate = async () => {
-      queries += 1;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      return new Map([["/app/a.js", "found"]]);
-    };
+    const { counter, locate } = countingLookup(() => new Map([["/app/a.js", "found"]]));
     const results = await Promise.all(Array.from({ length: 3 }, () => absent.lookup(key, locate)));
-    expect(queries).toBe(3);
+    expect(counter.queries).toBe(3);
     expect(results.every((result) => result?.get("/app/a.js") === "found")).toBe(true);
     expect(absent.has(key, Date.now())).toBe(false);
   });
 
   it("does not let a failed lookup answer the others", async () => {
     const absent = new AbsentMaps(10_000);
-    let queries = 0;
-    const locate = async () => {
-      queries += 1;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      if (queries === 1) throw new Error("connection lost");
+    const { counter, locate } = countingLookup((query) => {
+      if (query === 1) throw new Error("connection lost");
       return nothing();
-    };
+    });
     const [first, second] = await Promise.allSettled([absent.lookup(key, locate), absent.lookup(key, locate)]);
     expect(first.status).toBe("rejected");
     expect(second).toEqual({ status: "fulfilled", value: nothing() });
-    expect(queries).toBe(2);
+    expect(counter.queries).toBe(2);
   });
 
   it("forgets lookups in flight when a bundle is assembled", async () => {
     const absent = new AbsentMaps(10_000);
-    let queries = 0;
-    const locate = async () => {
-      queries += 1;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      return nothing();
-    };
+    const { counter, locate } = countingLookup(nothing);
     const first = absent.lookup(key, locate);
     absent.clear();
     const second = absent.lookup(key, locate);
     await Promise.all([first, second]);
-    expect(queries).toBe(2);
+    expect(counter.queries).toBe(2);
   });
 });
