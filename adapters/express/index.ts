@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type HasHandler, sendWebResponse, toWebRequest } from "../node/index.js";
+import { type HasHandler, sendReply, serveForNode, toWebRequest } from "../node/index.js";
 
 /** The parts of an Express request the adapter reads (no runtime import of express; Express 4 and 5 alike). */
 interface ExpressRequest extends IncomingMessage {
@@ -77,7 +77,7 @@ export function toExpressHandler(faultline: HasHandler): ExpressHandler {
         consumedFix: MOUNT_FIRST,
       });
       // `req.ip` follows the app's `trust proxy` setting (X-Forwarded-For only from trusted peers).
-      await sendWebResponse(res, await faultline.handler(request, { basePath: req.baseUrl, clientAddress: req.ip ?? req.socket.remoteAddress }));
+      await sendReply(res, await serveForNode(faultline, request, { basePath: req.baseUrl, clientAddress: req.ip ?? req.socket.remoteAddress }));
     } catch (error) {
       next(error);
     }

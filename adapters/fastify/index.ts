@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import fastifyPlugin from "fastify-plugin";
-import { type HasHandler, toWebRequest } from "../node/index.js";
+import { type HasHandler, serveForNode, toWebRequest } from "../node/index.js";
 import { isJson } from "../node/response.js";
 import { jsonTextOf } from "../../src/http/responses.js";
+import { isWireReply } from "../../src/http/wire.js";
 
 export interface FastifyPluginOptions {
   /**
@@ -35,11 +36,16 @@ function registerRoutes(app: FastifyInstance, faultline: HasHandler, bodyLimit: 
   const basePath = app.prefix;
   // Fastify sends a web Response itself (status, every header, the streamed body); JSON goes as
   // one Buffer with a Content-Length instead of a chunked stream.
-  const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<Response | Buffer> => {
+  const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<Response | Buffer | string | undefined> => {
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
     const webRequest = toWebRequest(request.raw, { url: request.raw.url, body, parsedBody: body ? undefined : request.body, consumedFix: REGISTER_AS_IS });
     // `request.ip` follows the server's `trustProxy` option (X-Forwarded-For only from trusted peers).
-    const response = await faultline.handler(webRequest, { basePath, clientAddress: request.ip });
+    const response = await serveForNode(faultline, webRequest, { basePath, clientAddress: request.ip });
+    if (isWireReply(response)) {
+      reply.code(response.status);
+      for (const [name, value] of response.headers) reply.header(name, value);
+      return response.body ?? undefined;
+    }
     if (!response.body || !isJson(response)) return response;
     reply.code(response.status);
     for (const [name, value] of response.headers) reply.header(name, value);

@@ -1,14 +1,24 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { FaultlineHandler } from "../../src/http/pipeline.js";
+import type { FaultlineHandler, HandlerOptions } from "../../src/http/pipeline.js";
 import { clientAddressOf, toWebRequest } from "./request.js";
-import { sendWebResponse } from "./response.js";
+import { WIRE_HANDLER, type WireReply } from "../../src/http/wire.js";
+import { sendReply } from "./response.js";
 
 export { clientAddressOf, type NodeRequestOptions, toWebRequest } from "./request.js";
-export { sendWebResponse } from "./response.js";
+export { sendReply, sendWebResponse } from "./response.js";
 
 /** Anything with a Faultline handler (an instance from `createFaultline`). */
 export interface HasHandler {
   handler: FaultlineHandler;
+}
+
+/**
+ * Serves a request through the handler's wire entry when it has one (JSON replies without a
+ * `Response` object), else through the handler itself.
+ */
+export function serveForNode(faultline: HasHandler, request: Request, options: HandlerOptions): Promise<Response | WireReply> {
+  const wire = faultline.handler[WIRE_HANDLER];
+  return wire ? wire(request, options) : faultline.handler(request, options);
 }
 
 /** Options of {@link toNodeHandler}. */
@@ -29,8 +39,8 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
 export function toNodeHandler(faultline: HasHandler, options: NodeHandlerOptions = {}): NodeHandler {
   return async (req, res) => {
     const clientAddress = clientAddressOf(req, options.trustProxy ?? false);
-    const response = await faultline.handler(toWebRequest(req, options), { basePath: options.basePath, clientAddress });
-    await sendWebResponse(res, response);
+    const reply = await serveForNode(faultline, toWebRequest(req, options), { basePath: options.basePath, clientAddress });
+    await sendReply(res, reply);
   };
 }
 

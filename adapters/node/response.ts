@@ -1,5 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { jsonTextOf } from "../../src/http/responses.js";
+import { isWireReply, type WireReply } from "../../src/http/wire.js";
 
 /** Faultline's JSON replies: a whole body in memory already, cheaper to send in one piece. */
 export const isJson = (response: Response) => /[/+]json\b/.test(response.headers.get("content-type") ?? "");
@@ -15,6 +16,25 @@ function drained(res: ServerResponse): Promise<void> {
     res.on("drain", done);
     res.on("close", done);
   });
+}
+
+/** Headers the host may have set already, which Faultline adds to rather than replaces. */
+const ADDED = new Set(["set-cookie", "link"]);
+
+/**
+ * Writes what the pipeline answered: a {@link WireReply} as it is (status, headers, the body's
+ * text, one write), a `Response` through {@link sendWebResponse}.
+ */
+export function sendReply(res: ServerResponse, reply: Response | WireReply): Promise<void> {
+  if (!isWireReply(reply)) return sendWebResponse(res, reply);
+  res.statusCode = reply.status;
+  for (const [name, value] of reply.headers) {
+    const lower = name.toLowerCase();
+    if (ADDED.has(lower)) res.appendHeader(name, value);
+    else res.setHeader(name, value);
+  }
+  res.end(reply.body ?? undefined);
+  return Promise.resolve();
 }
 
 /**

@@ -21,7 +21,9 @@ import { ApiError, NOT_FOUND_DETAIL } from "./errors.js";
 import { checkJsonBody, checkPathParams, checkQuery, checkUrlLength } from "./input-policy.js";
 import { requestIdFor } from "./request-id.js";
 import { parseOrThrow } from "./validate.js";
-import { renderSentryError, replyToResponse } from "./responses.js";
+import { replyToResponse, sentryErrorReply } from "./responses.js";
+import { isWireReply, WIRE_HANDLER, type WireHandler, type WireReply, wireReplyOf, wireToResponse } from "./wire.js";
+import type { Reply } from "./endpoint.js";
 
 /** Per-request options an adapter passes: where the host mounted Faultline, and who sent the request. */
 export interface HandlerOptions {
@@ -35,7 +37,15 @@ export interface HandlerOptions {
   clientAddress?: string;
 }
 
-export type FaultlineHandler = (request: Request, options?: HandlerOptions) => Promise<Response>;
+/**
+ * Web-standard `Request → Response` handler every adapter calls. Node adapters use the
+ * {@link WireHandler} it carries under {@link WIRE_HANDLER} when there is one (the same pipeline,
+ * JSON replies without a `Response` object).
+ */
+export interface FaultlineHandler {
+  (request: Request, options?: HandlerOptions): Promise<Response>;
+  readonly [WIRE_HANDLER]?: WireHandler;
+}
 
 export interface PipelineDeps {
   composition: Composition;
@@ -62,6 +72,8 @@ interface Routed {
 /** Builds the web-standard `Request → Response` handler every adapter calls. */
 export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   const hooks = deps.composition.plugins.flatMap((plugin) => (plugin.hooks ? [plugin.hooks] : []));
+  // `after` hooks take and give a Response; without any, replies stay plain data until the adapter writes them.
+  const anyAfterHook = hooks.some((hook) => hook.after !== undefined);
   const tokenCache = deps.container.resolve(TokenCacheToken);
   const renderers = deps.composition.plugins.flatMap((plugin) => (plugin.errorRenderer ? [plugin.errorRenderer] : []));
   // One warning per instance for a body consumed before Faultline: a setup fault, not a per-request one.
@@ -69,15 +81,20 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   const tracer = trace.getTracer("faultline");
   const latency = deps.metrics.histogram("http_request_duration_seconds", "Time to answer an HTTP request, by route template", ["method", "route", "status"]);
 
-  return function handle(request, handlerOptions) {
+  const serveWire: WireHandler = (request, handlerOptions) => {
     const method = KNOWN_METHODS.has(request.method) ? request.method : "_OTHER";
     // A server span per request, child of the host's own when it traces (a no-op without an SDK).
     return tracer.startActiveSpan(method, { kind: SpanKind.SERVER, attributes: { "http.request.method": method } }, (span) =>
       serve(request, handlerOptions, method, span).finally(() => span.end()),
     );
   };
+  const handle = async (request: Request, handlerOptions?: HandlerOptions): Promise<Response> => {
+    const reply = await serveWire(request, handlerOptions);
+    return isWireReply(reply) ? wireToResponse(reply) : reply;
+  };
+  return Object.assign(handle, { [WIRE_HANDLER]: serveWire });
 
-  async function serve(request: Request, handlerOptions: HandlerOptions | undefined, method: string, span: Span): Promise<Response> {
+  async function serve(request: Request, handlerOptions: HandlerOptions | undefined, method: string, span: Span): Promise<Response | WireReply> {
     const started = performance.now();
     const requestId = requestIdFor(request);
     const logger = new RequestLogger(deps.logger, requestId);
@@ -85,14 +102,13 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     const basePath = trimSlash(handlerOptions?.basePath ?? deps.options.basePath);
     const path = stripBasePath(url.pathname, basePath);
     const routed: Routed = { template: UNMATCHED };
-    let response: Response;
+    let reply: Reply | Response;
     try {
-      response = await route(request, url, path, basePath, requestId, logger, routed, handlerOptions?.clientAddress ?? null);
+      reply = await route(request, url, path, basePath, requestId, logger, routed, handlerOptions?.clientAddress ?? null);
     } catch (error) {
-      response = renderError(error, path ?? url.pathname, requestId, logger);
+      reply = renderError(error, path ?? url.pathname, requestId, logger);
     }
-    response = withHeader(response, "X-Request-Id", requestId);
-    if (request.method === "HEAD") response = new Response(null, { status: response.status, headers: response.headers });
+    const response = finish(reply, requestId, request.method === "HEAD");
     const seconds = (performance.now() - started) / 1000;
     latency.observe({ method, route: routed.template, status: response.status }, seconds);
     if (span.isRecording()) describeSpan(span, method, routed.template, url, response.status, requestId);
@@ -100,7 +116,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     return response;
   }
 
-  async function route(request: Request, url: URL, path: string | null, basePath: string, requestId: string, logger: Logger, routed: Routed, clientAddress: string | null): Promise<Response> {
+  async function route(request: Request, url: URL, path: string | null, basePath: string, requestId: string, logger: Logger, routed: Routed, clientAddress: string | null): Promise<Reply | Response> {
     if (path === null) throw new ApiError(404, NOT_FOUND_DETAIL);
     checkUrlLength(url, deps.options.limits.urlLength);
     const match = deps.composition.router.match(request.method, path);
@@ -136,7 +152,9 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
       const early = await hook.before?.(ctx);
       if (early) return early;
     }
-    let response = replyToResponse(await endpoint.handler(ctx));
+    const reply = await endpoint.handler(ctx);
+    if (!anyAfterHook) return reply;
+    let response = replyToResponse(reply);
     for (const hook of hooks) response = (await hook.after?.(ctx, response)) ?? response;
     return response;
   }
@@ -203,7 +221,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     throw bodyConsumed(consumed);
   }
 
-  function renderError(error: unknown, path: string, requestId: string, logger: Logger): Response {
+  function renderError(error: unknown, path: string, requestId: string, logger: Logger): Reply | Response {
     if (isConnectionFailure(error)) {
       // An outage passes: the client is told when to come back (Sentry SDKs pause sending for Retry-After).
       logger.warn({ err: error, errorId: requestId }, "faultline: the database is unreachable; answered 503");
@@ -225,7 +243,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     }
     const apiError = error as ApiError;
     const renderer = renderers.find((candidate) => candidate.matches(path));
-    return renderer ? renderer.render(apiError, requestId) : renderSentryError(apiError);
+    return renderer ? renderer.render(apiError, requestId) : sentryErrorReply(apiError);
   }
 }
 
@@ -284,6 +302,17 @@ function stripBasePath(pathname: string, basePath: string): string | null {
   if (basePath === "") return pathname;
   if (pathname === basePath) return "/";
   return pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length) : null;
+}
+
+/** The reply as it leaves the pipeline: with its request id, and without a body for HEAD. */
+function finish(reply: Reply | Response, requestId: string, head: boolean): Response | WireReply {
+  if (!(reply instanceof Response)) {
+    const wire = wireReplyOf(reply);
+    wire.headers.push(["X-Request-Id", requestId]);
+    return head ? { ...wire, body: null } : wire;
+  }
+  const response = withHeader(reply, "X-Request-Id", requestId);
+  return head ? new Response(null, { status: response.status, headers: response.headers }) : response;
 }
 
 /** Headers of a Response from elsewhere may be immutable; copy it when they are. */

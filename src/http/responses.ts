@@ -31,6 +31,6 @@ export function replyToResponse(reply: Reply | Response): Response {
 }
 
 /** Sentry-style error body: `{detail, ...extra}` (clients read `detail`). */
-export function renderSentryError(error: ApiError): Response {
-  return jsonResponse({ detail: error.detail, ...error.extra }, error.status, error.headers);
+export function sentryErrorReply(error: ApiError): Reply {
+  return { status: error.status, body: { detail: error.detail, ...error.extra }, headers: error.headers };
 }

@@ -2,7 +2,7 @@ import type { DependencyContainer } from "tsyringe";
 import type { SchemaMigration } from "../db/migrations/types.js";
 import type { DomainEvent, DomainEventName } from "../events/event-bus.js";
 import type { TransactionScope } from "../db/transaction.js";
-import type { AnyEndpoint, EndpointContext } from "../http/endpoint.js";
+import type { AnyEndpoint, EndpointContext, Reply } from "../http/endpoint.js";
 import type { ApiError } from "../http/errors.js";
 import type { ReadinessCheck } from "../observability/health.js";
 import type { TaskDefinition } from "../worker/task.js";
@@ -17,10 +17,13 @@ export interface PluginHooks {
   after?(ctx: HookContext, response: Response): Promise<Response | void> | Response | void;
 }
 
-/** Renders errors for the paths of one protocol (SCIM errors on SCIM paths, for instance). */
+/**
+ * Renders errors for the paths of one protocol (SCIM errors on SCIM paths, for instance): a
+ * `Response`, or a reply rendered as JSON like a handler's.
+ */
 export interface ErrorRenderer {
   matches(path: string): boolean;
-  render(error: ApiError, requestId: string): Response;
+  render(error: ApiError, requestId: string): Response | Reply;
 }
 
 export interface PluginInitContext {

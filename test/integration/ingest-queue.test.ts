@@ -106,6 +106,34 @@ describe("queued ingest: accept, then digest", () => {
     expect(await table.issues()).toEqual([{ id: stored[0]?.issue_id, timesSeen: 1 }]);
   });
 
+  it("stores each event's payload as sent whether its JSON text was queued as it came, repaired, or changed at accept", async () => {
+    const { faultline } = await queuedInstance();
+    const project = await seedProject(faultline);
+    const server = await serve(faultline);
+    const url = `${server.url}/api/${project.id}/envelope/?sentry_key=${project.key}`;
+    // As sent (spaces, escapes, non-ASCII kept in the queued text), repaired (a NUL in a string), and
+    // changed at accept ({{auto}} replaced by the sender's address): one group commit holds all three.
+    const asSent = { ...errorEvent({ message: 'quote " slash \\ tab \t é 😀 \u2028' }), event_id: newEventId(), extra: { nested: [1, 2.5, null, true] } };
+    const repaired = { ...errorEvent({ message: "nul \u0000 here" }), event_id: newEventId() };
+    const inferred = { ...errorEvent(), event_id: newEventId(), user: { id: "u1", ip_address: "{{auto}}" } };
+    const texts = [JSON.stringify(asSent, null, 2), JSON.stringify(repaired), JSON.stringify(inferred)];
+    const responses = await Promise.all(texts.map((text) => fetch(url, { method: "POST", body: `{}\n{"type":"event"}\n${text.replaceAll("\n", " ")}` })));
+    expect(responses.map((response) => response.status)).toEqual([200, 200, 200]);
+    const db = faultline.container.resolve(tokens.Db);
+    const queuedTexts = (await db.selectFrom("ingest_queue").select("event").execute()).map((row) => row.event);
+    // The first one's text went into the queue as it came (its pretty-printing spaces are still there).
+    expect(queuedTexts.filter((text) => text.includes(`"event_id": "${asSent.event_id}"`))).toHaveLength(1);
+
+    await faultline.worker.runDue(DIGEST);
+    const rows = await db.selectFrom("events").select(["event_id", "payload", "size"]).execute();
+    const stored = new Map(rows.map((row) => [row.event_id, row]));
+    expect(stored.get(asSent.event_id)?.payload).toEqual(asSent);
+    expect(stored.get(asSent.event_id)?.size).toBe(Buffer.byteLength(texts[0]?.replaceAll("\n", " ") ?? ""));
+    expect((stored.get(repaired.event_id)?.payload as { message: string }).message).toBe("nul \ufffd here");
+    expect((stored.get(repaired.event_id)?.payload as { errors: unknown[] }).errors).toHaveLength(1);
+    expect((stored.get(inferred.event_id)?.payload as { user: unknown }).user).toEqual({ id: "u1", ip_address: "127.0.0.1" });
+  });
+
   it("keeps direct ingest's validation on the accept path: an invalid event is a 400 and never queued", async () => {
     const { faultline } = await queuedInstance();
     const project = await seedProject(faultline);

@@ -25,7 +25,7 @@ describe("parseEnvelope", () => {
     expect(envelope.header.event_id).toBe("56e3e367f13a4bd78386e5a775a1f767");
     expect(envelope.items).toHaveLength(1);
     expect(envelope.items[0]?.header).toEqual({ type: "event", length: undefined });
-    const [event] = eventsOf(envelope);
+    const [event] = eventsOf(envelope).map((received) => received.event);
     expect(event?.exception).toMatchObject({ values: [{ type: "Error", value: "probe failure" }] });
     expect(event?.event_id).toBe("56e3e367f13a4bd78386e5a775a1f767");
   });
@@ -95,11 +95,13 @@ describe("parseEnvelope", () => {
 describe("eventsOf", () => {
   it("keeps only event items, and fills a missing event_id from the envelope header", () => {
     const envelope = parseEnvelope(bytes('{"event_id":"e1"}\n{"type":"client_report"}\n{}\n{"type":"event"}\n{"message":"m"}\n{"type":"transaction"}\n{}'));
-    expect(eventsOf(envelope)).toEqual([{ message: "m", event_id: "e1" }]);
+    // The object changed (its event_id filled in), so its text is no longer its source.
+    expect(eventsOf(envelope)).toEqual([{ event: { message: "m", event_id: "e1" }, source: null }]);
   });
 
-  it("keeps the event's own event_id", () => {
-    expect(eventsOf(parseEnvelope(bytes('{"event_id":"e1"}\n{"type":"event"}\n{"event_id":"e2"}')))).toEqual([{ event_id: "e2" }]);
+  it("keeps the event's own event_id, and its JSON text as it came", () => {
+    const text = '{ "event_id": "e2" }';
+    expect(eventsOf(parseEnvelope(bytes(`{"event_id":"e1"}\n{"type":"event"}\n${text}`)))).toEqual([{ event: { event_id: "e2" }, source: text }]);
   });
 
   it("answers 400 for an event that is not a JSON object and 413 for one over 1 MiB", () => {

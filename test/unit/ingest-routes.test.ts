@@ -1,4 +1,5 @@
 import "reflect-metadata";
+import { wireReplyOf, wireToResponse } from "../../src/http/wire.js";
 import { describe, expect, it } from "vitest";
 import { composePlugins } from "../../src/plugin/compose.js";
 import type { FaultlinePlugin } from "../../src/plugin/plugin.js";
@@ -36,7 +37,8 @@ describe("ingestErrorRenderer", () => {
   });
 
   it("keeps Sentry's {detail} body and adds CORS and X-Sentry-Error (made header-safe)", async () => {
-    const response = ingestErrorRenderer.render(new ApiError(400, "Invalid event: bad “quote”\nnext"), "req-1");
+    const rendered = ingestErrorRenderer.render(new ApiError(400, "Invalid event: bad “quote”\nnext"), "req-1");
+    const response = rendered instanceof Response ? rendered : wireToResponse(wireReplyOf(rendered));
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ detail: "Invalid event: bad “quote”\nnext" });
     expect(response.headers.get("access-control-allow-origin")).toBe("*");

@@ -1,5 +1,6 @@
+import type { Reply } from "../../http/endpoint.js";
 import type { ApiError } from "../../http/errors.js";
-import { renderSentryError } from "../../http/responses.js";
+import { sentryErrorReply } from "../../http/responses.js";
 import type { ErrorRenderer } from "../../plugin/plugin.js";
 
 /** Browser SDKs post from any origin with DSN auth (no cookies), so `*` is safe here. */
@@ -16,8 +17,8 @@ export const CORS_PREFLIGHT_HEADERS = {
   "Access-Control-Max-Age": "86400",
 } as const;
 
-export function preflightResponse(): Response {
-  return new Response(null, { status: 200, headers: CORS_PREFLIGHT_HEADERS });
+export function preflightResponse(): Reply {
+  return { status: 200, headers: CORS_PREFLIGHT_HEADERS };
 }
 
 const INGEST_PATH = /^\/api\/[^/]+\/(?:envelope|store)\/?$/;
@@ -29,10 +30,8 @@ const INGEST_PATH = /^\/api\/[^/]+\/(?:envelope|store)\/?$/;
 export const ingestErrorRenderer: ErrorRenderer = {
   matches: (path) => INGEST_PATH.test(path),
   render(error: ApiError) {
-    const response = renderSentryError(error);
-    for (const [name, value] of Object.entries(CORS_RESPONSE_HEADERS)) response.headers.set(name, value);
-    response.headers.set("X-Sentry-Error", asHeaderValue(error.detail));
-    return response;
+    const reply = sentryErrorReply(error);
+    return { ...reply, headers: { ...error.headers, ...CORS_RESPONSE_HEADERS, "X-Sentry-Error": asHeaderValue(error.detail) } };
   },
 };
 

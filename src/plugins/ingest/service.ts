@@ -5,7 +5,7 @@ import { decompressBody } from "./decompress.js";
 import { publicKeyFromDsn, publicKeyFromRequest } from "./dsn-auth.js";
 import { parseEnvelope } from "./envelope.js";
 import { overloaded, queueFull, rateLimited } from "./errors.js";
-import { eventsOf, parseEventPayload, type RawEvent } from "./event-payload.js";
+import { eventsOf, parseEventPayload, type ReceivedEvent } from "./event-payload.js";
 import { clientDiscardsOf } from "./outcomes/client-report.js";
 import type { Outcome, OutcomeRecorder } from "./outcomes/recorder.js";
 import { inferUserIp, normalizeAddress } from "./infer-ip.js";
@@ -89,7 +89,7 @@ export class IngestService {
   }
 
   /** Only events count against the key's limit; an envelope is accepted or refused as a whole. */
-  async #capture(key: ProjectKeyRecord, events: RawEvent[], receivedAt: Date): Promise<string[]> {
+  async #capture(key: ProjectKeyRecord, events: ReceivedEvent[], receivedAt: Date): Promise<string[]> {
     // Again after the parse (the key may have come in the envelope only), before any quota is spent.
     this.#refuseWhenOverloaded(key, events.length, receivedAt);
     if (key.rateLimit !== null) {
@@ -135,7 +135,7 @@ export class IngestService {
     throw overloaded(OVERLOADED_RETRY_AFTER_SECONDS);
   }
 
-  async #accept(key: ProjectKeyRecord, events: RawEvent[], receivedAt: Date): Promise<string[]> {
+  async #accept(key: ProjectKeyRecord, events: ReceivedEvent[], receivedAt: Date): Promise<string[]> {
     const ids = await this.#refusedAsInvalid(key, events.length, receivedAt, () => this.#store(key, events, receivedAt));
     this.#count(key, "accepted", "", events.length, receivedAt);
     return ids;
@@ -155,16 +155,19 @@ export class IngestService {
     if (quantity > 0) this.outcomes.record({ projectId: key.project.id, category, outcome, reason, quantity, at });
   }
 
-  async #store(key: ProjectKeyRecord, events: RawEvent[], receivedAt: Date): Promise<string[]> {
-    const results = await Promise.all(events.map((event) => this.sink.capture(key.project, event, { receivedAt })));
+  async #store(key: ProjectKeyRecord, events: ReceivedEvent[], receivedAt: Date): Promise<string[]> {
+    const results = await Promise.all(events.map(({ event, source }) => this.sink.capture(key.project, event, { receivedAt, source })));
     return results.map((result) => result.eventId);
   }
 }
 
 /** `{{auto}}` addresses replaced by the sender's, before anything stores or queues the events. */
-function withInferredIps(events: RawEvent[], input: IngestInput): RawEvent[] {
+function withInferredIps(events: ReceivedEvent[], input: IngestInput): ReceivedEvent[] {
   const address = normalizeAddress(input.clientAddress);
-  return events.map((event) => inferUserIp(event, address));
+  return events.map((received) => {
+    const event = inferUserIp(received.event, address);
+    return event === received.event ? received : { event, source: null };
+  });
 }
 
 /** Relay only routes numeric project ids, so anything else is not an ingest path: 404 (api.md §1.3). */

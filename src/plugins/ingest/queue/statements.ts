@@ -30,7 +30,12 @@ export class QueueStatements {
 
   constructor(schema: string) {
     const table = `${quoteIdentifier(schema)}.ingest_queue`;
-    this.#append = `INSERT INTO ${table} (project_id, organization_id, platform, event) SELECT * FROM unnest($1::integer[], $2::integer[], $3::text[], $4::text[])`;
+    // The events travel as one JSON array whose elements are their queued texts, each taken back
+    // as written (json, not jsonb, keeps an element's text): a text[] parameter made the driver
+    // escape every quote of every event again (~12 µs of an acknowledgement, #14).
+    this.#append =
+      `INSERT INTO ${table} (project_id, organization_id, platform, event) ` +
+      `SELECT project_id, organization_id, platform, event::text FROM ROWS FROM (unnest($1::integer[]), unnest($2::integer[]), unnest($3::text[]), json_array_elements($4::json)) AS queued(project_id, organization_id, platform, event)`;
     // SKIP LOCKED: consumers in several processes take disjoint batches instead of queueing behind one another.
     this.#claim = `SELECT id, project_id, organization_id, platform, event FROM ${table} WHERE attempts < ${MAX_DIGEST_ATTEMPTS} ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`;
     this.#claimOne = `SELECT id, project_id, organization_id, platform, event FROM ${table} WHERE id = $1 AND attempts < ${MAX_DIGEST_ATTEMPTS} FOR UPDATE SKIP LOCKED`;
@@ -43,12 +48,13 @@ export class QueueStatements {
       `(SELECT event::jsonb->>'received' FROM ${table} WHERE attempts < ${MAX_DIGEST_ATTEMPTS} ORDER BY id LIMIT 1) AS oldest FROM ${table}`;
   }
 
+  /** `event`: each row's queued JSON text (an object). */
   append(rows: ReadonlyArray<{ projectId: number; organizationId: number; platform: string | null; event: string }>): CompiledQuery {
     return CompiledQuery.raw(this.#append, [
       rows.map((row) => row.projectId),
       rows.map((row) => row.organizationId),
       rows.map((row) => row.platform),
-      rows.map((row) => row.event),
+      `[${rows.map((row) => row.event).join(",")}]`,
     ]);
   }
 

@@ -13,6 +13,11 @@ export interface ProjectRef {
 
 export interface CaptureOptions {
   receivedAt?: Date;
+  /**
+   * The event's JSON text as it arrived, when `event` is exactly its parse: its byte length is
+   * the event's size, and a queue may keep the text instead of serialising the event again.
+   */
+  source?: string | null;
 }
 
 /**

@@ -33,7 +33,8 @@ export class EventProcessor implements EventSink, EventStore {
   }
 
   normalize(raw: unknown, options: CaptureOptions = {}): NormalizedEvent {
-    return normalizeEvent(raw, { receivedAt: options.receivedAt ?? this.clock.now() });
+    const size = options.source ? Buffer.byteLength(options.source) : undefined;
+    return normalizeEvent(raw, { receivedAt: options.receivedAt ?? this.clock.now(), size });
   }
 
   async storeBatch(scope: TransactionScope, events: readonly StorableEvent[]): Promise<void> {
