@@ -19,9 +19,10 @@ const EVENTS = 20_000;
 const STAGES = [
   ["DSN key and rate checks", (f) => f.functionName === "authenticate" || f.functionName === "consume"],
   ["normalise, validate, fingerprint (zod, grouping)", (f) => f.functionName === "normalize" || f.functionName === "normalizeEvent"],
+  ["queued text (derived fields serialised, payload text spliced)", (f) => f.functionName === "queuedText"],
   ["decompress and parse the envelope", (f) => ["parseEnvelope", "eventsOf", "decompressBody", "parseEventPayload"].includes(f.functionName)],
   ["group commit: the INSERT (pg client, array encoding)", (f) => f.functionName === "#append" || f.functionName === "executeQuery" || f.url.includes("/pg/lib/") || f.url.includes("pg-protocol")],
-  ["reply: Response → node:http", (f) => f.functionName === "sendWebResponse" || f.functionName === "replyToResponse" || f.functionName === "jsonResponse"],
+  ["reply: rendered and written to node:http", (f) => ["sendReply", "sendWebResponse", "wireReplyOf", "finish", "replyToResponse", "jsonResponse"].includes(f.functionName)],
   ["request: node:http → Request, routing, pipeline", (f) => ["toWebRequest", "route", "handle", "match"].includes(f.functionName)],
   ["node:http parsing and sockets", (f) => f.url.startsWith("node:_http") || f.url.startsWith("node:net") || f.url.startsWith("node:internal/stream") || f.functionName === "writev"],
   ["garbage collector", (f) => f.functionName === "(garbage collector)"],

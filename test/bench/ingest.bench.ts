@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { Agent, createServer, request } from "node:http";
+import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createFaultline, type Faultline, type FaultlineApi, SCOPES } from "../../src/index.js";
 import { EventSinkToken } from "../../src/plugins/issues/index.js";
@@ -10,9 +12,13 @@ import { BENCH_DATABASE_URL, benchEvent, quietLogger, report, runConcurrently, s
  * HTTP → event stored, issue updated, committed (a 200 means committed). Queued (#14): a 200 means
  * durably queued (the ack rate); the in-process worker digests meanwhile, and the drained rate
  * stops the clock when the queue is empty (every event stored and counted). The digest alone:
- * a queue filled with the worker stopped, then digested. Baselines: a raw multi-row INSERT of the
- * same event rows into a copy of the events table (same indexes), and a bare node:http server
- * answering the same client, in the same database and run.
+ * a queue filled with the worker stopped, then digested. Queued again with the digest in a
+ * `faultline worker` process of its own (dist/cli.js), as a host that keeps it off its web tier
+ * runs it. Baselines: a raw multi-row INSERT of the same event rows into a copy of the events table
+ * (same indexes), a bare node:http server answering the same client, and the design's sketch — a
+ * node:http server that parses the envelope and appends the event to a queue table with one
+ * multi-row INSERT per 2 ms group commit, nothing else (the ceiling #14 measured the design at) —
+ * in the same database and run.
  */
 const EVENTS = Number(process.env.BENCH_INGEST_EVENTS ?? 20_000);
 const CONCURRENCY = Number(process.env.BENCH_INGEST_CONCURRENCY ?? 64);
@@ -115,6 +121,69 @@ async function ingestQueued(fingerprints: number, firstIndex: number): Promise<{
   return { ack: EVENTS / ((acked - started) / 1000), drained: EVENTS / ((drained - started) / 1000), digest: EVENTS / ((digested - digestStarted) / 1000) };
 }
 
+/**
+ * Queued, with the digest in a `faultline worker` process (the built CLI) instead of this one:
+ * the ack rate, and the drained rate once that process emptied the queue.
+ */
+async function ingestQueuedWithWorkerProcess(fingerprints: number, firstIndex: number): Promise<{ ack: number; drained: number }> {
+  const cli = new URL("../../dist/cli.js", import.meta.url).pathname;
+  const worker = spawn(process.execPath, [cli, "worker", "--database-url", BENCH_DATABASE_URL, "--schema", queuedSchema], { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise<void>((resolve, reject) => {
+    worker.stdout.once("data", () => resolve());
+    worker.once("exit", (code) => reject(new Error(`faultline worker exited (${code})`)));
+  });
+  try {
+    const started = performance.now();
+    await postAll(queuedServer, queuedDsn, fingerprints, firstIndex);
+    const acked = performance.now();
+    while ((await queueDepth()) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const drained = performance.now();
+    return { ack: EVENTS / ((acked - started) / 1000), drained: EVENTS / ((drained - started) / 1000) };
+  } finally {
+    worker.kill("SIGTERM");
+    await new Promise((resolve) => worker.once("exit", resolve));
+  }
+}
+
+/**
+ * The design's sketch (#14): node:http, the envelope's event line parsed, appended to a queue
+ * table by one multi-row INSERT per 2 ms group commit, then 200 — no validation, no key check,
+ * no digest. What one event per request through this design costs at the least.
+ */
+async function sketchRequestsPerSecond(): Promise<number> {
+  const pool = new pg.Pool({ connectionString: BENCH_DATABASE_URL, max: 4 });
+  await pool.query(`CREATE TABLE "${schema}".sketch_queue (id bigserial PRIMARY KEY, project_id integer NOT NULL, event text NOT NULL)`);
+  let waiting: Array<{ event: string; done: () => void }> = [];
+  let timer: NodeJS.Timeout | undefined;
+  const commit = () => {
+    timer = undefined;
+    const batch = waiting;
+    waiting = [];
+    void pool
+      .query(`INSERT INTO "${schema}".sketch_queue (project_id, event) SELECT * FROM unnest($1::integer[], $2::text[])`, [batch.map(() => 1), batch.map((item) => item.event)])
+      .then(() => batch.forEach((item) => item.done()));
+  };
+  const sketch = await listen(
+    createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk)).on("end", () => {
+        const [, , item = "{}"] = Buffer.concat(chunks).toString().split("\n");
+        const event = JSON.parse(item) as { event_id: string };
+        waiting.push({ event: item, done: () => res.setHeader("content-type", "application/json").end(JSON.stringify({ id: event.event_id })) });
+        timer ??= setTimeout(commit, 2);
+      });
+    }),
+  );
+  try {
+    const started = performance.now();
+    await postAll(sketch, { key: "k", projectId: "1" }, 50, 0);
+    return EVENTS / ((performance.now() - started) / 1000);
+  } finally {
+    await sketch.close();
+    await pool.end();
+  }
+}
+
 /** The storage path alone: the same events handed to the ingest sink in-process (no HTTP). */
 async function ingestWithoutHttp(fingerprints: number): Promise<number> {
   const sink = faultline.container.resolve(EventSinkToken);
@@ -164,12 +233,14 @@ async function rawInsertRowsPerSecond(): Promise<number> {
 it("ingest throughput vs raw multi-row INSERT", async () => {
   const ceiling = await rawInsertRowsPerSecond();
   const bareHttp = await bareHttpRequestsPerSecond();
+  const sketch = await sketchRequestsPerSecond();
   const rows: Array<Record<string, string | number>> = [];
   const percent = (part: number, whole: number) => `${Math.round((part / whole) * 100)} %`;
   for (const [run, fingerprints] of [1, 50, 5000].entries()) {
     const rate = await ingest(fingerprints);
     const storage = await ingestWithoutHttp(fingerprints);
     const queuedRates = await ingestQueued(fingerprints, 10 * EVENTS * (run + 1));
+    const workerProcess = await ingestQueuedWithWorkerProcess(fingerprints, 10 * EVENTS * (run + 1) + 2 * EVENTS);
     rows.push({
       "distinct fingerprints": fingerprints,
       "direct events/s (HTTP → committed)": Math.round(rate),
@@ -177,11 +248,15 @@ it("ingest throughput vs raw multi-row INSERT", async () => {
       "queued ack events/s": Math.round(queuedRates.ack),
       "queued drained events/s": Math.round(queuedRates.drained),
       "digest alone events/s": Math.round(queuedRates.digest),
+      "worker process: ack / drained events/s": `${Math.round(workerProcess.ack)} / ${Math.round(workerProcess.drained)}`,
       "raw INSERT rows/s": Math.round(ceiling),
       "bare node:http req/s": Math.round(bareHttp),
+      "design sketch req/s": Math.round(sketch),
       "direct / bare HTTP": percent(rate, bareHttp),
       "queued ack / bare HTTP": percent(queuedRates.ack, bareHttp),
       "queued drained / bare HTTP": percent(queuedRates.drained, bareHttp),
+      "worker process: ack / drained ÷ bare HTTP": `${percent(workerProcess.ack, bareHttp)} / ${percent(workerProcess.drained, bareHttp)}`,
+      "design sketch / bare HTTP": percent(sketch, bareHttp),
       "digest alone / raw": percent(queuedRates.digest, ceiling),
       "direct storage / raw": percent(storage, ceiling),
     });
