@@ -15,7 +15,8 @@ import { BENCH_DATABASE_URL, benchEvent, percentile, quietLogger, report, runCon
  * process (SDKs do not slow down when the server does) at 50 % of that capacity — where the
  * ack-to-visible latency is measured — and at 200 %, an error storm, while a probe calls the
  * host's route every 20 ms. Past `ingest.maxQueueDepth` ingest must answer 429 and the host route
- * stay responsive.
+ * stay responsive. Last, the same 2× load against a bare node:http server answering 429 at once:
+ * the host route's floor on this machine.
  *
  * The storms run with load shedding on event-loop delay at the recommended bound
  * (`ingest.shedAtEventLoopDelayMs` 30; `BENCH_SHED_AT_MS=off` for the same run without it). The
@@ -155,6 +156,28 @@ async function storm(rate: number): Promise<StormResult & { visibleMs: number[] 
   }
 }
 
+/**
+ * The floor of a 2× storm on this machine: the same load generator and probe against a bare
+ * node:http server in this process that reads each ingest body and answers 429 at once — what
+ * a host route sees with the cheapest possible ingest on its event loop, the load generator and
+ * PostgreSQL's idle share of the two cores included.
+ */
+async function bareStorm(rate: number): Promise<StormResult> {
+  const bare = await listen(
+    createServer((req, res) => {
+      if (req.url === "/host/ping") return void res.setHeader("content-type", "application/json").end('{"ok":true}');
+      req.resume().on("end", () => void res.writeHead(429, { "content-type": "application/json", "retry-after": "1" }).end('{"detail":"Ingest overloaded"}'));
+    }),
+  );
+  try {
+    const script = new URL("./storm-client.mjs", import.meta.url).pathname;
+    const { stdout } = await run(process.execPath, [script, `${bare.url}/api/1/envelope/`, String(Math.round(rate)), String(STORM_SECONDS), `${bare.url}/host/ping`], { maxBuffer: 256 * 2 ** 20 });
+    return JSON.parse(stdout) as StormResult;
+  } finally {
+    await bare.close();
+  }
+}
+
 it("error storm: host route latency, 429s past the queue bound, ack-to-visible latency", async () => {
   const capacityPerSecond = await capacity();
   await switchToShedding();
@@ -179,6 +202,19 @@ it("error storm: host route latency, 429s past the queue bound, ack-to-visible l
     // Every acknowledged event was stored: nothing accepted is lost in a storm.
     expect(result.visibleMs.filter((value) => !Number.isFinite(value))).toEqual([]);
   }
+  const floor = await bareStorm(capacityPerSecond * 2);
+  rows.push({
+    load: "200 %, bare node:http answering 429 (the floor)",
+    "offered events/s": Math.round(capacityPerSecond * 2),
+    sent: floor.sent,
+    "200": floor.statuses["200"] ?? 0,
+    "429": floor.statuses["429"] ?? 0,
+    "of which queue_full / overloaded": "—",
+    other: Object.entries(floor.statuses).filter(([status]) => status !== "200" && status !== "429").map(([status, n]) => `${status}: ${n}`).join(", ") || "0",
+    "ingest p50 / p99 ms": `${ms(floor.ingest.p50)} / ${ms(floor.ingest.p99)}`,
+    "host route p50 / p99 / max ms": `${ms(floor.probe.p50)} / ${ms(floor.probe.p99)} / ${ms(floor.probe.max)}`,
+    "ack → visible p50 / p99 ms": "—",
+  });
   report(`Error storm: capacity ${Math.round(capacityPerSecond)} events/s (64 clients, drained), open-loop load for ${STORM_SECONDS} s, ingest.maxQueueDepth ${MAX_QUEUE_DEPTH}, ingest.shedAtEventLoopDelayMs ${SHED_AT_MS ?? "off"}`, rows);
-  expect(rows).toHaveLength(2);
+  expect(rows).toHaveLength(3);
 });

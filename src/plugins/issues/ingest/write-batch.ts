@@ -5,6 +5,7 @@ import { type EventBus, SYSTEM_ACTOR } from "../../../events/event-bus.js";
 import type { ProjectSnapshot } from "../domain-events.js";
 import { eventSnapshot, issueSnapshot } from "../snapshot.js";
 import { type IssueState, stateFromRow } from "../state.js";
+import { ITEMS_PER_TURN, yieldToEventLoop } from "../../../worker/yield.js";
 import { assignIssues } from "./assign-issues.js";
 import { type FoldEvent, type FoldResult, foldEvents } from "./fold.js";
 import { type BatchItem, type FreshEvent, insertEvents } from "./insert-events.js";
@@ -296,7 +297,9 @@ async function emitDomainEvents(
 ): Promise<void> {
   const announced = new Set<number>();
   const seenPerIssue = new Map<number, number>();
-  for (const { item, issueId } of fresh) {
+  for (const [index, { item, issueId }] of fresh.entries()) {
+    // Subscribers (alert rules, webhooks) run per event; a batch of hundreds is given up in slices.
+    if (index > 0 && index % ITEMS_PER_TURN === 0) await yieldToEventLoop();
     const outcome = outcomes.get(issueId);
     const project = projects.get(item.project.id);
     if (!outcome || !project) continue;
@@ -308,9 +311,9 @@ async function emitDomainEvents(
       announced.add(issueId);
       await deps.events.emit(scope, { ...base, name: "issue.created", payload: { issue, event } });
     }
-    const index = seenPerIssue.get(issueId) ?? 0;
-    seenPerIssue.set(issueId, index + 1);
-    const transition = outcome.fold.transitions.find((t) => t.eventIndex === index)?.reason ?? null;
+    const seen = seenPerIssue.get(issueId) ?? 0;
+    seenPerIssue.set(issueId, seen + 1);
+    const transition = outcome.fold.transitions.find((t) => t.eventIndex === seen)?.reason ?? null;
     await deps.events.emit(scope, { ...base, name: "error.created", payload: { issue, event, firstEvent, transition } });
     if (transition) await deps.events.emit(scope, { ...base, name: "issue.unresolved", payload: { issue, reason: transition } });
   }
