@@ -30,6 +30,22 @@ const trapsPlugin = definePlugin({
     }),
     defineEndpoint({
       method: "GET",
+      path: "/traps/json-headers/",
+      operationId: "traps.jsonHeaders",
+      auth: "none",
+      // A reply of plain data: it goes out on the wire path (no Response object), headers and all.
+      handler: () => ({
+        body: { ok: true },
+        headers: [
+          ["Set-Cookie", "a=1; Path=/"],
+          ["Set-Cookie", "b=2; Path=/"],
+          ["Link", '</one>; rel="one"'],
+          ["Link", '</two>; rel="two"'],
+        ],
+      }),
+    }),
+    defineEndpoint({
+      method: "GET",
       path: "/traps/stream/",
       operationId: "traps.stream",
       auth: "none",
@@ -227,6 +243,25 @@ describe("Express: headers and streaming", () => {
     const values = (name: string) => raw.filter((_, i) => i % 2 === 1 && raw[i - 1]?.toLowerCase() === name);
     expect(values("set-cookie")).toEqual(["host=session; Path=/", "a=1; Path=/", "b=2; Path=/"]);
     expect(values("link").join(", ")).toBe('</host.css>; rel=preload, </one>; rel="one", </two>; rel="two"');
+  });
+
+  it("keeps every Set-Cookie and Link of a JSON reply written without a Response, the host's and Faultline's", async () => {
+    const { raw, body } = await new Promise<{ raw: string[]; body: string }>((resolve, reject) => {
+      httpRequest(`${origin}/faultline/traps/json-headers/`, (res) => {
+        let text = "";
+        res.setEncoding("utf8").on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ raw: res.rawHeaders, body: text }));
+      })
+        .on("error", reject)
+        .end();
+    });
+    const values = (name: string) => raw.filter((_, i) => i % 2 === 1 && raw[i - 1]?.toLowerCase() === name);
+    expect(JSON.parse(body)).toEqual({ ok: true });
+    expect(values("content-type")).toEqual(["application/json; charset=utf-8"]);
+    expect(values("content-length")).toEqual([String(Buffer.byteLength(body))]);
+    expect(values("set-cookie")).toEqual(["host=session; Path=/", "a=1; Path=/", "b=2; Path=/"]);
+    expect(values("link").join(", ")).toBe('</host.css>; rel=preload, </one>; rel="one", </two>; rel="two"');
+    expect(values("x-request-id")).toHaveLength(1);
   });
 
   it("streams an 8 MiB response and a 12 MiB chunked upload", async () => {
