@@ -2,7 +2,6 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import fastifyPlugin from "fastify-plugin";
 import { type HasHandler, serveForNode, toWebRequest } from "../node/index.js";
 import { isJson } from "../node/response.js";
-import { jsonTextOf } from "../../src/http/responses.js";
 import { isWireReply } from "../../src/http/wire.js";
 
 export interface FastifyPluginOptions {
@@ -41,16 +40,11 @@ function registerRoutes(app: FastifyInstance, faultline: HasHandler, bodyLimit: 
     const webRequest = toWebRequest(request.raw, { url: request.raw.url, body, parsedBody: body ? undefined : request.body, consumedFix: REGISTER_AS_IS });
     // `request.ip` follows the server's `trustProxy` option (X-Forwarded-For only from trusted peers).
     const response = await serveForNode(faultline, webRequest, { basePath, clientAddress: request.ip });
-    if (isWireReply(response)) {
-      reply.code(response.status);
-      for (const [name, value] of response.headers) reply.header(name, value);
-      return response.body ?? undefined;
-    }
-    if (!response.body || !isJson(response)) return response;
+    // A streaming Response goes to Fastify as it is; a wire reply and a whole JSON body as their text or bytes.
+    if (!isWireReply(response) && (!response.body || !isJson(response))) return response;
     reply.code(response.status);
     for (const [name, value] of response.headers) reply.header(name, value);
-    const text = jsonTextOf(response);
-    return text !== undefined ? Buffer.from(text) : Buffer.from(await response.arrayBuffer());
+    return isWireReply(response) ? (response.body ?? undefined) : Buffer.from(await response.arrayBuffer());
   };
   app.all("/", handle);
   app.all("/*", handle);

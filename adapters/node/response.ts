@@ -1,5 +1,4 @@
 import type { ServerResponse } from "node:http";
-import { jsonTextOf } from "../../src/http/responses.js";
 import { isWireReply, type WireReply } from "../../src/http/wire.js";
 
 /** Faultline's JSON replies: a whole body in memory already, cheaper to send in one piece. */
@@ -21,18 +20,22 @@ function drained(res: ServerResponse): Promise<void> {
 /** Headers the host may have set already, which Faultline adds to rather than replaces. */
 const ADDED = new Set(["set-cookie", "link"]);
 
+/** Status and header pairs (a `Headers` yields each `Set-Cookie` on its own); `Set-Cookie` and `Link` join the host's. */
+function writeHead(res: ServerResponse, status: number, headers: Iterable<[string, string]>): void {
+  res.statusCode = status;
+  for (const [name, value] of headers) {
+    if (ADDED.has(name.toLowerCase())) res.appendHeader(name, value);
+    else res.setHeader(name, value);
+  }
+}
+
 /**
  * Writes what the pipeline answered: a {@link WireReply} as it is (status, headers, the body's
  * text, one write), a `Response` through {@link sendWebResponse}.
  */
 export function sendReply(res: ServerResponse, reply: Response | WireReply): Promise<void> {
   if (!isWireReply(reply)) return sendWebResponse(res, reply);
-  res.statusCode = reply.status;
-  for (const [name, value] of reply.headers) {
-    const lower = name.toLowerCase();
-    if (ADDED.has(lower)) res.appendHeader(name, value);
-    else res.setHeader(name, value);
-  }
+  writeHead(res, reply.status, reply.headers);
   res.end(reply.body ?? undefined);
   return Promise.resolve();
 }
@@ -43,15 +46,8 @@ export function sendReply(res: ServerResponse, reply: Response | WireReply): Pro
  * from a string anyway) and bodies of one chunk are sent whole, with a Content-Length.
  */
 export async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
-  res.statusCode = response.status;
-  for (const cookie of response.headers.getSetCookie()) res.appendHeader("Set-Cookie", cookie);
-  response.headers.forEach((value, name) => {
-    if (name === "link") res.appendHeader("Link", value);
-    else if (name !== "set-cookie") res.setHeader(name, value);
-  });
+  writeHead(res, response.status, response.headers);
   if (!response.body) return void res.end();
-  const text = jsonTextOf(response);
-  if (text !== undefined) return void res.end(text);
   if (isJson(response)) return void res.end(Buffer.from(await response.arrayBuffer()));
   const reader = response.body.getReader();
   try {

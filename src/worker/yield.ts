@@ -17,12 +17,15 @@ export function yieldToEventLoop(): Promise<void> {
   return afterPendingIo();
 }
 
-/** `items.map(map)`, one event-loop turn given up after every {@link ITEMS_PER_TURN} items. */
-export async function mapInTurns<T, R>(items: readonly T[], map: (item: T) => R): Promise<R[]> {
+/**
+ * `items.map(map)`, one event-loop turn given up after every {@link ITEMS_PER_TURN} items. An
+ * async `map` runs concurrently within a slice, and each slice is awaited before the next.
+ */
+export async function mapInTurns<T, R>(items: readonly T[], map: (item: T) => R | Promise<R>): Promise<R[]> {
   const mapped: R[] = [];
   for (let start = 0; start < items.length; start += ITEMS_PER_TURN) {
     if (start > 0) await yieldToEventLoop();
-    for (const item of items.slice(start, start + ITEMS_PER_TURN)) mapped.push(map(item));
+    mapped.push(...(await Promise.all(items.slice(start, start + ITEMS_PER_TURN).map(map))));
   }
   return mapped;
 }

@@ -22,7 +22,7 @@ const STAGES = [
   ["queued text (derived fields serialised, payload text spliced)", (f) => f.functionName === "queuedText"],
   ["decompress and parse the envelope", (f) => ["parseEnvelope", "eventsOf", "decompressBody", "parseEventPayload"].includes(f.functionName)],
   ["group commit: the INSERT (pg client, array encoding)", (f) => f.functionName === "#append" || f.functionName === "executeQuery" || f.url.includes("/pg/lib/") || f.url.includes("pg-protocol")],
-  ["reply: rendered and written to node:http", (f) => ["sendReply", "sendWebResponse", "wireReplyOf", "finish", "replyToResponse", "jsonResponse"].includes(f.functionName)],
+  ["reply: rendered and written to node:http", (f) => ["sendReply", "sendWebResponse", "wireReplyOf", "finish", "replyToResponse"].includes(f.functionName)],
   ["request: node:http → Request, routing, pipeline", (f) => ["toWebRequest", "route", "handle", "match"].includes(f.functionName)],
   ["node:http parsing and sockets", (f) => f.url.startsWith("node:_http") || f.url.startsWith("node:net") || f.url.startsWith("node:internal/stream") || f.functionName === "writev"],
   ["garbage collector", (f) => f.functionName === "(garbage collector)"],

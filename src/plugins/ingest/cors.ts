@@ -30,8 +30,7 @@ const INGEST_PATH = /^\/api\/[^/]+\/(?:envelope|store)\/?$/;
 export const ingestErrorRenderer: ErrorRenderer = {
   matches: (path) => INGEST_PATH.test(path),
   render(error: ApiError) {
-    const reply = sentryErrorReply(error);
-    return { ...reply, headers: { ...error.headers, ...CORS_RESPONSE_HEADERS, "X-Sentry-Error": asHeaderValue(error.detail) } };
+    return { ...sentryErrorReply(error), headers: { ...error.headers, ...CORS_RESPONSE_HEADERS, "X-Sentry-Error": asHeaderValue(error.detail) } };
   },
 };
 

@@ -10,7 +10,7 @@ import type { NormalizedEvent } from "../grouping/types.js";
 import type { CaptureOptions, EventPayloadProcessor, EventSink, EventStore, ProjectRef, StorableEvent } from "./port.js";
 import type { BatchItem } from "./insert-events.js";
 import { writeBatch } from "./write-batch.js";
-import { ITEMS_PER_TURN, yieldToEventLoop } from "../../../worker/yield.js";
+import { mapInTurns } from "../../../worker/yield.js";
 
 /** Normalises, groups and stores events, batching concurrent ones into one transaction. */
 export class EventProcessor implements EventSink, EventStore {
@@ -39,22 +39,10 @@ export class EventProcessor implements EventSink, EventStore {
   }
 
   async storeBatch(scope: TransactionScope, events: readonly StorableEvent[]): Promise<void> {
-    const processed = this.processors().length === 0 ? events : await this.#processAll(scope, events);
+    // In slices, so that a batch of hundreds does not hold the host's requests.
+    const processed =
+      this.processors().length === 0 ? events : await mapInTurns(events, async (item) => ({ ...item, event: await this.#process(scope.trx, item.project, item.event) }));
     return writeBatch(scope, processed, { events: this.events, now: this.clock.now() });
-  }
-
-  /**
-   * Every event through the processors: a slice of events at a time (concurrently within it), one
-   * event-loop turn given up between slices, so that a batch of hundreds does not hold the host's requests.
-   */
-  async #processAll(scope: TransactionScope, events: readonly StorableEvent[]): Promise<StorableEvent[]> {
-    const processed: StorableEvent[] = [];
-    for (let start = 0; start < events.length; start += ITEMS_PER_TURN) {
-      if (start > 0) await yieldToEventLoop();
-      const slice = events.slice(start, start + ITEMS_PER_TURN);
-      processed.push(...(await Promise.all(slice.map(async (item) => ({ ...item, event: await this.#process(scope.trx, item.project, item.event) })))));
-    }
-    return processed;
   }
 
   /**
