@@ -1,14 +1,15 @@
 // Smoke test of `npm start` (run by hand or in CI: `node scripts/smoke-demo.mjs`). Starts the demo on
 // a free port and a fresh embedded-PGlite data directory, checks its pages and seeded data over
 // HTTP, stops it with SIGTERM, then starts it again on the same data to check that the seed is
-// idempotent. Exits 1 with a message on the first failure, after killing what it started.
+// idempotent: first with the tokens given by environment variables, then twice without, where the
+// demo issues its own tokens once and prints the same ones on the next start. Exits 1 with a message on the first failure, after killing what it started.
 // The demo has 90 s to answer /health, counted after the build when `npm start` rebuilds dist/.
 //
 // `npm start` runs npm → sh -c → node. The stop signal goes to the whole process group, as a
 // terminal's Ctrl-C or a supervisor does: npm forwards a signal only to its shell, which (dash)
 // does not pass it on. POSIX only (process groups).
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -66,7 +67,8 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 }
 
 
-function start(port) {
+/** `tokens`: the FAULTLINE_DEMO_TOKEN and _SCIM_TOKEN to set; without, the demo issues its own. */
+function start(port, tokens) {
   const { DATABASE_URL: _ignored, ...inherited } = process.env; // always embedded PGlite here
   const child = spawn("npm", ["start"], {
     cwd: root,
@@ -77,8 +79,7 @@ function start(port) {
       PORT: String(port),
       HOST,
       FAULTLINE_DATA_DIR: dataDir,
-      FAULTLINE_DEMO_TOKEN: TOKEN,
-      FAULTLINE_DEMO_SCIM_TOKEN: SCIM_TOKEN,
+      ...(tokens && { FAULTLINE_DEMO_TOKEN: tokens.token, FAULTLINE_DEMO_SCIM_TOKEN: tokens.scimToken }),
       FAULTLINE_DEMO_DSN_KEY: DSN_KEY,
     },
   });
@@ -138,15 +139,24 @@ async function waitForHealth(run, base) {
   }
 }
 
-/** The checks of one start; returns what the next start must find unchanged. */
-async function check(run, base, port) {
+/** The API and SCIM tokens the demo printed. */
+function printedTokens(run) {
+  const token = /API token \(every scope\): (flu_\w+)/.exec(run.output)?.[1];
+  const scimToken = /SCIM token \(org "demo"\): (fls_\w+)/.exec(run.output)?.[1];
+  if (!token || !scimToken) fail(`the demo did not print its API and SCIM tokens:\n${run.output}`);
+  return { token, scimToken };
+}
+
+/** The checks of one start (`apiTokens`: how many tokens admin has by now); returns what the next start must find unchanged. */
+async function check(run, base, port, apiTokens) {
+  const { token, scimToken } = printedTokens(run);
   const page = await request(base, "/");
   const html = await page.text();
   if (page.status !== 200 || !(page.headers.get("content-type") ?? "").includes("text/html") || !/<html/i.test(html)) {
     fail(`GET / should be the host's HTML page, got ${page.status} ${page.headers.get("content-type")}`);
   }
 
-  const auth = { Authorization: `Bearer ${TOKEN}` };
+  const auth = { Authorization: `Bearer ${token}` };
   const installationsPath = "/api/0/organizations/demo/svc-app-installations/";
   const anonymous = await request(base, installationsPath);
   if (anonymous.status !== 401) fail(`GET ${installationsPath} without a token should be 401, got ${anonymous.status}`);
@@ -167,10 +177,10 @@ async function check(run, base, port) {
 
   const tokensPath = "/api/0/api-tokens/";
   const tokens = await json(await request(base, tokensPath, auth), tokensPath);
-  if (!Array.isArray(tokens) || tokens.length !== 1) fail(`admin should have exactly one API token (the demo's), got ${JSON.stringify(tokens)}`);
+  if (!Array.isArray(tokens) || tokens.length !== apiTokens) fail(`admin should have ${apiTokens} API token(s) by now (the demo's), got ${JSON.stringify(tokens)}`);
 
   const scimPath = "/api/0/organizations/demo/scim/v2/Users";
-  const scim = await request(base, scimPath, { Authorization: `Bearer ${SCIM_TOKEN}` });
+  const scim = await request(base, scimPath, { Authorization: `Bearer ${scimToken}` });
   if (scim.status !== 200) fail(`GET ${scimPath} with the demo SCIM token: ${scim.status} ${(await scim.text()).slice(0, 300)}`);
 
   // The dashboard (faultline/ui) at /admin/errors, signed in through the host's /login cookie.
@@ -189,11 +199,11 @@ async function check(run, base, port) {
   const bySession = await request(base, installationsPath, { Cookie: cookie });
   if (bySession.status !== 200) fail(`GET ${installationsPath} with the /login session cookie should be 200, got ${bySession.status}`);
 
-  for (const [what, text] of [["dashboard URL", `http://${HOST}:${port}/login`], ["base URL", `http://${HOST}:${port}`], ["API token", TOKEN], ["DSN", dsn], ["SCIM token", SCIM_TOKEN], ["curl example", `curl -H "Authorization: Bearer ${TOKEN}"`]]) {
+  for (const [what, text] of [["dashboard URL", `http://${HOST}:${port}/login`], ["base URL", `http://${HOST}:${port}`], ["API token", token], ["DSN", dsn], ["SCIM token", scimToken], ["curl example", `curl -H "Authorization: Bearer ${token}"`]]) {
     if (!run.output.includes(text)) fail(`the ${what} (${text}) was not printed`);
   }
   const crash = await checkMappedCrash(base, auth);
-  return { projectId: dsn.slice(dsn.lastIndexOf("/") + 1), installation: demoApps[0].uuid, crash };
+  return { projectId: dsn.slice(dsn.lastIndexOf("/") + 1), installation: demoApps[0].uuid, crash, tokens: { token, scimToken } };
 }
 
 /** The seeded crash of examples/demo/assets/checkout.min.js, mapped through its uploaded source map. */
@@ -238,13 +248,16 @@ async function stop(run) {
   current = null;
 }
 
-async function startAndCheck(label, previous) {
+async function startAndCheck(label, { previous, tokens, apiTokens }) {
   const port = await freePort(HOST);
   const base = `http://${HOST}:${port}`;
   const startedAt = Date.now();
-  const run = start(port);
+  const run = start(port, tokens);
   await waitForHealth(run, base);
-  const seen = await check(run, base, port);
+  const seen = await check(run, base, port, apiTokens);
+  if (tokens && (seen.tokens.token !== tokens.token || seen.tokens.scimToken !== tokens.scimToken)) {
+    fail(`the demo should print the tokens it was given, printed ${JSON.stringify(seen.tokens)}`);
+  }
   if (previous && (seen.projectId !== previous.projectId || seen.installation !== previous.installation || seen.crash !== previous.crash)) {
     fail(`the restart changed the seeded data: ${JSON.stringify(previous)} → ${JSON.stringify(seen)}`);
   }
@@ -254,8 +267,19 @@ async function startAndCheck(label, previous) {
 }
 
 try {
-  const first = await startAndCheck("first start on a fresh data directory");
-  await startAndCheck("restart on the same data (idempotent seed)", first);
+  const given = { token: TOKEN, scimToken: SCIM_TOKEN };
+  const first = await startAndCheck("first start on a fresh data directory", { tokens: given, apiTokens: 1 });
+  await startAndCheck("restart on the same data (idempotent seed)", { previous: first, tokens: given, apiTokens: 1 });
+  // Without the variables the demo issues its own tokens once, keeps them owner-only in the data
+  // directory, and prints the same ones on the next start instead of issuing more.
+  const own = await startAndCheck("restart issuing the demo's own tokens", { previous: first, apiTokens: 2 });
+  if (own.tokens.token === TOKEN || own.tokens.scimToken === SCIM_TOKEN) fail("without the variables the demo should issue tokens of its own");
+  const mode = statSync(join(dataDir, "faultline-demo-credentials.json")).mode & 0o777;
+  if (mode !== 0o600) fail(`the demo's credentials file should be owner-only (0600), is ${mode.toString(8)}`);
+  const again = await startAndCheck("restart keeping the demo's own tokens", { previous: first, apiTokens: 2 });
+  if (again.tokens.token !== own.tokens.token || again.tokens.scimToken !== own.tokens.scimToken) {
+    fail(`a restart should print the same tokens as before: ${JSON.stringify(own.tokens)} → ${JSON.stringify(again.tokens)}`);
+  }
   await cleanUp();
   log("passed");
 } catch (error) {

@@ -2,7 +2,7 @@
 // root, on embedded PGlite persisted in .faultline/ (or PostgreSQL with DATABASE_URL).
 // Started by `npm start` (scripts/start-demo.mjs); see docs/getting-started.md.
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import express from "express";
 import { createFaultline, SCOPES } from "faultline";
@@ -159,17 +159,45 @@ async function seedStructure() {
   await api.installations.install({ organization: "demo", app: "demo-app" });
 }
 
+/**
+ * The tokens the demo issued itself, kept owner-only in the embedded data directory: a restart
+ * prints the same ones instead of minting two more tokens with every scope on each start (which
+ * nothing ever revoked). They go with the data, which holds everything else of the demo anyway.
+ * A stored token that was revoked meanwhile is issued again; FAULTLINE_DEMO_TOKEN and
+ * FAULTLINE_DEMO_SCIM_TOKEN take precedence and are not stored. With DATABASE_URL nothing is kept.
+ */
+const credentialsFile = dataDir && join(dataDir, "faultline-demo-credentials.json");
+
+function storedCredentials() {
+  if (!credentialsFile || !existsSync(credentialsFile)) return {};
+  try {
+    const { token, scimToken } = JSON.parse(readFileSync(credentialsFile, "utf8"));
+    return { token: typeof token === "string" ? token : undefined, scimToken: typeof scimToken === "string" ? scimToken : undefined };
+  } catch {
+    return {}; // unreadable: new tokens are issued and the file rewritten
+  }
+}
+
+/** Issues `wanted` (or a new token) unless that exact token is already there; returns the token. */
+async function issueToken(input, wanted) {
+  return (await ensure(() => faultline.api.tokens.create({ ...input, token: wanted })))?.token ?? wanted;
+}
+
 async function seed() {
   const { api } = faultline;
   const seeded = seededMark !== undefined && existsSync(seededMark) && Boolean(await api.organizations.get("demo"));
   if (!seeded) await seedStructure();
 
-  const demoToken = env("FAULTLINE_DEMO_TOKEN");
-  const token = (await ensure(() => api.tokens.create({ user: "admin", scopes: [...SCOPES], name: "demo", token: demoToken })))?.token ?? demoToken;
-  const scimEnv = env("FAULTLINE_DEMO_SCIM_TOKEN");
-  const scimToken =
-    (await ensure(() => api.tokens.create({ organization: "demo", kind: "scim", scopes: ["member:admin", "team:admin"], name: "demo scim", token: scimEnv })))?.token ??
-    scimEnv;
+  const stored = storedCredentials();
+  const envToken = env("FAULTLINE_DEMO_TOKEN");
+  const envScimToken = env("FAULTLINE_DEMO_SCIM_TOKEN");
+  const token = await issueToken({ user: "admin", scopes: [...SCOPES], name: "demo" }, envToken ?? stored.token);
+  const scimToken = await issueToken({ organization: "demo", kind: "scim", scopes: ["member:admin", "team:admin"], name: "demo scim" }, envScimToken ?? stored.scimToken);
+  const keep = { token: envToken ? stored.token : token, scimToken: envScimToken ? stored.scimToken : scimToken };
+  if (credentialsFile && (keep.token !== stored.token || keep.scimToken !== stored.scimToken)) {
+    writeFileSync(credentialsFile, `${JSON.stringify(keep)}\n`, { mode: 0o600 });
+    chmodSync(credentialsFile, 0o600); // mode above applies only to a new file
+  }
 
   adminUserId = Number((await api.users.get("admin")).id);
 
@@ -177,10 +205,18 @@ async function seed() {
   if (dsnKey && key && key.public !== dsnKey) {
     process.stderr.write(`faultline demo: project "web" already has DSN key ${key.public}; FAULTLINE_DEMO_DSN_KEY applies only when it is created\n`);
   }
-  if (!seeded && key?.dsn?.public && (await seedCrash(token, key)) && seededMark) {
+  return { token, scimToken, key, alreadySeeded: seeded };
+}
+
+/**
+ * After the first start's seed, once the demo is listening: the source-mapped crash, then the
+ * seeded mark. The crash is an event like any other, and events show up after the digest anyway,
+ * so the host does not hold its first answer for it (~0.4 s of a first start).
+ */
+async function seedCrashOnce({ token, key, alreadySeeded }) {
+  if (!alreadySeeded && key?.dsn?.public && (await seedCrash(token, key)) && seededMark) {
     writeFileSync(seededMark, "The Faultline demo's organization, project, admin, team, app and source-mapped crash are seeded.\n");
   }
-  return { token, scimToken, dsn: key?.dsn?.public };
 }
 
 /**
@@ -255,7 +291,7 @@ try {
       `Faultline demo running at ${baseUrl}`,
       `  Dashboard:               ${baseUrl}/login (signs you in as the admin, then opens ${baseUrl}/admin/errors)`,
       `  API token (every scope): ${seeded.token}`,
-      `  DSN (project "web"):     ${seeded.dsn}`,
+      `  DSN (project "web"):     ${seeded.key?.dsn?.public}`,
       `  SCIM token (org "demo"): ${seeded.scimToken}`,
       "",
       "List the installed apps:",
@@ -265,6 +301,8 @@ try {
       "",
     ].join("\n"),
   );
+  // Not awaited in this try: a failure here is reported, and the host keeps serving.
+  seedCrashOnce(seeded).catch((error) => process.stderr.write(`faultline demo: could not finish the seed: ${error?.message ?? error}\n`));
 } catch (error) {
   // During a shutdown the API answers 503 (closed): shutdown() exits, nothing to report.
   if (!stopping) {

@@ -1,12 +1,13 @@
 // Runs the demo host (examples/demo/server.mjs, the one `npm start` runs) as a child process of its
-// own and measures it from outside: `node demo-host.mjs <dataDir|postgres-url> <events>` prints
-// {"firstAnswerMs", "firstAnswerCpuMs", "rssIdleMB", "rssAfterEventsMB", "events"} as one JSON line.
+// own and measures it from outside: `node demo-host.mjs <dataDir|postgres-url> <events> [host script]`
+// prints {"firstAnswerMs", "firstAnswerCpuMs", "rssIdleMB", "rssAfterEventsMB", "events"} as one JSON
+// line. The host script defaults to the demo; bare-host.mjs, the benchmark's floor, is timed the same way.
 // - firstAnswerMs: from spawn to the first 200 of GET /health (the demo listens only once
 //   Faultline is ready and seeded, so this is the time to the first answer);
 // - firstAnswerCpuMs: the CPU time the child had used by then (all its threads);
 // - rssIdleMB: the child's resident set (VmRSS) 2 s after that answer;
 // - rssAfterEventsMB: after <events> error events sent over HTTP (store endpoint, 8 at a time)
-//   and 2 s of rest.
+//   and 2 s of rest (with 0 events: no events sent, the idle figure again).
 // Needs dist/ (npm run build). The child is killed (its process group) on every way out.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -15,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { freePort } from "../../scripts/free-port.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const [where, eventsArg = "0"] = process.argv.slice(2);
+const [where, eventsArg = "0", hostScript = `${root}examples/demo/server.mjs`] = process.argv.slice(2);
 const events = Number(eventsArg);
 const DSN_KEY = "f00dfeedf00dfeedf00dfeedf00dfeed";
 const HOST = "127.0.0.1";
@@ -61,10 +62,28 @@ function event(i) {
   });
 }
 
+/** Sends `events` error events to the demo's store endpoint, 8 at a time; each must be accepted. */
+async function sendEvents() {
+  const projectId = output.match(/DSN \(project "web"\):\s+\S+\/(\d+)\s/)?.[1];
+  if (!projectId) throw new Error(`no DSN in the demo's output: ${output}`);
+  const path = `/api/${projectId}/store/?sentry_key=${DSN_KEY}&sentry_version=7`;
+  let next = 0;
+  let failed = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < events) {
+        const status = await call(port, "POST", path, event(next++));
+        if (status !== 200) failed += 1;
+      }
+    }),
+  );
+  if (failed > 0) throw new Error(`${failed} of ${events} events were not accepted`);
+}
+
 const port = await freePort(HOST);
 const database = where.startsWith("postgres") ? { DATABASE_URL: where } : { FAULTLINE_DATA_DIR: where, DATABASE_URL: "" };
 const startedAt = performance.now();
-const child = spawn(process.execPath, [`${root}examples/demo/server.mjs`], {
+const child = spawn(process.execPath, [hostScript], {
   cwd: root,
   env: { ...process.env, ...database, PORT: String(port), HOST, FAULTLINE_DEMO_DSN_KEY: DSN_KEY, NODE_ENV: "production" },
   stdio: ["ignore", "pipe", "pipe"],
@@ -96,22 +115,12 @@ try {
   }
   await delay(2000);
   const rssIdleMB = rssMB(child.pid);
-  const projectId = output.match(/DSN \(project "web"\):\s+\S+\/(\d+)\s/)?.[1];
-  if (!projectId) throw new Error(`no DSN in the demo's output: ${output}`);
-  const path = `/api/${projectId}/store/?sentry_key=${DSN_KEY}&sentry_version=7`;
-  let next = 0;
-  let failed = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      while (next < events) {
-        const status = await call(port, "POST", path, event(next++));
-        if (status !== 200) failed += 1;
-      }
-    }),
-  );
-  if (failed > 0) throw new Error(`${failed} of ${events} events were not accepted`);
-  await delay(2000);
-  const rssAfterEventsMB = rssMB(child.pid);
+  let rssAfterEventsMB = rssIdleMB;
+  if (events > 0) {
+    await sendEvents();
+    await delay(2000);
+    rssAfterEventsMB = rssMB(child.pid);
+  }
   process.stdout.write(`${JSON.stringify({ firstAnswerMs, firstAnswerCpuMs, rssIdleMB, rssAfterEventsMB, events })}\n`);
 } catch (error) {
   process.stderr.write(`demo-host: ${error instanceof Error ? error.message : String(error)}\n`);
