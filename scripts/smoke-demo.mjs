@@ -248,7 +248,22 @@ async function stop(run) {
   current = null;
 }
 
-async function startAndCheck(label, { previous, tokens, apiTokens }) {
+/**
+ * Revokes the demo's own API token through the API (the one ending like `token`; admin also has
+ * the one from the first starts), and checks that it no longer works.
+ */
+async function revokeToken(base, token) {
+  const auth = { Authorization: `Bearer ${token}` };
+  const listed = await json(await request(base, "/api/0/api-tokens/", auth), "/api/0/api-tokens/");
+  const own = listed.find((entry) => token.endsWith(entry.tokenLastCharacters));
+  if (!own) fail(`the demo's own token is not among admin's tokens: ${JSON.stringify(listed)}`);
+  const revoked = await fetch(`${base}/api/0/api-tokens/${own.id}/`, { method: "DELETE", headers: auth, signal: AbortSignal.timeout(10_000) });
+  if (revoked.status !== 204) fail(`DELETE /api/0/api-tokens/${own.id}/ should be 204, got ${revoked.status}`);
+  const after = await request(base, "/api/0/api-tokens/", auth);
+  if (after.status !== 401) fail(`a revoked token should be refused (401), got ${after.status}`);
+}
+
+async function startAndCheck(label, { previous, tokens, apiTokens, beforeStop }) {
   const port = await freePort(HOST);
   const base = `http://${HOST}:${port}`;
   const startedAt = Date.now();
@@ -258,6 +273,7 @@ async function startAndCheck(label, { previous, tokens, apiTokens }) {
   if (tokens && (seen.tokens.token !== tokens.token || seen.tokens.scimToken !== tokens.scimToken)) {
     fail(`the demo should print the tokens it was given, printed ${JSON.stringify(seen.tokens)}`);
   }
+  await beforeStop?.(base, seen);
   if (previous && (seen.projectId !== previous.projectId || seen.installation !== previous.installation || seen.crash !== previous.crash)) {
     fail(`the restart changed the seeded data: ${JSON.stringify(previous)} → ${JSON.stringify(seen)}`);
   }
@@ -272,11 +288,16 @@ try {
   await startAndCheck("restart on the same data (idempotent seed)", { previous: first, tokens: given, apiTokens: 1 });
   // Without the variables the demo issues its own tokens once, keeps them owner-only in the data
   // directory, and prints the same ones on the next start instead of issuing more.
-  const own = await startAndCheck("restart issuing the demo's own tokens", { previous: first, apiTokens: 2 });
+  // Its API token is then revoked: the next start issues the kept value again.
+  const own = await startAndCheck("restart issuing the demo's own tokens", {
+    previous: first,
+    apiTokens: 2,
+    beforeStop: (base, seen) => revokeToken(base, seen.tokens.token),
+  });
   if (own.tokens.token === TOKEN || own.tokens.scimToken === SCIM_TOKEN) fail("without the variables the demo should issue tokens of its own");
   const mode = statSync(join(dataDir, "faultline-demo-credentials.json")).mode & 0o777;
   if (mode !== 0o600) fail(`the demo's credentials file should be owner-only (0600), is ${mode.toString(8)}`);
-  const again = await startAndCheck("restart keeping the demo's own tokens", { previous: first, apiTokens: 2 });
+  const again = await startAndCheck("restart keeping the demo's own tokens (the revoked one issued again)", { previous: first, apiTokens: 2 });
   if (again.tokens.token !== own.tokens.token || again.tokens.scimToken !== own.tokens.scimToken) {
     fail(`a restart should print the same tokens as before: ${JSON.stringify(own.tokens)} → ${JSON.stringify(again.tokens)}`);
   }
