@@ -2,18 +2,24 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { type Browser, chromium, type Page } from "playwright-core";
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** The Chromium binary the browser tests launch: `CHROMIUM_PATH`, else Debian's package. Read on each launch. */
+export const chromiumPath = (): string => process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
 /**
- * Headless Debian Chromium through playwright-core. Absent, this throws (the test fails): a browser
- * test that skips itself would pass in CI while testing nothing.
+ * Headless Debian Chromium through playwright-core (which downloads no browser). Absent, this
+ * throws, naming the install command (the test fails): a browser test that skips itself would pass
+ * in CI while testing nothing. README.md and docs/testing.md say so too.
  */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install it (apt-get install -y chromium) or set CHROMIUM_PATH. The dashboard's browser tests need a real browser.`);
+  const path = chromiumPath();
+  if (!existsSync(path)) {
+    throw new Error(
+      `Chromium not found at ${path}: install Debian's package (apt-get install chromium) or set CHROMIUM_PATH to a Chromium binary. ` +
+        "The dashboard's browser tests need a real browser (docs/testing.md).",
+    );
   }
   // --no-sandbox: CI containers run as root, where Chromium's sandbox cannot start.
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+  return chromium.launch({ executablePath: path, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
