@@ -6,7 +6,8 @@ const BOOTSTRAP_SCOPES: Scope[] = ["org:admin", "member:admin", "team:admin", "p
 
 /**
  * `faultline bootstrap`: a first install without code. Migrates, then creates an organization,
- * its owner, a project and an API token, and prints the project's DSN and the token. Run again on
+ * its owner, a project and an API token, and prints the project's DSN, the owner's user id (for
+ * the host's authenticate hook) and the token. Run again on
  * the same organization it creates nothing and prints the DSN again (a token is shown only when
  * created: `--new-token` creates another).
  */
@@ -18,7 +19,8 @@ export const bootstrapCommand: CliCommand = {
 
 Migrates, then creates an organization (default "main"), its owner (default "admin", role owner),
 a project (default "web") and an API token of the owner with every scope, and prints the project's
-DSN and the token. The token is shown once: store it now.
+DSN, the owner's user id (what your authenticate hook returns for them) and the token. The token
+is shown once: store it now.
 Run again for an organization that exists, it creates nothing and prints the DSN again; with
 --new-token it creates another token for the owner.
 --public-url: where SDKs reach Faultline, mount path included (https://app.example.com/faultline);
@@ -67,6 +69,12 @@ ${DATABASE_USAGE}`,
         }
       } else {
         io.out(`faultline: organization "${slug}" has no project "${values.project}"\n`);
+      }
+      if (owner) {
+        // The dashboard has no login of its own: the host's authenticate hook maps its session to
+        // this id, which nothing else prints (ids are strings in the API, numbers in the hook).
+        io.out(`Owner: ${owner.username}, Faultline user id ${owner.id}\n`);
+        io.out(`       authenticate hook: return { userId: ${Number(owner.id)}, scopes: [...SCOPES] } when your app's session is this person's (docs/dashboard.md#signing-in)\n`);
       }
       if (!existing || values["new-token"]) {
         if (!owner) throw new UsageError(`no user "${values.owner}" to create a token for`);

@@ -6,6 +6,10 @@ export interface ClientConfig {
   api: string;
   organization: string | null;
   pollMs: number;
+  /** The host's sign-in page, linked from the 401 screen. */
+  signInUrl: string | null;
+  /** Its query parameter for the page to return to. */
+  signInReturnParam: string | null;
 }
 
 /** Same-origin only; no inline script or style; nothing may frame it but the host itself. */

@@ -2,6 +2,7 @@ import { createServer, request as httpRequest } from "node:http";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import express from "express";
 import Fastify from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,6 +23,18 @@ function rawGet(url: string, path: string): Promise<{ status: number; body: stri
       let body = "";
       res.setEncoding("utf8").on("data", (chunk: string) => (body += chunk));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject).end();
+  });
+}
+
+/** A raw request: node:http leaves the body as sent (fetch would decompress it and hide the encoding). */
+function rawBytes(url: string, path: string, init: { method?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}${path}`, { method: init.method ?? "GET", headers: init.headers ?? {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
     });
     req.on("error", reject).end();
   });
@@ -77,7 +90,7 @@ describe.each(hosts)("the dashboard mounted at %s under /admin/errors", (_name, 
       expect(assetPaths(html)).toHaveLength(2);
       for (const asset of assetPaths(html)) expect(asset).toMatch(/^\/admin\/errors\/assets\/app-[A-Z0-9]{8}\.(js|css)$/);
       const config = /name="faultline-dashboard" content="([^"]+)"/.exec(html)?.[1]?.replace(/&quot;/g, '"');
-      expect(JSON.parse(config ?? "null")).toEqual({ base: BASE, api: "/faultline", organization: "acme", pollMs: 5000 });
+      expect(JSON.parse(config ?? "null")).toEqual({ base: BASE, api: "/faultline", organization: "acme", pollMs: 5000, signInUrl: null, signInReturnParam: "returnTo" });
     }
     expect(CONTENT_SECURITY_POLICY).toContain("script-src 'self'");
     expect(CONTENT_SECURITY_POLICY).not.toContain("unsafe");
@@ -86,14 +99,71 @@ describe.each(hosts)("the dashboard mounted at %s under /admin/errors", (_name, 
   it("serves the hashed assets with a year-long immutable cache; HEAD without a body", async () => {
     const html = await (await fetch(`${server.url}${BASE}/`)).text();
     for (const asset of assetPaths(html)) {
-      const response = await fetch(`${server.url}${asset}`);
+      const response = await rawBytes(server.url, asset);
       expect(response.status).toBe(200);
-      expect(response.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
-      expect(response.headers.get("content-type")).toMatch(asset.endsWith(".js") ? /^text\/javascript/ : /^text\/css/);
-      expect((await response.arrayBuffer()).byteLength).toBe(Number(response.headers.get("content-length")));
-      const head = await fetch(`${server.url}${asset}`, { method: "HEAD" });
+      expect(response.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+      expect(response.headers["content-type"]).toMatch(asset.endsWith(".js") ? /^text\/javascript/ : /^text\/css/);
+      expect(response.body.byteLength).toBe(Number(response.headers["content-length"]));
+      const head = await rawBytes(server.url, asset, { method: "HEAD" });
       expect(head.status).toBe(200);
-      expect(await head.text()).toBe("");
+      expect(head.body.byteLength).toBe(0);
+    }
+  });
+
+  it("serves each asset pre-compressed as Accept-Encoding allows: the same bytes, Vary, its own length and ETag; HEAD and 304 alike", async () => {
+    const html = await (await fetch(`${server.url}${BASE}/`)).text();
+    const decoders: Record<string, (body: Buffer) => Buffer> = { gzip: gunzipSync, br: brotliDecompressSync };
+    for (const asset of assetPaths(html)) {
+      // No Accept-Encoding: the bytes as built, no Content-Encoding, but the cache is told it varies.
+      const identity = await rawBytes(server.url, asset);
+      expect(identity.headers["content-encoding"], asset).toBeUndefined();
+      expect(identity.headers.vary).toBe("Accept-Encoding");
+      expect(identity.headers.etag).toMatch(/^"[\w-]+"$/);
+      const etags = new Set([identity.headers.etag]);
+      const cases: Array<[string, string | undefined]> = [
+        ["gzip", "gzip"],
+        ["br", "br"],
+        ["gzip, deflate, br, zstd", "br"], // what Chromium sends: brotli is the smaller
+        ["br;q=0.5, gzip;q=0.8", "gzip"], // the client's preference wins
+        ["br;q=0, gzip", "gzip"],
+        ["gzip;q=0", undefined],
+        ["identity", undefined],
+        ["deflate", undefined], // not built: the bytes as they are
+        ["*", "br"],
+        ["*;q=0, identity", undefined],
+      ];
+      for (const [accept, expected] of cases) {
+        const response = await rawBytes(server.url, asset, { headers: { "accept-encoding": accept } });
+        const label = `${asset} with Accept-Encoding: ${accept}`;
+        expect(response.status, label).toBe(200);
+        expect(response.headers["content-encoding"], label).toBe(expected);
+        expect(response.headers.vary, label).toBe("Accept-Encoding");
+        expect(response.headers["content-type"], label).toBe(identity.headers["content-type"]);
+        expect(response.headers["cache-control"], label).toBe("public, max-age=31536000, immutable");
+        expect(response.body.byteLength, label).toBe(Number(response.headers["content-length"]));
+        const decoded = expected ? (decoders[expected] as (body: Buffer) => Buffer)(response.body) : response.body;
+        expect(decoded.equals(identity.body), label).toBe(true);
+        if (expected) {
+          expect(response.body.byteLength, label).toBeLessThan(identity.body.byteLength / 2);
+          etags.add(response.headers.etag);
+        } else {
+          expect(response.headers.etag, label).toBe(identity.headers.etag);
+        }
+        const head = await rawBytes(server.url, asset, { method: "HEAD", headers: { "accept-encoding": accept } });
+        expect([head.status, head.headers["content-encoding"], head.headers["content-length"], head.headers.etag, head.body.byteLength], `HEAD ${label}`).toEqual([
+          200,
+          expected,
+          response.headers["content-length"],
+          response.headers.etag,
+          0,
+        ]);
+        const again = await rawBytes(server.url, asset, { headers: { "accept-encoding": accept, "if-none-match": String(response.headers.etag) } });
+        expect([again.status, again.headers.etag, again.headers.vary, again.body.byteLength], `If-None-Match ${label}`).toEqual([304, response.headers.etag, "Accept-Encoding", 0]);
+      }
+      expect(etags.size, asset).toBe(3); // one per variant: a cache never serves one encoding's bytes for another
+      // Another variant's ETag is not a match.
+      const other = await rawBytes(server.url, asset, { headers: { "accept-encoding": "gzip", "if-none-match": String(identity.headers.etag) } });
+      expect(other.status).toBe(200);
     }
   });
 
@@ -156,6 +226,20 @@ describe("createDashboard options", () => {
     expect(() => createDashboard({ apiBasePath: "/a/../b" })).toThrow(/no \. or \.\. segments/);
     expect(() => createDashboard({ apiBasePath: "/v1.2/faultline/" })).not.toThrow();
     expect(() => createDashboard({ basePath: "/a b" })).toThrow(/basePath/);
+  });
+
+  it("takes a sign-in URL (a path on this origin or an http(s) URL) for the 401 screen, and the name of its return parameter", async () => {
+    for (const bad of ["javascript:alert(1)", "//evil.test/login", "/\\evil.test", "login", "ftp://x.test/", "/login\nx"]) {
+      expect(() => createDashboard({ signInUrl: bad }), bad).toThrow(/signInUrl/);
+    }
+    expect(() => createDashboard({ signInReturnParam: "a b" })).toThrow(/signInReturnParam/);
+    const config = async (options: Parameters<typeof createDashboard>[0]) => {
+      const html = await (await createDashboard(options).handler(new Request("http://localhost/"))).text();
+      return JSON.parse(/name="faultline-dashboard" content="([^"]+)"/.exec(html)?.[1]?.replace(/&quot;/g, '"').replace(/&amp;/g, "&") ?? "null") as Record<string, unknown>;
+    };
+    expect(await config({ signInUrl: "/login?from=faultline&x=1" })).toMatchObject({ signInUrl: "/login?from=faultline&x=1", signInReturnParam: "returnTo" });
+    expect(await config({ signInUrl: "https://sso.example.com/authorize", signInReturnParam: "next" })).toMatchObject({ signInUrl: "https://sso.example.com/authorize", signInReturnParam: "next" });
+    expect(await config({ signInUrl: "/login", signInReturnParam: false })).toMatchObject({ signInUrl: "/login", signInReturnParam: null });
   });
 
   it("answers 503 naming the fix when there is no build", async () => {

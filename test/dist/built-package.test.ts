@@ -1,10 +1,11 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:http";
+import { createServer, get as httpGet } from "node:http";
 import { createRequire, isBuiltin } from "node:module";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 // Self-references resolve through package.json "exports" to dist/, exactly as for an installed package.
 import { createFaultline, SCOPES } from "faultline";
@@ -14,6 +15,17 @@ import { createTestInstance } from "faultline/testing";
 import { createDashboard } from "faultline/ui";
 import express from "express";
 import { listen } from "../helpers/server.js";
+
+/** One asset with an explicit Accept-Encoding, its body as sent. */
+function rawAsset(url: string, acceptEncoding: string): Promise<{ encoding: string | undefined; vary: string | undefined; body: Buffer }> {
+  return new Promise((done, fail) => {
+    httpGet(url, { headers: { "accept-encoding": acceptEncoding } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => done({ encoding: res.headers["content-encoding"], vary: res.headers.vary, body: Buffer.concat(chunks) }));
+    }).on("error", fail);
+  });
+}
 
 describe("the built package", () => {
   it("resolves every registered service of an instance (no decorator metadata needed)", async () => {
@@ -66,10 +78,28 @@ describe("the built package", () => {
           const response = await fetch(`${host.url}${asset}`);
           expect(response.status).toBe(200);
           expect(response.headers.get("cache-control")).toContain("immutable");
+          // The build's pre-compressed twins ship and are served (raw bytes: fetch would decompress).
+          const identity = await rawAsset(`${host.url}${asset}`, "identity");
+          for (const [encoding, decode] of [["br", brotliDecompressSync], ["gzip", gunzipSync]] as const) {
+            const compressed = await rawAsset(`${host.url}${asset}`, encoding);
+            expect([compressed.encoding, compressed.vary], `${asset} ${encoding}`).toEqual([encoding, "Accept-Encoding"]);
+            expect(decode(compressed.body).equals(identity.body), `${asset} ${encoding}`).toBe(true);
+          }
         }
       } finally {
         await host.close();
       }
+    }
+  });
+
+  it("packs the dashboard's pre-compressed assets into the tarball", async () => {
+    // What `npm pack` puts in the tarball ("files" in package.json), without packing or building.
+    const [packed] = JSON.parse((await promisify(execFile)("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"])).stdout) as Array<{ files: Array<{ path: string }> }>;
+    const listing = (packed?.files ?? []).map((file) => file.path);
+    const manifest = JSON.parse(await readFile("dist/ui-assets/manifest.json", "utf8")) as { files: string[]; encodings: Record<string, Record<string, string>> };
+    for (const name of manifest.files) {
+      expect(Object.keys(manifest.encodings[name] ?? {}).sort(), name).toEqual(["br", "gzip"]);
+      for (const file of [name, ...Object.values(manifest.encodings[name] ?? {})]) expect(listing, file).toContain(`dist/ui-assets/${file}`);
     }
   });
 

@@ -80,11 +80,15 @@ describe("the faultline command line (#17)", () => {
     expect(first.out).toMatch(/^faultline: created organization "acme", owner "admin", project "acme\/api"\n/);
     expect(dsn).toBeDefined();
     expect(token).toBeDefined();
+    // What an authenticate hook needs to sign someone in as this owner (the dashboard has no login of its own).
+    const userId = /^Owner: admin, Faultline user id (\d+)$/m.exec(first.out)?.[1];
+    expect(userId).toBeDefined();
+    expect(first.out).toContain(`       authenticate hook: return { userId: ${userId}, scopes: [...SCOPES] } when your app's session is this person's (docs/dashboard.md#signing-in)\n`);
 
     const again = await cli(["bootstrap", ...target, "--public-url", publicUrl, "--organization", "acme", "--project", "api"]);
     expect(again).toEqual({
       code: 0,
-      out: `faultline: organization "acme" already exists; nothing created\nDSN:   ${dsn}\nToken: none created (tokens are shown only when created; --new-token creates another)\n`,
+      out: `faultline: organization "acme" already exists; nothing created\nDSN:   ${dsn}\nOwner: admin, Faultline user id ${userId}\n       authenticate hook: return { userId: ${userId}, scopes: [...SCOPES] } when your app's session is this person's (docs/dashboard.md#signing-in)\nToken: none created (tokens are shown only when created; --new-token creates another)\n`,
       err: "",
     });
     const another = await cli(["bootstrap", ...target, "--organization", "acme", "--project", "api", "--new-token"]);
@@ -103,6 +107,7 @@ describe("the faultline command line (#17)", () => {
       }
       const owner = await faultline.api.users.get("admin");
       expect(owner?.email).toBe("ops@acme.test");
+      expect(owner?.id).toBe(userId);
       const project = await faultline.api.projects.get("acme", "api");
       expect(project?.platform).toBe("node");
       const key = new URL(dsn as string).username;
@@ -110,6 +115,14 @@ describe("the faultline command line (#17)", () => {
       expect(sent.status).toBe(200);
     } finally {
       await faultline.close();
+    }
+    // The printed id is the one a hook returns: a session mapped to it reads the organization.
+    // (After the instance above is closed: one process opens an embedded data directory at a time.)
+    const viaHook = createFaultline({ database: url ?? { dataDir: dir }, schema, logger: silentLogger, worker: false, authenticate: () => ({ userId: Number(userId), scopes: ["org:read"] }) });
+    try {
+      expect((await viaHook.handler(new Request("http://x/api/0/organizations/acme/"))).status).toBe(200);
+    } finally {
+      await viaHook.close();
     }
   });
 });
