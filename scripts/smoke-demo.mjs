@@ -2,14 +2,17 @@
 // a free port and a fresh embedded-PGlite data directory, checks its pages and seeded data over
 // HTTP, stops it with SIGTERM, then starts it again on the same data to check that the seed is
 // idempotent: first with the tokens given by environment variables, then twice without, where the
-// demo issues its own tokens once and prints the same ones on the next start. Exits 1 with a message on the first failure, after killing what it started.
+// demo issues its own tokens once and prints the same ones on the next start. The last start names
+// `<dir>/data` (the layout of the library and of today's demo): the earlier demo's database in
+// `<dir>` is moved into it and everything is kept. Each start must say where its data and tokens
+// are, and answer /livez, /readyz and /metrics. Exits 1 with a message on the first failure, after killing what it started.
 // The demo has 90 s to answer /health, counted after the build when `npm start` rebuilds dist/.
 //
 // `npm start` runs npm → sh -c → node. The stop signal goes to the whole process group, as a
 // terminal's Ctrl-C or a supervisor does: npm forwards a signal only to its shell, which (dash)
 // does not pass it on. POSIX only (process groups).
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -68,7 +71,7 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 
 
 /** `tokens`: the FAULTLINE_DEMO_TOKEN and _SCIM_TOKEN to set; without, the demo issues its own. */
-function start(port, tokens) {
+function start(port, tokens, dir) {
   const { DATABASE_URL: _ignored, ...inherited } = process.env; // always embedded PGlite here
   const child = spawn("npm", ["start"], {
     cwd: root,
@@ -78,7 +81,7 @@ function start(port, tokens) {
       ...inherited,
       PORT: String(port),
       HOST,
-      FAULTLINE_DATA_DIR: dataDir,
+      FAULTLINE_DATA_DIR: dir,
       ...(tokens && { FAULTLINE_DEMO_TOKEN: tokens.token, FAULTLINE_DEMO_SCIM_TOKEN: tokens.scimToken }),
       FAULTLINE_DEMO_DSN_KEY: DSN_KEY,
     },
@@ -148,8 +151,17 @@ function printedTokens(run) {
 }
 
 /** The checks of one start (`apiTokens`: how many tokens admin has by now); returns what the next start must find unchanged. */
-async function check(run, base, port, apiTokens) {
+async function check(run, base, port, apiTokens, dir) {
   const { token, scimToken } = printedTokens(run);
+  await checkProbes(base);
+  const credentials = join(dir, "faultline-demo-credentials.json");
+  for (const [what, text] of [
+    ["store and its location", `Storage:                 embedded PGlite in ${dir} (kept across restarts; one process at a time)`],
+    ["credentials file", `Tokens kept in:          ${credentials} (owner-only`],
+    ["probe and metrics URLs", `${base}/livez  ${base}/readyz  ${base}/metrics`],
+  ]) {
+    if (!run.output.includes(text)) fail(`the demo did not print its ${what} (${text}):\n${run.output}`);
+  }
   const page = await request(base, "/");
   const html = await page.text();
   if (page.status !== 200 || !(page.headers.get("content-type") ?? "").includes("text/html") || !/<html/i.test(html)) {
@@ -204,6 +216,23 @@ async function check(run, base, port, apiTokens) {
   }
   const crash = await checkMappedCrash(base, auth);
   return { projectId: dsn.slice(dsn.lastIndexOf("/") + 1), installation: demoApps[0].uuid, crash, tokens: { token, scimToken } };
+}
+
+/** /livez, /readyz and /metrics, mounted by the demo as docs/operations.md shows. */
+async function checkProbes(base) {
+  const live = await request(base, "/livez");
+  const liveBody = await json(live, "/livez");
+  if (live.status !== 200 || liveBody?.status !== "ok") fail(`GET /livez should be 200 {"status":"ok"}, got ${live.status} ${JSON.stringify(liveBody)}`);
+  const ready = await request(base, "/readyz");
+  const readyBody = await json(ready, "/readyz");
+  if (ready.status !== 200 || readyBody?.status !== "ok" || readyBody?.checks?.database?.status !== "ok") {
+    fail(`GET /readyz should be 200 with every check ok, got ${ready.status} ${JSON.stringify(readyBody)}`);
+  }
+  const metrics = await request(base, "/metrics");
+  const text = await metrics.text();
+  if (metrics.status !== 200 || !(metrics.headers.get("content-type") ?? "").startsWith("text/plain") || !text.includes("# TYPE faultline_http_request_duration_seconds histogram")) {
+    fail(`GET /metrics should be Prometheus' text exposition with Faultline's metrics, got ${metrics.status} ${metrics.headers.get("content-type")} ${text.slice(0, 200)}`);
+  }
 }
 
 /** The seeded crash of examples/demo/assets/checkout.min.js, mapped through its uploaded source map. */
@@ -263,13 +292,14 @@ async function revokeToken(base, token) {
   if (after.status !== 401) fail(`a revoked token should be refused (401), got ${after.status}`);
 }
 
-async function startAndCheck(label, { previous, tokens, apiTokens, beforeStop }) {
+async function startAndCheck(label, { previous, tokens, apiTokens, beforeStop, dir = dataDir, afterStart }) {
   const port = await freePort(HOST);
   const base = `http://${HOST}:${port}`;
   const startedAt = Date.now();
-  const run = start(port, tokens);
+  const run = start(port, tokens, dir);
   await waitForHealth(run, base);
-  const seen = await check(run, base, port, apiTokens);
+  afterStart?.(run);
+  const seen = await check(run, base, port, apiTokens, dir);
   if (tokens && (seen.tokens.token !== tokens.token || seen.tokens.scimToken !== tokens.scimToken)) {
     fail(`the demo should print the tokens it was given, printed ${JSON.stringify(seen.tokens)}`);
   }
@@ -297,7 +327,19 @@ try {
   if (own.tokens.token === TOKEN || own.tokens.scimToken === SCIM_TOKEN) fail("without the variables the demo should issue tokens of its own");
   const mode = statSync(join(dataDir, "faultline-demo-credentials.json")).mode & 0o777;
   if (mode !== 0o600) fail(`the demo's credentials file should be owner-only (0600), is ${mode.toString(8)}`);
-  const again = await startAndCheck("restart keeping the demo's own tokens (the revoked one issued again)", { previous: first, apiTokens: 2 });
+  // Named as today's layout (<dir>/data): the earlier layout's database in <dir> is moved into it.
+  const moved = join(dataDir, "data");
+  const again = await startAndCheck("restart on <dir>/data, moving an earlier demo's database, keeping the demo's own tokens (the revoked one issued again)", {
+    previous: first,
+    apiTokens: 2,
+    dir: moved,
+    afterStart: (run) => {
+      if (!run.output.includes(`faultline demo: moved the database of an earlier demo from ${dataDir} into ${moved}`)) fail(`the demo did not say it moved the earlier database:\n${run.output}`);
+    },
+  });
+  if (existsSync(join(dataDir, "PG_VERSION")) || !existsSync(join(moved, "PG_VERSION"))) fail(`the earlier demo's database should have moved from ${dataDir} into ${moved}`);
+  const movedMode = statSync(join(moved, "faultline-demo-credentials.json")).mode & 0o777;
+  if (movedMode !== 0o600) fail(`the moved credentials file should still be owner-only (0600), is ${movedMode.toString(8)}`);
   if (again.tokens.token !== own.tokens.token || again.tokens.scimToken !== own.tokens.scimToken) {
     fail(`a restart should print the same tokens as before: ${JSON.stringify(own.tokens)} → ${JSON.stringify(again.tokens)}`);
   }

@@ -86,6 +86,7 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
 ): Faultline<ApiOf<P>> {
   const options = resolveOptions(optionsInput);
   const database = options.database ?? defaultDatabase(process.env);
+  const implicitStore = options.database === undefined && process.env.DATABASE_URL === undefined;
   const logger = options.logger ?? createDefaultLogger();
   const clock = options.clock ?? systemClock;
   const composition = composePlugins([...builtins, ...options.plugins]);
@@ -208,7 +209,12 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
       const { pending } = await readMigrationStatus(opened.root);
       if (pending.length > 0) throw new MigrationsPendingError(options.schema, pending);
     }
-    logger.info({ storage: opened.label, schema: options.schema }, `faultline: storage ${opened.label}, schema ${options.schema}`);
+    const storage = `faultline: storage ${opened.label}, schema ${options.schema}`;
+    // A store nobody chose (no `database`, no DATABASE_URL) is said at warn, which the default
+    // logger prints: a newcomer sees where the data went, and a deploy that forgot DATABASE_URL
+    // sees that it writes to a local directory instead of its PostgreSQL.
+    if (implicitStore) logger.warn({ storage: opened.label, schema: options.schema }, `${storage} (the default: no \`database\` option and no DATABASE_URL; one process at a time, use PostgreSQL to share or in production)`);
+    else logger.info({ storage: opened.label, schema: options.schema }, storage);
     db = opened.db;
     for (const plugin of composition.plugins) await plugin.init?.({ container });
     if (options.worker) {

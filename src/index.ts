@@ -54,6 +54,7 @@ export type { TaskDefinition, TaskContext } from "./worker/task.js";
 export { defineEndpoint, json, type EndpointDefinition, type EndpointContext, type Reply } from "./http/endpoint.js";
 export { ApiError } from "./http/errors.js";
 export { DatabaseUnavailableError, isConnectionFailure, MigrationsPendingError } from "./db/errors.js";
+export { DataDirLockedError, type DataDirHolder } from "./db/data-dir-lock.js";
 export { keysetPage, linkHeader, type Page, type KeysetBound } from "./http/pagination.js";
 export { runInTransaction, type TransactionScope } from "./db/transaction.js";
 export type { Actor, DomainEvent, DomainEventMap, DomainEventName } from "./events/event-bus.js";

@@ -1,12 +1,14 @@
 // The demo host: a small "existing product" (its own / and /health) with Faultline mounted at the
-// root, on embedded PGlite persisted in .faultline/ (or PostgreSQL with DATABASE_URL).
+// root, on embedded PGlite persisted in .faultline/data, where the library keeps it by default (or
+// PostgreSQL with DATABASE_URL).
 // Started by `npm start` (scripts/start-demo.mjs); see docs/getting-started.md.
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import express from "express";
 import { createFaultline, SCOPES } from "faultline";
 import { toExpressHandler } from "faultline/express";
+import { sendWebResponse } from "faultline/node";
 import { createDashboard } from "faultline/ui";
 import { seedMappedCrash } from "./mapped-crash.mjs";
 
@@ -40,13 +42,58 @@ function retryDelays() {
   return delays;
 }
 
-/** The embedded database's directory; undefined with DATABASE_URL. */
-const dataDir = env("DATABASE_URL") ? undefined : resolve(env("FAULTLINE_DATA_DIR") ?? ".faultline");
+/**
+ * The embedded database's directory; undefined with DATABASE_URL. The library's default layout
+ * (.faultline/data), so that `npx faultline <command> --data-dir .faultline/data` and a host with
+ * default options find the same database as the demo.
+ */
+const dataDir = env("DATABASE_URL") ? undefined : resolve(env("FAULTLINE_DATA_DIR") ?? ".faultline/data");
+
+/** Files only the demo writes into its data directory: they mark a directory as an earlier demo's. */
+const DEMO_FILES = ["faultline-demo-credentials.json", "faultline-demo-seeded"];
+
+/**
+ * Demos before #27 kept the database in .faultline/ itself. When `dataDir` is a new `…/data` and
+ * its parent is such a demo's database, the parent's files move into it (PG_VERSION, which marks a
+ * database as present, last: an interrupted move leaves `dataDir` fresh and the next start
+ * finishes it). Nothing is copied; the data, its tokens and the seed are kept.
+ */
+function moveEarlierDemoData() {
+  const parent = dirname(dataDir);
+  if (basename(dataDir) !== "data" || existsSync(join(dataDir, "PG_VERSION")) || !existsSync(join(parent, "PG_VERSION"))) return;
+  // A database, but not the demo's: left alone. (The demo's files already in `dataDir`: a move
+  // that was interrupted, finished now.)
+  if (!DEMO_FILES.some((name) => existsSync(join(parent, name)) || existsSync(join(dataDir, name)))) return;
+  mkdirSync(dataDir, { recursive: true });
+  for (const name of readdirSync(parent)) {
+    if (name !== "data" && name !== "PG_VERSION") renameSync(join(parent, name), join(dataDir, name));
+  }
+  renameSync(join(parent, "PG_VERSION"), join(dataDir, "PG_VERSION"));
+  process.stderr.write(`faultline demo: moved the database of an earlier demo from ${parent} into ${dataDir} (the layout the library and \`faultline --data-dir\` use)\n`);
+}
 
 function database() {
   if (!dataDir) return env("DATABASE_URL");
+  moveEarlierDemoData();
   mkdirSync(dataDir, { recursive: true });
   return { dataDir };
+}
+
+/** A path as short as it is clear: relative below the working directory, absolute elsewhere. */
+function shownPath(path) {
+  const below = relative(process.cwd(), path);
+  return below && !below.startsWith("..") && !isAbsolute(below) ? below : path;
+}
+
+/** Where the data is, for the start-up banner (never a password). */
+function describeStorage() {
+  if (dataDir) return `embedded PGlite in ${dataDir} (kept across restarts; one process at a time)`;
+  try {
+    const url = new URL(env("DATABASE_URL"));
+    return `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname} (DATABASE_URL), schema faultline`;
+  } catch {
+    return "PostgreSQL (DATABASE_URL)";
+  }
 }
 
 // --- the host's own "session": /login signs the visitor in as the seeded admin ---------------
@@ -257,6 +304,7 @@ and shares its process and port. The API answers JSON and needs the token printe
 <ul>
 <li><a href="/login">/login</a> — sign in to the host (as the seeded admin) and open the <a href="/admin/errors">error dashboard</a> at /admin/errors</li>
 <li><a href="/health">/health</a> — the host's own health check</li>
+<li><a href="/livez">/livez</a>, <a href="/readyz">/readyz</a>, <a href="/metrics">/metrics</a> — Faultline's liveness and readiness probes and Prometheus metrics, mounted by the host</li>
 <li><a href="/api/0/organizations/demo/">/api/0/organizations/demo/</a> — the seeded organization</li>
 <li><a href="/api/0/organizations/demo/svc-app-installations/">/api/0/organizations/demo/svc-app-installations/</a> — installed apps</li>
 <li><a href="/api/0/projects/demo/web/keys/">/api/0/projects/demo/web/keys/</a> — the project's DSN</li>
@@ -272,6 +320,11 @@ app.get("/login", (_req, res) => {
 });
 // The dashboard (faultline/ui): its own mount path; it calls the API mounted below at the root.
 app.use("/admin/errors", toExpressHandler(createDashboard({ apiBasePath: "", organization: "demo" })));
+// Probes and metrics as docs/operations.md mounts them: fixed paths of the host, outside the API.
+// (A production host keeps /metrics where its Prometheus reaches and the public does not.)
+app.get("/livez", async (_req, res) => sendWebResponse(res, await faultline.health.live()));
+app.get("/readyz", async (_req, res) => sendWebResponse(res, await faultline.health.ready()));
+app.get("/metrics", async (_req, res) => sendWebResponse(res, await faultline.metrics.handler()));
 app.use(toExpressHandler(faultline));
 
 function listen() {
@@ -293,6 +346,12 @@ try {
       `  API token (every scope): ${seeded.token}`,
       `  DSN (project "web"):     ${seeded.key?.dsn?.public}`,
       `  SCIM token (org "demo"): ${seeded.scimToken}`,
+      `  Storage:                 ${describeStorage()}`,
+      credentialsFile
+        ? `  Tokens kept in:          ${credentialsFile} (owner-only; printed again on the next start)`
+        : "  Tokens kept in:          nowhere (with DATABASE_URL the demo issues new tokens on each start)",
+      `  Probes and metrics:      ${baseUrl}/livez  ${baseUrl}/readyz  ${baseUrl}/metrics`,
+      ...(dataDir ? [`  CLI on this database:    npx faultline migrate status --data-dir ${shownPath(dataDir)} (stop the demo first)`] : []),
       "",
       "List the installed apps:",
       `  curl -H "Authorization: Bearer ${seeded.token}" ${baseUrl}/api/0/organizations/demo/svc-app-installations/`,

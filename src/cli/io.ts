@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { createFaultline } from "../index.js";
 import type { Faultline } from "../faultline.js";
@@ -46,15 +48,18 @@ export function parseCommandArgs<T extends CommandOptions>(args: string[], optio
 export const DATABASE_OPTIONS = {
   "database-url": { type: "string" },
   "data-dir": { type: "string" },
+  create: { type: "boolean" },
   schema: { type: "string" },
 } as const;
 
-export const DATABASE_USAGE = `Database: --database-url <postgres://…> (default: DATABASE_URL) or --data-dir <path> (embedded PGlite on disk);
+export const DATABASE_USAGE = `Database: --database-url <postgres://…> (default: DATABASE_URL) or --data-dir <path> (embedded PGlite on disk:
+          an existing data directory, such as .faultline/data; --create starts a new one there);
           --schema <name> (default: faultline).`;
 
 interface DatabaseValues {
   "database-url"?: string;
   "data-dir"?: string;
+  create?: boolean;
   schema?: string;
 }
 
@@ -67,9 +72,24 @@ export function commandDatabase(values: DatabaseValues): Pick<FaultlineOptions, 
   const url = values["database-url"];
   const dataDir = values["data-dir"];
   if (url !== undefined && dataDir !== undefined) throw new UsageError("give --database-url or --data-dir, not both");
+  if (values.create && dataDir === undefined) throw new UsageError("--create applies to --data-dir only (PostgreSQL databases are created by PostgreSQL)");
+  if (dataDir !== undefined) checkDataDir(resolve(dataDir), values.create === true);
   const database = url ?? (dataDir !== undefined ? { dataDir } : process.env.DATABASE_URL || undefined);
   if (database === undefined) throw new UsageError("give --database-url or --data-dir (or set DATABASE_URL)");
   return { database, schema: values.schema };
+}
+
+/**
+ * A command works on an existing PGlite cluster only (unless --create): the library creates a
+ * missing directory on open, so a typo, or the parent of the real directory, would otherwise be
+ * given a new empty database that then reports "already up to date".
+ */
+function checkDataDir(dataDir: string, create: boolean): void {
+  if (create || existsSync(join(dataDir, "PG_VERSION"))) return;
+  // The likely mistake: the directory above the cluster (.faultline instead of .faultline/data).
+  const inside = existsSync(join(dataDir, "data", "PG_VERSION")) ? ` It holds one in ${join(dataDir, "data")}: did you mean --data-dir ${join(dataDir, "data")}?` : "";
+  const what = existsSync(dataDir) ? "holds no embedded database (no PG_VERSION file)" : "does not exist";
+  throw new UsageError(`--data-dir ${dataDir} ${what}.${inside} Give the data directory of an existing embedded database (the library's default is .faultline/data), or add --create to start a new one there.`);
 }
 
 /** An instance for one command: no background work, and the command's own logging only. */

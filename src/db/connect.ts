@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, type PostgresPool } from "kysely";
 import pRetry from "p-retry";
 import type pg from "pg";
 import type { Logger } from "../logging/logger.js";
+import { lockDataDir } from "./data-dir-lock.js";
 import { createPGlite } from "./pglite.js";
 import type { Database } from "./schema.js";
 
@@ -140,7 +141,26 @@ async function openSource(source: DatabaseSource, options: ConnectOptions): Prom
   const dataDir = resolve(source.dataDir);
   // PGlite would create only the last level; the default (.faultline/data) has two.
   mkdirSync(dataDir, { recursive: true });
-  return openPGlite(await createPGlite(dataDir), true, `embedded PGlite at ${dataDir}`);
+  // One process at a time (PGlite has no lock of its own): taken before PGlite touches a file.
+  const lock = lockDataDir(dataDir);
+  let pglite: PGlite;
+  try {
+    pglite = await createPGlite(dataDir);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  const opened = await openPGlite(pglite, true, `embedded PGlite at ${dataDir}`);
+  return {
+    ...opened,
+    close: async () => {
+      try {
+        await opened.close();
+      } finally {
+        lock.release(); // after PGlite has flushed and closed its files
+      }
+    },
+  };
 }
 
 const IN_MEMORY_LABEL = "in-memory PGlite (data lost on exit)";

@@ -107,7 +107,8 @@ describe("the built package", () => {
     const dir = await mkdtemp(join(tmpdir(), "faultline-dist-cli-"));
     try {
       // Another schema than the default: a new data directory already holds the default one (the PGlite template).
-      const run = () => promisify(execFile)(process.execPath, ["dist/cli.js", "migrate", "--data-dir", dir, "--schema", "cli_check"]);
+      // --create: a new embedded database, which the CLI starts only when told to (#27).
+      const run = () => promisify(execFile)(process.execPath, ["dist/cli.js", "migrate", "--data-dir", dir, "--create", "--schema", "cli_check"]);
       expect((await run()).stdout).toMatch(/^applied 0001_core\napplied 0002_issues\n/);
       expect((await run()).stdout).toBe("faultline: already up to date\n");
     } finally {

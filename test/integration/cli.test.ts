@@ -29,7 +29,8 @@ describe("the faultline command line (#17)", () => {
     const picked = await pickBackend();
     dir = await mkdtemp(join(tmpdir(), "faultline-cli-"));
     url = picked.backend === "pglite" ? undefined : picked.url;
-    target = [...(url ? ["--database-url", url] : ["--data-dir", dir]), "--schema", schema];
+    // --create: the CLI opens only an existing embedded database unless told to start one (#27).
+    target = [...(url ? ["--database-url", url] : ["--data-dir", dir, "--create"]), "--schema", schema];
   });
   afterAll(async () => {
     if (url) {

@@ -67,10 +67,13 @@ describe("a host process shut down with the README's SIGTERM snippet (#17)", () 
       expect(outcome).not.toBe("hung");
       expect(outcome).toEqual([0, null]); // a natural exit: the snippet never calls process.exit
       expect(output).toMatch(/^CLOSED$/m);
-      expect(output).not.toMatch(/^(WARN|ERROR) /m);
-      // Which store the host used, said once at startup (and never a password).
-      const storage = url ? `PostgreSQL at ${new URL(url).host}${new URL(url).pathname}, schema ${schema}` : `embedded PGlite at ${join(cwd, ".faultline/data")}, schema faultline`;
-      expect(output.match(/^LOG faultline: storage .*$/gm)).toEqual([`LOG faultline: storage ${storage}`]);
+      // Which store the host used, said once at startup (and never a password): at warn when
+      // nobody chose it (no `database`, no DATABASE_URL), which the default logger prints (#27).
+      const storage = url
+        ? `LOG faultline: storage PostgreSQL at ${new URL(url).host}${new URL(url).pathname}, schema ${schema}`
+        : `WARN faultline: storage embedded PGlite at ${join(cwd, ".faultline/data")}, schema faultline (the default: no \`database\` option and no DATABASE_URL; one process at a time, use PostgreSQL to share or in production)`;
+      expect(output.match(/^(LOG|WARN) faultline: storage .*$/gm)).toEqual([storage]);
+      expect(output.replace(storage, "")).not.toMatch(/^(WARN|ERROR) /m);
       if (!url) expect((await stat(join(cwd, ".faultline/data/PG_VERSION"))).isFile()).toBe(true);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");

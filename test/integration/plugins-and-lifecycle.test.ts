@@ -116,7 +116,7 @@ describe("faultline migrate CLI", () => {
     const { backend, url } = await pickBackend();
     const dir = await mkdtemp(join(tmpdir(), "faultline-cli-"));
     const schema = `cli_${Date.now()}`;
-    const target = backend === "pglite" || !url ? ["--data-dir", dir] : ["--database-url", url, "--schema", schema];
+    const target = backend === "pglite" || !url ? ["--data-dir", dir, "--create"] : ["--database-url", url, "--schema", schema];
     const run = async (args: string[]) => {
       let out = "";
       const code = await runCli(args, { out: (t) => void (out += t), err: (t) => void (out += t) });
