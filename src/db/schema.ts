@@ -318,6 +318,21 @@ export interface DeliveriesTable {
   seq: Int8Id;
   /** An app delivery that also carries `Sentry-Hook-*` headers (0014_sentry_hook_headers): its app's choice when queued. */
   sentry_hook_headers: Generated<boolean>;
+  /** How long the last recorded attempt took (0016_delivery_attempts); null before the first. */
+  last_duration_ms: Generated<number | null>;
+}
+
+/** One recorded attempt of a delivery (0016_delivery_attempts): the delivery log's history. */
+export interface DeliveryAttemptsTable {
+  delivery_id: string;
+  /** The delivery's attempt number (1 for the first send; a redelivery goes on counting). */
+  attempt: number;
+  url: string;
+  /** The HTTP status; null when nothing answered (connection refused, timeout, refused address). */
+  response_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  date_created: Timestamp;
 }
 
 export interface DeliveryDestinationsTable {
@@ -410,6 +425,7 @@ export interface Database {
   service_hooks: ServiceHooksTable;
   deliveries: DeliveriesTable;
   delivery_destinations: DeliveryDestinationsTable;
+  delivery_attempts: DeliveryAttemptsTable;
   app_request_log: AppRequestLogTable;
   issue_stats_minutely: IssueStatsMinutelyTable;
   issue_alert_rules: IssueAlertRulesTable;
@@ -471,6 +487,7 @@ export type IssueActivity = Selectable<IssueActivityTable>;
 export type IssueComment = Selectable<IssueCommentsTable>;
 export type ServiceHook = Selectable<ServiceHooksTable>;
 export type Delivery = Selectable<DeliveriesTable>;
+export type DeliveryAttempt = Selectable<DeliveryAttemptsTable>;
 
 /** Events per issue, environment ('' for none) and minute of event time (0006_alerts, kept one day). */
 export interface IssueStatsMinutelyTable {

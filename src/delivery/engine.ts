@@ -266,8 +266,11 @@ interface Disabling {
 }
 
 /**
- * Writes every attempt's outcome in one statement. Guarded by the attempt number: a worker whose
- * lease ran out must not overwrite a newer attempt.
+ * Writes every attempt's outcome in one statement, then each recorded attempt's row of the
+ * delivery log's history. Guarded by the attempt number: a worker whose lease ran out must not
+ * overwrite a newer attempt. Only the deliveries the update matched get a history row: those are
+ * locked by this transaction, so none can be deleted (organization deletion, retention) before
+ * the insert checks its foreign key, which would otherwise roll back the outcomes of the group.
  */
 async function updateDeliveries({ trx }: TransactionScope, outcomes: Outcome[], now: Date): Promise<void> {
   const rows = outcomes.map(({ delivery, result, status, nextAttemptAt }) => ({
@@ -276,21 +279,42 @@ async function updateDeliveries({ trx }: TransactionScope, outcomes: Outcome[], 
     status,
     code: result.status,
     error: result.error,
+    duration: Math.round(result.durationMs),
     next_at: nextAttemptAt.toISOString(),
     finished: status === "pending" ? null : now.toISOString(),
   }));
-  await trx
+  const updated = await trx
     .updateTable("deliveries as d")
-    .from(sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)`.as<"v">(sql`v(id uuid, attempts integer, status text, code integer, error text, next_at timestamptz, finished timestamptz)`))
+    .from(
+      sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)`.as<"v">(
+        sql`v(id uuid, attempts integer, status text, code integer, error text, duration integer, next_at timestamptz, finished timestamptz)`,
+      ),
+    )
     .set({
       status: sql`v.status`,
       last_response_code: sql`v.code`,
       last_error: sql`v.error`,
+      last_duration_ms: sql`v.duration`,
       next_attempt_at: sql`v.next_at`,
       date_finished: sql`v.finished`,
     })
     .where(sql<boolean>`d.id = v.id AND d.attempts = v.attempts`)
+    .returning("d.id")
     .execute();
+  const recorded = new Set(updated.map((row) => row.id));
+  const attempts = outcomes
+    .filter(({ delivery }) => recorded.has(delivery.id))
+    .map(({ delivery, result }) => ({
+      delivery_id: delivery.id,
+      attempt: delivery.attempts,
+      url: delivery.url,
+      // A status of 0 means nothing answered: the history says so with no code rather than a fake one.
+      response_code: result.status === 0 ? null : result.status,
+      error: result.error,
+      duration_ms: Math.round(result.durationMs),
+      date_created: delivery.last_attempt_at ?? now,
+    }));
+  if (attempts.length > 0) await trx.insertInto("delivery_attempts").values(attempts).execute();
 }
 
 /** The host a delivery goes to, for its span; "" for a URL that does not parse (the send reports that). */

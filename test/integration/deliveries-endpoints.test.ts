@@ -70,13 +70,17 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
     expect(response.body).toHaveLength(1);
     expect(failed).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      target: { type: "app", id: expect.stringMatching(/^\d+$/), url: `${receiver.url}/hooked`, name: "Hooked", project: null },
       destinationType: "app",
       destinationId: expect.any(String),
       eventType: "installation.created",
       status: "failed",
+      state: "dead",
       attempts: 1,
+      lastAttemptAt: expect.stringMatching(/\.\d{3}Z$/),
       lastResponseCode: 400,
       lastError: null,
+      lastDurationMs: expect.any(Number),
       dateCreated: expect.stringMatching(/\.\d{3}Z$/),
       nextAttemptAt: null,
       dateFinished: expect.stringMatching(/\.\d{3}Z$/),

@@ -12,12 +12,13 @@ import { ingestOutcomesMigration } from "./0011-ingest-outcomes.js";
 import { keyRateLimitWindowMigration } from "./0012-key-rate-limit-window.js";
 import { sentryHookHeadersMigration } from "./0014-sentry-hook-headers.js";
 import { releaseStatsMigration } from "./0015-release-stats.js";
+import { deliveryAttemptsMigration } from "./0016-delivery-attempts.js";
 import type { SchemaMigration } from "./types.js";
 
 /** Every first-party migration, in name order (Kysely applies them by name). Never rename or edit a released one. */
 export const coreMigrations: readonly SchemaMigration[] = [
   coreMigration, issuesMigration, scimMigration, deliveryMigration, appsMigration, alertsMigration, installationConsentMigration,
   ingestQueueMigration, retentionMigration, rateLimitsMigration, ingestOutcomesMigration, keyRateLimitWindowMigration,
-  sentryHookHeadersMigration, releaseStatsMigration,
+  sentryHookHeadersMigration, releaseStatsMigration, deliveryAttemptsMigration,
 ];
 export type { SchemaMigration } from "./types.js";

@@ -2,7 +2,7 @@ import { registerFactory } from "../../container/container.js";
 import { Db } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { DeliveryRepository } from "./repository.js";
-import { listDeliveries, redeliver } from "./routes.js";
+import { getDelivery, listDeliveries, redeliver } from "./routes.js";
 import { DeliveryRepositoryToken } from "./tokens.js";
 
 /** Inspection and manual redelivery of an organization's outgoing webhooks (platform.md §5.3). */
@@ -12,5 +12,5 @@ export const deliveriesPlugin = definePlugin({
   register(container) {
     registerFactory(container, DeliveryRepositoryToken, (c) => new DeliveryRepository(() => c.resolve(Db)));
   },
-  endpoints: [listDeliveries, redeliver],
+  endpoints: [listDeliveries, getDelivery, redeliver],
 });

@@ -3,7 +3,8 @@ import { Clock } from "../../container/tokens.js";
 import { defineEndpoint } from "../../http/endpoint.js";
 import { ApiError, notFound } from "../../http/errors.js";
 import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
-import { serializeDelivery } from "./serialize.js";
+import { deliveryFilterSchema } from "./schemas.js";
+import { serializeAttempt, serializeDelivery } from "./serialize.js";
 import { DeliveryRepositoryToken } from "./tokens.js";
 
 const DELIVERIES = "/api/0/organizations/{organization_id_or_slug}/deliveries/";
@@ -12,10 +13,10 @@ export const listDeliveries = defineEndpoint({
   method: "GET",
   path: DELIVERIES,
   operationId: "deliveries.list",
-  summary: "List the organization's webhook and service hook deliveries, newest first",
+  summary: "List the organization's webhook and service hook deliveries, newest first; `status=failed` is every delivery whose last attempt failed (retrying or given up)",
   scopes: ["org:read"],
   query: z.object({
-    status: z.enum(["pending", "delivered", "failed", "cancelled"]).optional(),
+    status: deliveryFilterSchema.optional(),
     per_page: pageSizeSchema,
     cursor: cursorSchema,
   }),
@@ -28,6 +29,21 @@ export const listDeliveries = defineEndpoint({
       idOf: (delivery) => Number(delivery.seq),
     });
     return pageReply(url, page, query.per_page, serializeDelivery);
+  },
+});
+
+export const getDelivery = defineEndpoint({
+  method: "GET",
+  path: `${DELIVERIES}{delivery_id}/`,
+  operationId: "deliveries.get",
+  summary: "One delivery with every recorded attempt (status code, duration, error), oldest first",
+  scopes: ["org:read"],
+  handler: async ({ organization, params, container }) => {
+    const repository = container.resolve(DeliveryRepositoryToken);
+    const delivery = await repository.find(organization.id, params.delivery_id);
+    if (!delivery) throw notFound();
+    const attempts = await repository.attempts(delivery.id);
+    return { body: { ...serializeDelivery(delivery), history: attempts.map(serializeAttempt) } };
   },
 });
 
@@ -47,6 +63,7 @@ export const redeliver = defineEndpoint({
     // The worker polls for due rows (every second by default); no wake-up is needed for correctness.
     const updated = await repository.redeliver(organization.id, delivery.id, target, container.resolve(Clock).now());
     if (!updated) throw new ApiError(409, "This delivery is still pending: it will be sent without being asked");
-    return { status: 202, body: serializeDelivery(updated) };
+    // The names of the destination come from the read above: the update returns the row alone.
+    return { status: 202, body: serializeDelivery({ ...delivery, ...updated }) };
   },
 });

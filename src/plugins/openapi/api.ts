@@ -20,7 +20,7 @@ import type { getOutcomeStats } from "../ingest/outcomes/routes.js";
 import type { createIssueRule, listIssueRules, getIssueRule, updateIssueRule, deleteIssueRule } from "../alerts/issue-rules/routes.js";
 import type { createMetricRule, listMetricRules, getMetricRule, updateMetricRule, deleteMetricRule, listIncidents } from "../alerts/metric-rules/routes.js";
 import type { listTokens, createToken, deleteToken } from "../api-tokens/routes.js";
-import type { listDeliveries, redeliver } from "../deliveries/routes.js";
+import type { getDelivery, listDeliveries, redeliver } from "../deliveries/routes.js";
 import type { listLinks, createLink, deleteLink } from "../external-issues/routes.js";
 import type { postEnvelope, postStore, preflightEnvelope, preflightStore } from "../ingest/routes.js";
 import type { createApp, listApps, getApp, updateApp, deleteApp, rotateAppSecret, listAppRequests } from "../installations/app-routes.js";
@@ -70,6 +70,7 @@ export interface FirstPartyEndpoints {
   "comments.delete": typeof deleteComment;
   "comments.list": typeof listComments;
   "comments.update": typeof updateComment;
+  "deliveries.get": typeof getDelivery;
   "deliveries.list": typeof listDeliveries;
   "deliveries.redeliver": typeof redeliver;
   "events.get": typeof getEvent;
@@ -179,7 +180,7 @@ export const TYPED_OPERATIONS = [
   "openapi.get",
   "apiTokens.create", "apiTokens.delete", "apiTokens.list", "apps.create", "apps.delete", "apps.get", "apps.list",
   "apps.requests", "apps.rotateSecret", "apps.update", "artifacts.assembleBundle", "artifacts.chunkUploadOptions", "artifacts.uploadChunks", "comments.create", "comments.delete", "comments.list",
-  "comments.update", "deliveries.list", "deliveries.redeliver", "events.get", "events.json", "events.resolveEventId", "externalIssues.create",
+  "comments.update", "deliveries.get", "deliveries.list", "deliveries.redeliver", "events.get", "events.json", "events.resolveEventId", "externalIssues.create",
   "externalIssues.delete", "externalIssues.list", "ingest.envelope", "ingest.envelope.preflight", "ingest.store",
   "ingest.store.preflight", "installations.approveScopes", "installations.authorize", "installations.components",
   "installations.get", "installations.install", "installations.list", "installations.uninstall", "issueAlertRules.create", "issueAlertRules.delete",
