@@ -177,6 +177,15 @@ export const optionsSchema = z.strictObject({
       digestConcurrency: z.number().int().min(1).max(16).default(1),
     })
     .prefault({}),
+  /** Artifact bundles (source maps) uploaded by sentry-cli: what one bundle may unpack to. Past either limit its assembly ends in `error` saying which. */
+  releases: z
+    .strictObject({
+      /** Bytes all files of one bundle may unpack to (default 512 MiB). Memory does not grow with it: files are stored in 1 MiB pieces as they inflate. */
+      maxBundleBytes: z.number().int().min(1024 * 1024).max(2 ** 31 - 1).default(512 * 1024 * 1024),
+      /** Files one bundle may hold (default 20000). */
+      maxBundleFiles: z.number().int().min(1).max(1_000_000).default(20_000),
+    })
+    .prefault({}),
   /**
    * How long events are kept (#17, docs/operations.md "Retention"). Events older than `days`
    * (by when they were received) expire with the weekly partition holding them; a project's own

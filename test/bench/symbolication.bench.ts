@@ -129,7 +129,7 @@ it("symbolication: µs per event with a warm cache, cold, and the baselines", as
     expect(notMapped?.errors).toContainEqual(expect.objectContaining({ type: "js_no_source" }));
 
     // The bare lookups: the map as the warm cache holds it.
-    const parsed = await new SourceMapCache(64 * 1024 * 1024).get("bare", async () => readFileSync(`${file}.map`));
+    const parsed = await new SourceMapCache(64 * 1024 * 1024).get("bare", async () => ({ data: readFileSync(`${file}.map`) }));
     if (!parsed.ok) throw new Error(parsed.reason);
     const bare = async () => {
       for (const frame of frames) originalPositionFor(parsed.map.map, { line: frame.lineno, column: frame.colno - 1 });

@@ -11,7 +11,7 @@ describe("source map cache", () => {
     let loads = 0;
     const load = (data: Uint8Array) => async () => {
       loads += 1;
-      return data;
+      return { data };
     };
     expect((await cache.get("a", load(one))).ok).toBe(true);
     await cache.get("a", load(one));

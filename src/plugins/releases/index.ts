@@ -8,11 +8,12 @@ import { SourceMapCache } from "./symbolicate/cache.js";
 import { SourceMapProcessor } from "./symbolicate/processor.js";
 import { listArtifactFiles } from "./artifacts/files.js";
 import { artifactEndpoints } from "./artifacts/routes.js";
+import { OneAtATime } from "./artifacts/one-at-a-time.js";
 import { PostgresArtifactStore } from "./artifacts/store.js";
 import { releasesMigrations } from "./migrations.js";
 import { ReleaseRepository } from "./repository.js";
 import { releaseEndpoints } from "./routes.js";
-import { AbsentMapsToken, ArtifactStoreToken, ReleaseRepositoryToken, SourceMapCacheToken } from "./tokens.js";
+import { AbsentMapsToken, ArtifactStoreToken, ChunkUploadsToken, ReleaseRepositoryToken, SourceMapCacheToken } from "./tokens.js";
 
 /** Releases and deploys (Sentry's API), artifact bundles uploaded by sentry-cli, and source-map symbolication. */
 export const releasesPlugin = definePlugin({
@@ -26,6 +27,7 @@ export const releasesPlugin = definePlugin({
     // Raw maps held parsed at most: 64 MiB (a few large bundles), least recently used out first.
     registerFactory(container, SourceMapCacheToken, () => new SourceMapCache(64 * 1024 * 1024));
     registerFactory(container, AbsentMapsToken, () => new AbsentMaps());
+    registerFactory(container, ChunkUploadsToken, () => new OneAtATime());
     registerFactory(container, EventPayloadProcessorToken, (c) => new SourceMapProcessor(c.resolve(ArtifactStoreToken), c.resolve(SourceMapCacheToken), c.resolve(AbsentMapsToken)));
   },
   endpoints: [...releaseEndpoints, ...artifactEndpoints],

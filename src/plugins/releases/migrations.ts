@@ -68,4 +68,21 @@ export const releasesMigrations: readonly SchemaMigration[] = [
       `CREATE INDEX artifact_files_url ON ${s}.artifact_files (organization_id, url)`,
     ],
   },
+  {
+    // Unpacked files are stored in pieces of at most 1 MiB (artifacts/pieces.ts) instead of one
+    // blob each: a file's size no longer decides how much memory storing or reading it takes.
+    // Files stored before this keep their single blob and are read as before.
+    name: "0002_artifact_blob_pieces",
+    statements: (s) => [
+      `CREATE TABLE ${s}.artifact_blob_pieces (
+        organization_id integer NOT NULL REFERENCES ${s}.organizations (id) ON DELETE CASCADE,
+        checksum text NOT NULL,
+        size bigint NOT NULL,
+        pieces text[] NOT NULL,
+        PRIMARY KEY (organization_id, checksum)
+      )`,
+      // Large bundles are polled while they assemble: when the attempt started, to take over one a crash left behind.
+      `ALTER TABLE ${s}.artifact_bundles ADD COLUMN date_started timestamptz`,
+    ],
+  },
 ];

@@ -35,6 +35,16 @@ export interface ArtifactBlobsTable {
   date_created: ColumnType<Date, Date | undefined, never>;
 }
 
+/** A file stored in several blobs (pieces), by the checksum of its whole content. */
+export interface ArtifactBlobPiecesTable {
+  organization_id: number;
+  checksum: string;
+  /** The whole file's bytes (bigint: a file may pass 2 GiB in principle; read as text by the driver). */
+  size: ColumnType<string | number, number, number>;
+  /** The pieces' checksums, in order; each is a blob of the artifact store. */
+  pieces: string[];
+}
+
 export type AssembleState = "created" | "assembling" | "ok" | "error";
 
 export interface ArtifactBundlesTable {
@@ -48,6 +58,8 @@ export interface ArtifactBundlesTable {
   detail: string | null;
   file_count: Generated<number>;
   date_created: Timestamp;
+  /** When the current assembly began (null for bundles assembled before assembly was recorded). */
+  date_started: NullableTimestamp;
 }
 
 export interface ArtifactFilesTable {
@@ -71,6 +83,7 @@ export type ReleasesTables = {
   artifact_blobs: ArtifactBlobsTable;
   artifact_bundles: ArtifactBundlesTable;
   artifact_files: ArtifactFilesTable;
+  artifact_blob_pieces: ArtifactBlobPiecesTable;
 };
 
 export type ReleasesDb = Kysely<Database & ReleasesTables>;

@@ -1,4 +1,5 @@
 import type { InjectionToken } from "tsyringe";
+import type { OneAtATime } from "./artifacts/one-at-a-time.js";
 import type { ArtifactStore } from "./artifacts/store.js";
 import type { ReleaseRepository } from "./repository.js";
 import type { AbsentMaps } from "./symbolicate/absent-maps.js";
@@ -10,3 +11,5 @@ export const ArtifactStoreToken: InjectionToken<ArtifactStore> = Symbol("faultli
 export const SourceMapCacheToken: InjectionToken<SourceMapCache> = Symbol("faultline.SourceMapCache");
 /** Lookups that found no artifacts, remembered briefly (see AbsentMaps). */
 export const AbsentMapsToken: InjectionToken<AbsentMaps> = Symbol("faultline.AbsentMaps");
+/** Chunk uploads of this instance, stored one request at a time (see OneAtATime). */
+export const ChunkUploadsToken: InjectionToken<OneAtATime> = Symbol("faultline.ChunkUploads");

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { Clock, Db } from "../../../container/tokens.js";
+import { Clock, Db, Options } from "../../../container/tokens.js";
 import { defineEndpoint } from "../../../http/endpoint.js";
 import { badRequest } from "../../../http/errors.js";
-import { AbsentMapsToken, ArtifactStoreToken, ReleaseRepositoryToken } from "../tokens.js";
+import { AbsentMapsToken, ArtifactStoreToken, ChunkUploadsToken, ReleaseRepositoryToken } from "../tokens.js";
 import { assembleBundle } from "./assemble.js";
 import { CHUNK_SIZE, CHUNKS_PER_REQUEST, MAX_FILE_SIZE, MAX_REQUEST_SIZE, readChunks } from "./chunks.js";
 
@@ -40,10 +40,12 @@ export const uploadChunks = defineEndpoint({
   scopes: WRITE,
   rawBody: true,
   // Parts are gzip (smaller than the chunks) plus multipart framing.
-  bodyLimit: MAX_REQUEST_SIZE + 1024 * 1024,
+  bodyLimit: MAX_REQUEST_SIZE + 64 * 1024,
   handler: async ({ organization, request, rawBody, container }) => {
-    const chunks = await readChunks(rawBody ?? new Uint8Array(), request.headers.get("content-type"));
-    await container.resolve(ArtifactStoreToken).put(organization.id, chunks);
+    await container.resolve(ChunkUploadsToken).run(async () => {
+      const chunks = await readChunks(rawBody ?? new Uint8Array(), request.headers.get("content-type"));
+      await container.resolve(ArtifactStoreToken).put(organization.id, chunks);
+    });
     return { status: 200 };
   },
 });
@@ -66,12 +68,14 @@ export const assembleArtifactBundle = defineEndpoint({
   handler: async ({ organization, body, container }) => {
     if (body.projects.length === 0) throw badRequest("You need to specify at least one project", { projects: ["You need to specify at least one project"] });
     const projectIds = await container.resolve(ReleaseRepositoryToken).projectIds(organization.id, [...new Set(body.projects)]);
+    const { maxBundleBytes, maxBundleFiles } = container.resolve(Options).releases;
     const reply = await assembleBundle(
       () => container.resolve(Db),
       container.resolve(ArtifactStoreToken),
       organization.id,
       { checksum: body.checksum, chunks: body.chunks, projectIds, version: body.version ?? null, dist: body.dist ?? null },
       container.resolve(Clock).now(),
+      { maxBytes: maxBundleBytes, maxEntries: maxBundleFiles },
     );
     if (reply.state === "ok") container.resolve(AbsentMapsToken).clear();
     return { body: reply };

@@ -1,93 +1,115 @@
-import { Unzip, UnzipInflate, unzipSync } from "fflate";
+import { Unzip, UnzipInflate } from "fflate";
+import { yieldToEventLoop } from "../../../worker/yield.js";
 
 export interface ZipLimits {
+  /** Most entries (files) an archive may hold. */
   maxEntries: number;
+  /** Most bytes all entries together may unpack to. */
   maxBytes: number;
 }
 
-/**
- * Archive bytes handed to the streaming reader at a time. A DEFLATE stream expands at most ~1032×,
- * so one step inflates at most ~16 MB before the size checks below see it and stop the reading.
- */
-const SLICE_BYTES = 16 * 1024;
+/** What is wrong with an archive (as opposed to a failure of where its entries are written). */
+export class InvalidBundleError extends Error {}
+
+/** Where one entry's unpacked bytes go, as they come. */
+export interface ZipEntrySink {
+  write(data: Uint8Array): void;
+  end(): void;
+}
 
 /**
- * Reads the ZIP archives sentry-cli builds for artifact bundles (stored or deflated entries) into
- * file name → contents; directories are left out. Throws on anything else, and on bundles over
- * the limits; the caller turns that into the bundle's `error` state.
+ * Archive bytes handed to the inflater at a time. A DEFLATE stream expands at most ~1032×, so one
+ * step produces at most ~4 MiB before the size checks see it and the caller writes it away: the
+ * bound on what a push holds in memory, whatever the archive's size.
+ */
+const SLICE_BYTES = 4 * 1024;
+/** Slices inflated between two turns of the event loop (~1–4 ms of work), so the host's requests are served during a large bundle. */
+const SLICES_PER_TURN = 64;
+
+/**
+ * Reads a ZIP archive as it arrives (the artifact bundles sentry-cli builds: stored or deflated
+ * entries, sizes in the local headers or in data descriptors) and hands each file's bytes to a
+ * sink the caller opens per entry; directories are left out. Nothing of the archive is kept, and
+ * `drain` (the caller writing away what its sinks hold) is awaited after every slice, so memory
+ * does not depend on the archive's size.
  *
- * Two passes, both fflate: the central directory is checked first with nothing inflated (entry
- * count, declared sizes, compression methods); then the entries are streamed and each one stops
- * with an error as soon as it inflates past the size the central directory declared for it.
- * fflate's `unzipSync` alone is not enough there: it keeps an entry's output to the declared size
- * but still decodes the whole DEFLATE stream, so a lying entry costs CPU for its real size
- * (seconds per MB of archive), where this stops after at most one slice.
+ * Limits hold on what is really unpacked, not on what headers claim: an entry stops with an error
+ * as soon as it inflates past the size its local header declares or past what is left of
+ * `maxBytes`, which bounds a lying entry (a "zip bomb") to one slice of work. What is wrong with
+ * the archive rejects {@link push} with an {@link InvalidBundleError} (the caller records the
+ * bundle's `error` state); a failing `drain` rejects it with that failure as it is.
  */
-export function readZip(archive: Uint8Array, limits: ZipLimits): Map<string, Buffer> {
-  const declaredSizes = readCentralDirectory(archive, limits);
-  return inflateEntries(archive, declaredSizes, limits);
-}
+export class ZipStreamReader {
+  readonly #unzip: Unzip;
+  #failure: Error | undefined;
+  #headers = 0;
+  #entries = 0;
+  #unpacked = 0;
 
-/** Each file's declared size from the central directory, after checking the limits; inflates nothing. */
-function readCentralDirectory(archive: Uint8Array, limits: ZipLimits): Map<string, number> {
-  const declaredSizes = new Map<string, number>();
-  let count = 0;
-  let total = 0;
-  unzipSync(archive, {
-    filter: ({ name, originalSize, compression }) => {
-      // Thrown from the filter, before fflate walks the rest of a directory that may claim billions of entries.
-      if (++count > limits.maxEntries) throw tooManyEntries(limits);
-      if (isDirectory(name)) return false;
-      if (compression !== 0 && compression !== 8) throw new Error(`unsupported ZIP compression method ${compression} for ${name}`);
-      total += originalSize;
-      if (total > limits.maxBytes) throw new Error(`the bundle unpacks to more than ${limits.maxBytes} bytes`);
-      declaredSizes.set(name, originalSize);
-      return false;
-    },
-  });
-  return declaredSizes;
-}
-
-/** Streams the entries the central directory lists, none past its declared size, so none past `maxBytes` in all. */
-function inflateEntries(archive: Uint8Array, declaredSizes: Map<string, number>, limits: ZipLimits): Map<string, Buffer> {
-  const entries = new Map<string, Buffer>();
-  let failure: Error | undefined;
-  let count = 0;
-  const unzip = new Unzip((file) => {
-    const declared = declaredSizes.get(file.name);
-    // Local headers the central directory does not list (directories, leftovers) are not read.
-    if (declared === undefined) return;
-    // Local headers can repeat a listed name any number of times.
-    if (++count > limits.maxEntries) {
-      failure ??= tooManyEntries(limits);
-      return;
-    }
-    const parts: Uint8Array[] = [];
-    let size = 0;
-    file.ondata = (error, data, final) => {
-      if (failure) return;
-      if (error) {
-        failure = error;
-        return;
-      }
-      size += data.byteLength;
-      if (size > declared) {
-        failure = new Error(`${file.name} inflates to more than the ${declared} bytes its header declares`);
-        return;
-      }
-      parts.push(data);
-      if (final) entries.set(file.name, Buffer.concat(parts));
-    };
-    file.start();
-  });
-  unzip.register(UnzipInflate);
-  for (let at = 0; at < archive.byteLength && !failure; at += SLICE_BYTES) {
-    unzip.push(archive.subarray(at, at + SLICE_BYTES), at + SLICE_BYTES >= archive.byteLength);
+  constructor(
+    private readonly limits: ZipLimits,
+    openEntry: (name: string) => ZipEntrySink,
+    private readonly drain: () => Promise<void>,
+  ) {
+    this.#unzip = new Unzip((file) => {
+      this.#headers += 1;
+      if (this.#failure || isDirectory(file.name)) return;
+      if (++this.#entries > limits.maxEntries) return this.#fail(new InvalidBundleError(`the bundle has more than ${limits.maxEntries} files; at most ${limits.maxEntries} are accepted`));
+      if (file.compression !== 0 && file.compression !== 8) return this.#fail(new InvalidBundleError(`unsupported ZIP compression method ${file.compression} for ${file.name}`));
+      if (file.originalSize !== undefined && this.#unpacked + file.originalSize > limits.maxBytes) return this.#fail(this.#tooLarge());
+      const sink = openEntry(file.name);
+      let size = 0;
+      file.ondata = (error, data, final) => {
+        if (this.#failure) return;
+        if (error) return this.#fail(error);
+        size += data.byteLength;
+        this.#unpacked += data.byteLength;
+        // Streamed archives declare no size here (it follows the data): only the total bounds them.
+        if (file.originalSize !== undefined && size > file.originalSize) return this.#fail(new InvalidBundleError(`${file.name} inflates to more than the ${file.originalSize} bytes its header declares`));
+        if (this.#unpacked > limits.maxBytes) return this.#fail(this.#tooLarge());
+        if (data.byteLength > 0) sink.write(data);
+        if (final) sink.end();
+      };
+      file.start();
+    });
+    this.#unzip.register(UnzipInflate);
   }
-  if (failure) throw failure;
-  return entries;
+
+  /** Bytes unpacked so far, over every entry. */
+  get unpackedBytes(): number {
+    return this.#unpacked;
+  }
+
+  /** Feeds the next bytes of the archive (`final` with its last ones); rejects once anything is wrong. */
+  async push(bytes: Uint8Array, final: boolean): Promise<void> {
+    if (bytes.byteLength === 0 && final) this.#step(bytes, true);
+    for (let at = 0, slices = 0; at < bytes.byteLength; at += SLICE_BYTES) {
+      this.#step(bytes.subarray(at, at + SLICE_BYTES), final && at + SLICE_BYTES >= bytes.byteLength);
+      await this.drain();
+      if (++slices % SLICES_PER_TURN === 0) await yieldToEventLoop();
+    }
+    // fflate skips bytes that are not a local header: an archive of none of them was not a ZIP.
+    if (final && this.#headers === 0) throw (this.#failure = new InvalidBundleError("not a ZIP archive (no file headers found)"));
+  }
+
+  #step(slice: Uint8Array, final: boolean): void {
+    if (!this.#failure) {
+      try {
+        this.#unzip.push(slice, final);
+      } catch (error) {
+        this.#fail(error as Error);
+      }
+    }
+    if (this.#failure) throw this.#failure;
+  }
+
+  #fail(error: Error): void {
+    this.#failure ??= error instanceof InvalidBundleError ? error : new InvalidBundleError(error.message);
+  }
+
+  #tooLarge(): Error {
+    return new InvalidBundleError(`the bundle unpacks to more than ${this.limits.maxBytes} bytes`);
+  }
 }
 
 const isDirectory = (name: string): boolean => name.endsWith("/");
-
-const tooManyEntries = (limits: ZipLimits): Error => new Error(`the bundle has more than ${limits.maxEntries} files; at most ${limits.maxEntries} are accepted`);

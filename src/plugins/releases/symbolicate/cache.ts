@@ -1,4 +1,5 @@
 import { TraceMap } from "@jridgewell/trace-mapping";
+import type { StoredFileRead } from "../artifacts/pieces.js";
 
 /** A parsed source map and its sources' lines, split once (context lines are read per frame). */
 export interface ParsedMap {
@@ -23,16 +24,21 @@ export class SourceMapCache {
     return this.#entries.size;
   }
 
-  async get(key: string, load: () => Promise<Uint8Array | null>): Promise<MapResult> {
+  async get(key: string, load: () => Promise<StoredFileRead>): Promise<MapResult> {
     const hit = this.#entries.get(key);
     if (hit) {
       this.#entries.delete(key);
       this.#entries.set(key, hit);
       return hit.result;
     }
-    const data = await load();
-    const result = data ? parse(data) : ({ ok: false, reason: "the source map's file is missing from the artifact store" } as const);
-    const bytes = data?.byteLength ?? 0;
+    const loaded = await load();
+    const result: MapResult =
+      loaded === null
+        ? { ok: false, reason: "the source map's file is missing from the artifact store" }
+        : "tooLarge" in loaded
+          ? { ok: false, reason: `the source map is ${loaded.tooLarge} bytes, more than the ${loaded.limit} read for symbolication` }
+          : parse(loaded.data);
+    const bytes = loaded && "data" in loaded ? loaded.data.byteLength : 0;
     if (bytes <= this.maxBytes) {
       this.#entries.set(key, { result, bytes });
       this.#bytes += bytes;

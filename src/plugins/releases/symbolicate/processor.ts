@@ -1,4 +1,5 @@
 import type { EventPayloadProcessor } from "../../issues/index.js";
+import { readStoredFile } from "../artifacts/pieces.js";
 import type { ArtifactStore } from "../artifacts/store.js";
 import { type AbsentMaps, absentMapsKey } from "./absent-maps.js";
 import type { SourceMapCache } from "./cache.js";
@@ -15,6 +16,12 @@ const scriptPath = (frame: Json): string | null => {
   const path = pathOf(frame);
   return path && /\.(?:m|c)?js(?:[?#].*)?$/s.test(path) && typeof frame.lineno === "number" && typeof frame.colno === "number" ? path : null;
 };
+
+/**
+ * Largest source map read for symbolication: one held parsed in memory per event that needs it,
+ * so a map past this is reported (`js_invalid_sourcemap`) rather than loaded.
+ */
+const MAX_MAP_BYTES = 64 * 1024 * 1024;
 
 /**
  * Source-map symbolication of JavaScript stack traces, run on each event before it is grouped
@@ -98,7 +105,7 @@ export class SourceMapProcessor implements EventPayloadProcessor {
         enclosing.push(null);
         continue;
       }
-      const parsed = await this.cache.get(`${organizationId}:${location.checksum}`, () => this.store.get(organizationId, location.checksum, { db }));
+      const parsed = await this.cache.get(`${organizationId}:${location.checksum}`, () => readStoredFile(db, this.store, organizationId, location.checksum, MAX_MAP_BYTES));
       if (!parsed.ok) {
         report({ type: "js_invalid_sourcemap", url: location.url, reason: parsed.reason });
         out.push(frame);
