@@ -134,7 +134,8 @@ describe("Express after the host's express.json({ verify: keepRawBody })", () =>
 describe("Express after the host's express.raw()", () => {
   requestSuite(
     mounted((app, mount) => {
-      app.use(express.raw({ type: () => true }));
+      // Its default limit (100 KB) would refuse sentry-cli's chunk uploads (up to 2 MiB) before Faultline sees them.
+      app.use(express.raw({ type: () => true, limit: "4mb" }));
       app.use("/faultline", mount);
     }, "/faultline"),
   );

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { expect, it } from "vitest";
+import { artifactBundle, uploadBundle } from "../helpers/artifact-upload.js";
 import { waitFor } from "../helpers/wait.js";
 
 /** Where a mounted Faultline answers, and credentials for it. */
@@ -91,6 +92,13 @@ export function requestSuite(target: () => MountedTarget): void {
     const wrong = await fetch(`${t.origin}${t.prefix}/api/0/organizations/${t.organization}/`, { method: "PATCH", headers: auth(t.token) });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("allow")).toContain("GET");
+  });
+
+  it("assembles an artifact bundle of ~100 KB whose entry inflates to 100 MiB of zeros, and answers afterwards (#27: it ended the host)", { timeout: 120_000 }, async () => {
+    const t = target();
+    const bomb = artifactBundle({ "zeros.js": { data: new Uint8Array(100 * 1024 * 1024) } });
+    expect(await uploadBundle(`${t.origin}${t.prefix}`, t.token, bomb, t.organization, t.project)).toEqual({ state: "ok", detail: null, missingChunks: [] });
+    expect((await fetch(`${t.origin}${t.prefix}/api/0/organizations/${t.organization}/`, { headers: auth(t.token) })).status).toBe(200);
   });
 
   it("serves the OpenAPI document with its own origin and prefix as the server", async () => {
