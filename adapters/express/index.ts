@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type HasHandler, sendReply, serveForNode, toWebRequest } from "../node/index.js";
+import type { RequestOrigin } from "../../src/http/request-target.js";
+import { type HasHandler, sendReply, serveNodeRequest } from "../node/index.js";
 
 /** The parts of an Express request the adapter reads (no runtime import of express; Express 4 and 5 alike). */
 interface ExpressRequest extends IncomingMessage {
@@ -48,12 +49,13 @@ type TrustProxy = (address: string | undefined, hop: number) => boolean;
  * Express 4's is a deprecated alias of `hostname` (no port), so the same rule is applied here:
  * `X-Forwarded-Host` (first value) from a trusted peer, else `Host`.
  */
-function originOf(req: ExpressRequest): string | undefined {
+function originOf(req: ExpressRequest): RequestOrigin | undefined {
   const trust = req.app?.get("trust proxy fn") as TrustProxy | undefined;
   const forwarded = req.headers["x-forwarded-host"];
   const trusted = typeof forwarded === "string" && forwarded !== "" && trust?.(req.socket.remoteAddress, 0) === true;
   const host = trusted ? (forwarded.split(",")[0] as string).trimEnd() : req.headers.host;
-  return req.protocol && host ? `${req.protocol}://${host}` : undefined;
+  if (!req.protocol || !host) return undefined;
+  return { scheme: req.protocol, host, hostSource: trusted ? "X-Forwarded-Host header" : "Host header" };
 }
 
 /**
@@ -68,16 +70,11 @@ export function toExpressHandler(faultline: HasHandler): ExpressHandler {
   return async (req, res, next) => {
     try {
       const body = bytesAlreadyRead(req);
-      const request = toWebRequest(req, {
-        url: req.originalUrl,
-        origin: originOf(req),
-        body,
-        bodyDecoded: body !== undefined,
-        parsedBody: parsedJson(req),
-        consumedFix: MOUNT_FIRST,
-      });
+      const requestOptions = { url: req.originalUrl, origin: originOf(req), body, bodyDecoded: body !== undefined, parsedBody: parsedJson(req), consumedFix: MOUNT_FIRST };
       // `req.ip` follows the app's `trust proxy` setting (X-Forwarded-For only from trusted peers).
-      await sendReply(res, await serveForNode(faultline, request, { basePath: req.baseUrl, clientAddress: req.ip ?? req.socket.remoteAddress }));
+      const handlerOptions = { basePath: req.baseUrl, clientAddress: req.ip ?? req.socket.remoteAddress };
+      // A malformed Host or request target is a 400 here already; anything unexpected goes to the app's error handler.
+      await sendReply(res, await serveNodeRequest(faultline, req, requestOptions, handlerOptions));
     } catch (error) {
       next(error);
     }

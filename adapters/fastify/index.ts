@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import fastifyPlugin from "fastify-plugin";
-import { type HasHandler, serveForNode, toWebRequest } from "../node/index.js";
+import { type HasHandler, serveNodeRequest } from "../node/index.js";
 import { isJson } from "../node/response.js";
 import { isWireReply } from "../../src/http/wire.js";
 
@@ -37,9 +37,10 @@ function registerRoutes(app: FastifyInstance, faultline: HasHandler, bodyLimit: 
   // one Buffer with a Content-Length instead of a chunked stream.
   const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<Response | Buffer | string | undefined> => {
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
-    const webRequest = toWebRequest(request.raw, { url: request.raw.url, body, parsedBody: body ? undefined : request.body, consumedFix: REGISTER_AS_IS });
+    const requestOptions = { url: request.raw.url, body, parsedBody: body ? undefined : request.body, consumedFix: REGISTER_AS_IS };
     // `request.ip` follows the server's `trustProxy` option (X-Forwarded-For only from trusted peers).
-    const response = await serveForNode(faultline, webRequest, { basePath, clientAddress: request.ip });
+    // A malformed Host or request target is answered 400 by the guard, not thrown to Fastify's 500.
+    const response = await serveNodeRequest(faultline, request.raw, requestOptions, { basePath, clientAddress: request.ip });
     // A streaming Response goes to Fastify as it is; a wire reply and a whole JSON body as their text or bytes.
     if (!isWireReply(response) && (!response.body || !isJson(response))) return response;
     reply.code(response.status);

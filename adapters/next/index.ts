@@ -1,4 +1,6 @@
 import type { HasHandler } from "../node/index.js";
+import { requestTargetReply, requestUrl } from "../../src/http/request-target.js";
+import { wireToResponse } from "../../src/http/wire.js";
 
 export type { HasHandler } from "../node/index.js";
 
@@ -31,15 +33,29 @@ const first = (value: string | null) => value?.split(",")[0]?.trim() || undefine
 /**
  * `request.url` under `next start` names the server's own hostname (`localhost`), not the one the
  * client used; Next records that in `X-Forwarded-Host` / `-Proto` (from `Host` unless a proxy set
- * them). DSNs and Link headers are built from the URL, so rebuild it from those.
+ * them). DSNs and Link headers are built from the URL, so rebuild it from those — through the
+ * adapters' guard, which throws a 400 for a forwarded host or scheme that makes no URL.
  */
 function withClientOrigin(request: Request): Request {
   const host = first(request.headers.get("x-forwarded-host"));
   const url = new URL(request.url);
-  const origin = host ? `${first(request.headers.get("x-forwarded-proto")) ?? url.protocol.slice(0, -1)}://${host}` : url.origin;
-  if (origin === url.origin) return request;
+  if (!host) return request;
+  const scheme = first(request.headers.get("x-forwarded-proto")) ?? url.protocol.slice(0, -1);
+  const clientUrl = requestUrl(`${url.pathname}${url.search}`, { scheme, host, hostSource: "X-Forwarded-Host header" });
+  if (clientUrl === url.href) return request;
   const init: RequestInit & { duplex?: "half" } = { method: request.method, headers: request.headers, body: request.body, duplex: "half", signal: request.signal };
-  return new Request(`${origin}${url.pathname}${url.search}`, init);
+  return new Request(clientUrl, init);
+}
+
+/** The request as the client addressed it, or the 400 of a malformed forwarded host or scheme. */
+function clientRequestOrAnswer(request: Request): Request | Response {
+  try {
+    return withClientOrigin(request);
+  } catch (error) {
+    const badRequest = requestTargetReply(error);
+    if (badRequest) return wireToResponse(badRequest);
+    throw error;
+  }
 }
 
 /**
@@ -55,8 +71,10 @@ function withClientOrigin(request: Request): Request {
 export function toNextJsHandler(source: HasHandler | (() => HasHandler | Promise<HasHandler>), options: NextHandlerOptions = {}): NextRouteHandlers {
   const basePath = options.basePath ?? "/api/faultline";
   const handle: RouteHandler = async (request) => {
+    const clientRequest = clientRequestOrAnswer(request);
+    if (clientRequest instanceof Response) return clientRequest;
     const faultline = typeof source === "function" ? await source() : source;
-    return faultline.handler(withClientOrigin(request), { basePath, clientAddress: options.clientAddress?.(request) });
+    return faultline.handler(clientRequest, { basePath, clientAddress: options.clientAddress?.(request) });
   };
   return { GET: handle, POST: handle, PUT: handle, PATCH: handle, DELETE: handle, OPTIONS: handle, HEAD: handle };
 }

@@ -1,14 +1,18 @@
 import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
 import { type BodyReader, CONSUMED_BODY, type ConsumedBody, READ_BODY } from "../../src/http/body.js";
+import { originOfString, type RequestOrigin, requestUrl } from "../../src/http/request-target.js";
 
 export interface NodeRequestOptions {
   /** The path prefix the request was mounted under (already part of `url`). */
   basePath?: string;
   /** The original path and query (defaults to `req.url`). */
   url?: string;
-  /** `protocol://host` of the request, when a framework already worked it out (Express's `trust proxy`). */
-  origin?: string;
+  /**
+   * `protocol://host` of the request, when a framework already worked it out (Express's `trust
+   * proxy`); as a {@link RequestOrigin}, it also says which header the host came from (named in the 400).
+   */
+  origin?: string | RequestOrigin;
   /** Body bytes a framework already read; otherwise the request stream is passed through unread. */
   body?: Uint8Array;
   /** `body` was decompressed by the framework (Express's body parsers): drop the wire's encoding headers. */
@@ -28,10 +32,14 @@ const NODE_FIX = "Pass Faultline the request before anything reads its body (no 
 
 const DIRECT = new Set<PropertyKey>(["url", "method", "headers"]);
 
-function originOf(req: IncomingMessage, trustProxy: boolean): string {
+function originOf(req: IncomingMessage, trustProxy: boolean): RequestOrigin {
   const first = (name: string) => (trustProxy ? String(req.headers[name] ?? "").split(",")[0]?.trim() : "");
   const encrypted = (req.socket as { encrypted?: boolean } | null)?.encrypted === true;
-  return `${first("x-forwarded-proto") || (encrypted ? "https" : "http")}://${first("x-forwarded-host") || req.headers.host || "localhost"}`;
+  const scheme = first("x-forwarded-proto") || (encrypted ? "https" : "http");
+  const forwardedHost = first("x-forwarded-host");
+  if (forwardedHost) return { scheme, host: forwardedHost, hostSource: "X-Forwarded-Host header" };
+  // HTTP/1.0 clients may send no Host at all.
+  return { scheme, host: req.headers.host || "localhost", hostSource: "Host header" };
 }
 
 /**
@@ -80,13 +88,15 @@ function bodyReader(req: IncomingMessage, hasBody: boolean, alreadyRead: Uint8Ar
  * A web `Request` over a Node request, built lazily: `url`, `method` and `headers` are plain
  * values, and a real `Request` (with the body: bytes already read, else the unread socket stream,
  * never a copy) is made only when something else is touched — so a GET never builds one.
+ *
+ * Throws a `RequestTargetError` (a 400; `requestTargetReply` renders it) when the request target
+ * or the Host / forwarded headers make no URL.
  */
 export function toWebRequest(req: IncomingMessage, options: NodeRequestOptions = {}): Request {
   const method = req.method ?? "GET";
-  const path = options.url ?? req.url ?? "/";
-  const origin = options.origin ?? originOf(req, options.trustProxy ?? false);
-  // Concatenated, so a path like "//other.host/x" stays a path instead of naming another host.
-  const url = (path.startsWith("/") ? new URL(`${origin}${path}`) : new URL(path, origin)).href;
+  const target = options.url ?? req.url ?? "/";
+  const origin = typeof options.origin === "string" ? originOfString(options.origin) : (options.origin ?? originOf(req, options.trustProxy ?? false));
+  const url = requestUrl(target, origin);
   const declared = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
   const hasBody = method !== "GET" && method !== "HEAD" && (options.body !== undefined || declared);
   // Read to the end by someone else (a body parser) and no bytes handed over: nothing left to stream.

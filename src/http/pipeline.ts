@@ -10,7 +10,7 @@ import type { Clock } from "../clock.js";
 import { TokenCache as TokenCacheToken } from "../container/tokens.js";
 import type { Database, Organization } from "../db/schema.js";
 import { isConnectionFailure, isDataException, MigrationsPendingError } from "../db/errors.js";
-import { type Logger, RequestLogger } from "../logging/logger.js";
+import { HANDLER_LOGGER, type Logger, RequestLogger } from "../logging/logger.js";
 import type { Metrics } from "../observability/metrics.js";
 import type { ResolvedOptions } from "../options.js";
 import type { Composition } from "../plugin/compose.js";
@@ -45,6 +45,8 @@ export interface HandlerOptions {
 export interface FaultlineHandler {
   (request: Request, options?: HandlerOptions): Promise<Response>;
   readonly [WIRE_HANDLER]?: WireHandler;
+  /** The instance's logger, for what an adapter logs outside the pipeline (an error writing a reply). */
+  readonly [HANDLER_LOGGER]?: Logger;
 }
 
 export interface PipelineDeps {
@@ -92,7 +94,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     const reply = await serveWire(request, handlerOptions);
     return isWireReply(reply) ? wireToResponse(reply) : reply;
   };
-  return Object.assign(handle, { [WIRE_HANDLER]: serveWire });
+  return Object.assign(handle, { [WIRE_HANDLER]: serveWire, [HANDLER_LOGGER]: deps.logger });
 
   async function serve(request: Request, handlerOptions: HandlerOptions | undefined, method: string, span: Span): Promise<Response | WireReply> {
     const started = performance.now();

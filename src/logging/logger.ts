@@ -45,6 +45,12 @@ export function createDefaultLogger(bindings: Record<string, unknown> = {}): Log
   };
 }
 
+/**
+ * Where a Faultline handler keeps its instance's logger (a registered symbol: adapters and core
+ * may be bundled apart), for what an adapter logs outside the pipeline.
+ */
+export const HANDLER_LOGGER = Symbol.for("faultline.handlerLogger");
+
 /** A logger that drops everything (tests, CLI quiet mode). */
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {}, child: () => silentLogger };
 

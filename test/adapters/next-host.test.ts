@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, seriousViolations } from "../helpers/browser.js";
+import { rawRequest } from "../helpers/raw-http.js";
 import { sdkRoundTrip } from "./sdk.js";
 import { dsnOf } from "./suite.js";
 
@@ -103,6 +104,27 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)("examples/next-host (next build
     expect([head.status, await head.text()]).toEqual([200, ""]);
     const preflight = await fetch(`${origin}/api/faultline/api/1/envelope/`, { method: "OPTIONS" });
     expect([preflight.status, preflight.headers.get("access-control-allow-origin")]).toEqual([200, "*"]);
+  });
+
+  it("no request ends the host: a malformed Host, forwarded headers, absolute- and asterisk-form targets, a URL over 64 KB", async () => {
+    const authority = new URL(origin).host;
+    const path = "/api/faultline/api/0/organizations/demo/";
+    const get = (target: string, headers: string) => `GET ${target} HTTP/1.1\r\n${headers}\r\nAuthorization: Bearer ${token}`;
+    const detail = (body: string) => (JSON.parse(body) as { detail: string }).detail;
+    // Next copies Host into X-Forwarded-Host, so Faultline's 400 names that header.
+    const badHost = await rawRequest(origin, get(path, "Host: exa mple.com"));
+    expect([badHost.status, detail(badHost.body)]).toEqual([400, expect.stringMatching(/^Invalid X-Forwarded-Host header: "exa mple\.com"/)]);
+    const badForwarded = await rawRequest(origin, get(path, `Host: ${authority}\r\nX-Forwarded-Host: evil.example/x?`));
+    expect([badForwarded.status, detail(badForwarded.body)]).toEqual([400, expect.stringMatching(/^Invalid X-Forwarded-Host header/)]);
+    const badProto = await rawRequest(origin, get(path, `Host: ${authority}\r\nX-Forwarded-Proto: javascript`));
+    expect([badProto.status, detail(badProto.body)]).toEqual([400, expect.stringMatching(/^Invalid X-Forwarded-Proto header/)]);
+    // Next's own answers, before the route handler: a redirect to the origin-form path; its 500 for `*`; Node's 431.
+    expect((await rawRequest(origin, get(`http://${authority}${path}`, `Host: ${authority}`))).status).toBe(308);
+    expect((await rawRequest(origin, `OPTIONS * HTTP/1.1\r\nHost: ${authority}`)).outcome).toBe("answered");
+    expect((await rawRequest(origin, get(`${path}?q=${"a".repeat(70_000)}`, `Host: ${authority}`))).status).toBe(431);
+    const alive = await rawRequest(origin, get(path, `Host: ${authority}`));
+    expect(alive.status).toBe(200);
+    expect(server?.exitCode).toBeNull();
   });
 
   it("serves the dashboard under /admin/errors: the page under the strict CSP, hashed assets cached for a year", async () => {
