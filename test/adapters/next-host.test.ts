@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { artifactBundle, uploadBundle } from "../helpers/artifact-upload.js";
 import { launchChromium, seriousViolations } from "../helpers/browser.js";
 import { rawRequest } from "../helpers/raw-http.js";
 import { sdkRoundTrip } from "./sdk.js";
@@ -124,6 +125,13 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)("examples/next-host (next build
     expect((await rawRequest(origin, get(`${path}?q=${"a".repeat(70_000)}`, `Host: ${authority}`))).status).toBe(431);
     const alive = await rawRequest(origin, get(path, `Host: ${authority}`));
     expect(alive.status).toBe(200);
+    expect(server?.exitCode).toBeNull();
+  });
+
+  it("assembles an artifact bundle of ~100 KB whose entry inflates to 100 MiB of zeros, and answers afterwards (#27: it ended the host)", { timeout: 120_000 }, async () => {
+    const bomb = artifactBundle({ "zeros.js": { data: new Uint8Array(100 * 1024 * 1024) } });
+    expect(await uploadBundle(`${origin}/api/faultline`, token, bomb, "demo", "web")).toEqual({ state: "ok", detail: null, missingChunks: [] });
+    expect((await fetch(`${origin}/api/faultline/api/0/organizations/demo/`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
     expect(server?.exitCode).toBeNull();
   });
 
