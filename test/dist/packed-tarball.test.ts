@@ -1,15 +1,11 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { promisify } from "node:util";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../helpers/browser.js";
-// @ts-expect-error: plain JavaScript helper without type declarations
-import { freePort } from "../../scripts/free-port.mjs";
 import { sdkRoundTrip } from "../adapters/sdk.js";
+import { type Host, installFreshApp, nextBuild, run, startHost } from "./hosts.js";
 
-const run = promisify(execFile);
 const repo = resolve(import.meta.dirname, "../..");
 const SUBPATHS = ["faultline", "faultline/express", "faultline/fastify", "faultline/next", "faultline/node", "faultline/testing", "faultline/ui", "faultline/verify"];
 const TOKEN = "flu_packedtarballhosttoken0123456789abcd";
@@ -148,29 +144,12 @@ describe("the packed tarball installed into fresh hosts", () => {
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "faultline-packed-"));
-    // dist/ is built already (test:dist runs after the build): --ignore-scripts skips prepack's rebuild.
-    await run("npm", ["pack", "--ignore-scripts", "--silent", "--pack-destination", root], { cwd: repo });
-    const tarball = (await readdir(root)).find((name) => name.endsWith(".tgz"));
-    if (!tarball) throw new Error("npm pack wrote no tarball");
     await Promise.all(
       Object.entries(PROJECTS).map(async ([name, project]) => {
-        await mkdir(dir(name));
-        await writeFile(join(dir(name), "package.json"), JSON.stringify({ name: `host-${name}`, private: true, type: project.type }));
-        for (const [path, text] of Object.entries(project.files)) {
-          await mkdir(dirname(join(dir(name), path)), { recursive: true });
-          await writeFile(join(dir(name), path), text);
-        }
-        // --ignore-scripts: nothing here needs an install script, and none of the hosts' get to run.
-        const started = performance.now();
-        await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", join(root, tarball), ...project.dependencies], {
-          cwd: dir(name),
-          maxBuffer: 16 * 2 ** 20,
-        });
-        const installed = performance.now();
-        if (project.build) await run(process.execPath, ["node_modules/next/dist/bin/next", "build"], { cwd: dir(name), env, maxBuffer: 16 * 2 ** 20 });
+        const installed = await installFreshApp(dir(name), { packageJson: { type: project.type }, files: project.files, dependencies: project.dependencies });
+        const built = project.build ? await nextBuild(dir(name), env) : undefined;
         // What this costs CI, in the log: install (and build) per project, side by side.
-        const seconds = (from: number, to: number) => ((to - from) / 1000).toFixed(1);
-        console.info(`packed tarball: ${name} installed in ${seconds(started, installed)} s${project.build ? `, built in ${seconds(installed, performance.now())} s` : ""}`);
+        console.info(`packed tarball: ${name} installed in ${installed} s${built ? `, built in ${built} s` : ""}`);
       }),
     );
   }, 900_000);
@@ -231,27 +210,25 @@ describe("the packed tarball installed into fresh hosts", () => {
   }, 300_000);
 
   describe.each(HOSTS)("$name", ({ project, command, prefix, dashboard, browser }) => {
-    let server: ChildProcess | undefined;
+    let host: Host | undefined;
     let origin = "";
-    let output = "";
 
     beforeAll(async () => {
-      const port: number = await freePort("127.0.0.1");
-      origin = `http://127.0.0.1:${port}`;
-      server = spawn(process.execPath, [...command, String(port)], { cwd: dir(project), env: { ...env, PORT: String(port) } });
-      server.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-      server.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
-      const deadline = Date.now() + 120_000;
-      for (;;) {
-        const response = await fetch(`${origin}${prefix}/api/0/organizations/demo/`, { headers: { Authorization: `Bearer ${TOKEN}` } }).catch(() => null);
-        if (response?.status === 200) break;
-        if (server.exitCode !== null || Date.now() > deadline) throw new Error(`the host did not come up:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
+      host = await startHost({
+        args: command,
+        portArg: true,
+        cwd: dir(project),
+        env,
+        ready: async ({ port }) => {
+          origin = `http://127.0.0.1:${port}`;
+          const response = await fetch(`${origin}${prefix}/api/0/organizations/demo/`, { headers: { Authorization: `Bearer ${TOKEN}` } }).catch(() => null);
+          return response?.status === 200;
+        },
+      });
     }, 180_000);
 
-    afterAll(() => {
-      server?.kill("SIGTERM");
+    afterAll(async () => {
+      await host?.stop();
     });
 
     it("takes a real @sentry/node event and lists the issue through the API with a token", async () => {
