@@ -262,7 +262,7 @@ describe("the embedding guides, run as written against the packed tarball", () =
         await page.goto(`${origin}${signIn}`);
         await page.waitForURL(`${origin}${guide.dashboard}/acme`, { timeout: 15_000 }).catch(async (error: Error) => {
           // Where the sign-in link led instead, and what that page said.
-          throw new Error(`${error.message}\nat ${page.url()}:\n${(await page.content()).slice(0, 2000)}\nhost output:\n${host?.output()}`);
+          throw new Error(`${error.message}\nat ${page.url()}, page errors: ${JSON.stringify(problems)}\n${(await page.content()).slice(0, 2000)}\nhost output:\n${host?.output()}`);
         });
         const issue = page.locator("li.issue a.title", { hasText: "Checkout failed" });
         await issue.waitFor({ timeout: 15_000 });
