@@ -31,26 +31,32 @@ export interface NextHandlerOptions {
 const first = (value: string | null) => value?.split(",")[0]?.trim() || undefined;
 
 /**
- * `request.url` under `next start` names the server's own hostname (`localhost`), not the one the
- * client used; Next records that in `X-Forwarded-Host` / `-Proto` (from `Host` unless a proxy set
- * them). DSNs and Link headers are built from the URL, so rebuild it from those — through the
- * adapters' guard, which throws a 400 for a forwarded host or scheme that makes no URL.
+ * The request as Faultline should see it under Next:
+ *
+ * - `request.url` under `next start` names the server's own hostname (`localhost`), not the one
+ *   the client used; Next records that in `X-Forwarded-Host` / `-Proto` (from `Host` unless a
+ *   proxy set them). DSNs and Link headers are built from the URL, so rebuild it from those —
+ *   through the adapters' guard, which throws a 400 for a forwarded host or scheme that makes no URL.
+ * - Without `Accept-Encoding`: Next removes `Content-Encoding` from every route handler's response
+ *   (next/dist/server/send-response.js), so the dashboard's pre-compressed assets would reach the
+ *   browser as brotli bytes labelled plain JavaScript. Next compresses responses itself.
  */
-function withClientOrigin(request: Request): Request {
+function asFaultlineSees(request: Request): Request {
   const host = first(request.headers.get("x-forwarded-host"));
   const url = new URL(request.url);
-  if (!host) return request;
-  const scheme = first(request.headers.get("x-forwarded-proto")) ?? url.protocol.slice(0, -1);
-  const clientUrl = requestUrl(`${url.pathname}${url.search}`, { scheme, host, hostSource: "X-Forwarded-Host header" });
-  if (clientUrl === url.href) return request;
-  const init: RequestInit & { duplex?: "half" } = { method: request.method, headers: request.headers, body: request.body, duplex: "half", signal: request.signal };
+  const scheme = host ? (first(request.headers.get("x-forwarded-proto")) ?? url.protocol.slice(0, -1)) : "";
+  const clientUrl = host ? requestUrl(`${url.pathname}${url.search}`, { scheme, host, hostSource: "X-Forwarded-Host header" }) : url.href;
+  if (clientUrl === url.href && !request.headers.has("accept-encoding")) return request;
+  const headers = new Headers(request.headers);
+  headers.delete("accept-encoding");
+  const init: RequestInit & { duplex?: "half" } = { method: request.method, headers, body: request.body, duplex: "half", signal: request.signal };
   return new Request(clientUrl, init);
 }
 
 /** The request as the client addressed it, or the 400 of a malformed forwarded host or scheme. */
 function clientRequestOrAnswer(request: Request): Request | Response {
   try {
-    return withClientOrigin(request);
+    return asFaultlineSees(request);
   } catch (error) {
     const badRequest = requestTargetReply(error);
     if (badRequest) return wireToResponse(badRequest);

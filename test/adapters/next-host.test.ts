@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { get } from "node:http";
 import { createServer } from "node:net";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -144,6 +146,15 @@ describe.skipIf(!!process.env.TEST_DATABASE_URL)("examples/next-host (next build
     const asset = await fetch(`${origin}${script}`);
     expect([asset.status, asset.headers.get("content-type"), asset.headers.get("cache-control")]).toEqual([200, "text/javascript; charset=utf-8", "public, max-age=31536000, immutable"]);
     expect((await fetch(`${origin}/admin/errors/assets/nope-0000.js`)).status).toBe(404);
+    // Asked for brotli as a browser asks, the bytes are what the headers say (Next drops a route's Content-Encoding).
+    const raw = await new Promise<{ encoding: string | undefined; body: Buffer }>((resolve, reject) => {
+      get(`${origin}${script}`, { headers: { "Accept-Encoding": "gzip, deflate, br" } }, (response) => {
+        const parts: Buffer[] = [];
+        response.on("data", (part: Buffer) => parts.push(part)).on("end", () => resolve({ encoding: response.headers["content-encoding"], body: Buffer.concat(parts) })).on("error", reject);
+      }).on("error", reject);
+    });
+    const decoded = raw.encoding === "br" ? brotliDecompressSync(raw.body) : raw.encoding === "gzip" ? gunzipSync(raw.body) : raw.body;
+    expect(decoded.toString("utf8")).toBe(await (await fetch(`${origin}${script}`, { headers: { "Accept-Encoding": "identity" } })).text());
   });
 
   it("triage in Chromium under /admin/errors: sign in, find an issue by search, read its stack trace, resolve it, see the activity", async () => {
