@@ -1,6 +1,12 @@
 import { defineConfig } from "vitest/config";
 
-const integration = ["test/integration/**/*.test.ts", "test/adapters/**/*.test.ts", "test/compat/**/*.test.ts"];
+const integration = ["test/integration/**/*.test.ts", "test/compat/**/*.test.ts"];
+/**
+ * The framework adapters and the dashboard over HTTP and in Chromium: what they test is the HTTP
+ * side, the same whatever the database, so they run once, on the embedded default (CI's budget:
+ * they were ~3 minutes of the PostgreSQL run). Everything under test/integration runs on both.
+ */
+const adapters = ["test/adapters/**/*.test.ts"];
 
 /**
  * `npm test` runs the integration suite on embedded PGlite, and again on real PostgreSQL when
@@ -31,7 +37,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
-      { extends: true, test: { name: "pglite", include: integration, env: { TEST_DATABASE_URL: "" } } },
+      { extends: true, test: { name: "pglite", include: [...integration, ...adapters], env: { TEST_DATABASE_URL: "" } } },
       ...(process.env.TEST_DATABASE_URL ? [{ extends: true as const, test: { name: "postgres", include: integration } }] : []),
     ],
   },

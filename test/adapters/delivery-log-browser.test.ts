@@ -97,8 +97,9 @@ describe("the dashboard's delivery log in Chromium (#27)", () => {
     expect(text).toContain(`${failing.url}/failing`);
     expect(text).toContain("retrying");
     expect(text).toMatch(/HTTP 500 \d+ ms/);
-    // The next retry, an hour away (relative, with the exact time on hover).
-    await expect(row.locator("time").first().textContent()).resolves.toMatch(/in (1 hour|60 minutes|59 minutes)/);
+    // The next retry, an hour after the attempt (relative, with the exact time on hover); minutes
+    // may have passed since the attempt on a loaded machine.
+    await expect(row.locator("time").first().textContent()).resolves.toMatch(/in (1 hour|60 minutes|[45]\d minutes)/);
 
     await log().getByRole("combobox", { name: "Status" }).selectOption("delivered");
     await poll(async () => (await rows().first().textContent()) ?? "").toContain(`${healthy.url}/healthy`);
