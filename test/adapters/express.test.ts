@@ -119,6 +119,7 @@ describe("Express at /a/b through nested routers", () => {
       outer.use("/a", inner);
       app.use(outer);
     }, "/a/b"),
+    { uploads: false },
   );
 });
 
@@ -147,6 +148,7 @@ describe("Express after a plain express.json(): JSON routes use the parsed value
       app.use(express.json());
       app.use("/faultline", mount);
     }, "/faultline"),
+    { uploads: false },
   );
 });
 

@@ -67,6 +67,7 @@ describe("Hono: mount() from hono/mount, in a sub-app at /a/b", () => {
       api.all("/b/*", mount(instance.faultline.handler, { replaceRequest: false, optionHandler: () => ({ basePath: "/a/b" }) }));
       app.route("/a", api);
     }, "/a/b"),
+    { uploads: false },
   );
 });
 

@@ -111,7 +111,10 @@ describe("artifact uploads never end the host, and its memory does not grow with
     }
   });
 
-  it("a bundle of ~500 KB whose entries inflate (honestly) to 500 MiB of zeros, just under the 512 MiB limit, assembles within the bound", { timeout: 240_000 }, async () => {
+  // Its pieces are all the same: one write reaches the database, whichever it is. Run on embedded
+  // PGlite only (inflating 500 MiB is CPU that CI's budget spends once); the cases below, which
+  // write what they upload, run on both.
+  it.skipIf(Boolean(process.env.TEST_DATABASE_URL))("a bundle of ~500 KB whose entries inflate (honestly) to 500 MiB of zeros, just under the 512 MiB limit, assembles within the bound", { timeout: 240_000 }, async () => {
     const bomb = artifactBundle(Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`zeros${i}.js`, { data: new Uint8Array(100 * MiB) }])));
     expect(bomb.byteLength).toBeLessThan(600 * 1024);
     const { result, growth } = await growthOf(() => uploadBundle(base, token, bomb));
