@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ArtifactStoreToken, tokens } from "../../src/index.js";
+import { type ArtifactStore, ArtifactStoreToken, definePlugin, registerValue, tokens } from "../../src/index.js";
 import { PIECE_BYTES, readStoredFile } from "../../src/plugins/releases/artifacts/pieces.js";
 import { sha1 } from "../../src/plugins/releases/artifacts/chunks.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
@@ -72,5 +72,37 @@ describe("artifact bundles: stored in pieces, refused past the configured limits
     const db = instance.faultline.container.resolve(tokens.Db);
     const rows = await sql<{ n: string }>`select count(*) as n from ${sql.table(`${instance.schema}.artifact_bundles`)} where checksum = ${sha1(bundle)}`.execute(db);
     expect(Number(rows.rows[0]?.n)).toBe(1);
+  });
+});
+
+describe("an assembly the store fails (#27)", () => {
+  it("answers an error and leaves nothing `assembling`: the next call assembles the bundle", async () => {
+    // A host's own store (docs/releases-and-source-maps.md) whose first write of a file's piece fails, as an object store can.
+    const blobs = new Map<string, Uint8Array>();
+    let failNextPiece = true;
+    const flaky: ArtifactStore = {
+      put: async (organizationId, list) => {
+        if (list.some(({ data }) => data.byteLength === PIECE_BYTES) && failNextPiece) {
+          failNextPiece = false;
+          throw new Error("object store unavailable");
+        }
+        for (const { checksum, data } of list) blobs.set(`${organizationId}/${checksum}`, data.slice());
+      },
+      has: async (organizationId, checksums) => new Set(checksums.filter((checksum) => blobs.has(`${organizationId}/${checksum}`))),
+      get: async (organizationId, checksum) => blobs.get(`${organizationId}/${checksum}`) ?? null,
+    };
+    const store = definePlugin({ id: "flaky-store", dependencies: ["releases"], register: (container) => registerValue(container, ArtifactStoreToken, flaky) });
+    const instance = await createTestInstance({ worker: false, plugins: [store] });
+    const server = await serveFaultline(instance.faultline);
+    try {
+      const acme = await seedOrganization(instance.faultline, "acme");
+      const uploaded = await uploadChunks(server.url, acme.allScopesToken, artifactBundle({ "app.js.map": { data: randomBytes(2 * PIECE_BYTES) } }));
+      await expect(assemble(server.url, acme.allScopesToken, uploaded)).rejects.toThrow(/assemble answered 5\d\d/);
+      expect(await assemble(server.url, acme.allScopesToken, uploaded)).toEqual({ state: "ok", detail: null, missingChunks: [] });
+      expect(await instance.faultline.api.releases.artifacts("acme")).toEqual([expect.objectContaining({ url: "~/app.js.map", size: 2 * PIECE_BYTES })]);
+    } finally {
+      await server.close();
+      await instance.close();
+    }
   });
 });

@@ -65,24 +65,24 @@ export async function assembleBundle(
 
   const bundleId = await claim(db(), organizationId, input, now, existing);
   if (bundleId === null) return { state: "assembling", detail: null, missingChunks: [] };
-  let files: Array<ManifestFile & StoredFile>;
   try {
-    files = await unpack(store, organizationId, input, limits);
+    const files = await unpack(store, organizationId, input, limits);
+    await runInTransaction(db(), async ({ trx }) => {
+      await recordPieces(trx, organizationId, files);
+      await recordFiles(trx, organizationId, bundleId, files);
+    });
+    return { state: "ok", detail: null, missingChunks: [] };
   } catch (error) {
     if (!(error instanceof InvalidBundleError)) {
-      // Not the bundle's fault (the database, the store): let the next poll try again.
-      await withReleaseTables(db()).deleteFrom("artifact_bundles").where("id", "=", bundleId).execute();
+      // Not the bundle's fault (the database, the store): the next poll tries again rather than
+      // finding it `assembling` until it goes stale. Best effort: the database may be what failed.
+      await withReleaseTables(db()).deleteFrom("artifact_bundles").where("id", "=", bundleId).where("state", "=", "assembling").execute().catch(() => undefined);
       throw error;
     }
     const detail = `Invalid artifact bundle: ${error.message}`;
     await withReleaseTables(db()).updateTable("artifact_bundles").set({ state: "error", detail }).where("id", "=", bundleId).execute();
     return { state: "error", detail, missingChunks: [] };
   }
-  await runInTransaction(db(), async ({ trx }) => {
-    await recordPieces(trx, organizationId, files);
-    await recordFiles(trx, organizationId, bundleId, files);
-  });
-  return { state: "ok", detail: null, missingChunks: [] };
 }
 
 const isStale = (bundle: { state: AssembleState; date_started: Date | null }, now: Date): boolean =>
