@@ -30,10 +30,10 @@ export default defineConfig({
     // A PGlite dump for every embedded database the tests open (no initdb each time), and the
     // dashboard's browser bundle where the source faultline/ui looks for it (src/ui/ui-assets/).
     globalSetup: ["test/setup/pglite-template.ts", "test/setup/dashboard.ts"],
-    // Most of the suite waits on PostgreSQL, HTTP, child processes and timers: four files at a
-    // time on two cores (vitest would run one: cores − 1). Measured in CI: with three, the cores
-    // were busy 78 % of the test step.
-    maxWorkers: 4,
+    // Most of the suite waits on PostgreSQL, HTTP and timers: three files at a time on two cores
+    // (vitest would run one: cores − 1). Four measured no faster in CI (803 s against 788 s): the
+    // cores are the limit.
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
