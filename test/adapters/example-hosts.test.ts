@@ -9,7 +9,7 @@ import { sdkRoundTrip } from "./sdk.js";
 type Host = { url: string; token: string; close(): Promise<void> };
 type StartHost = (options: { port: number; faultline: TestInstance["faultline"] }) => Promise<Host>;
 
-/** The Express and Fastify example hosts pass the same checks (the Next.js one builds apart: next-host.test.ts). */
+/** The Express and Fastify example hosts pass the same checks (examples/next-host is type-checked; the same Next.js checks run on the Next.js guide's built app, test/dist/next-host-checks.ts). */
 describe.each([
   ["examples/express-host", startExpressHost as StartHost],
   ["examples/fastify-host", startFastifyHost as StartHost],

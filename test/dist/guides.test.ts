@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../helpers/browser.js";
 import { type CodeBlock, codeBlocks } from "../helpers/markdown.js";
 import { type Host, installFreshApp, nextBuild, run, startHost } from "./hosts.js";
+import { nextHostChecks } from "./next-host-checks.js";
 
 /**
  * The embedding guides, run as a newcomer would: each guide's code blocks, extracted from the
@@ -210,6 +211,7 @@ describe("the embedding guides, run as written against the packed tarball", () =
   describe.each(GUIDES)("$name ($doc)", (guide) => {
     let host: Host | undefined;
     let origin = "";
+    let firstToken = "";
     const start = () =>
       startHost({ args: guide.args, portArg: guide.portArg, cwd: dir(guide), env, ready: ({ output }) => SIGN_IN.test(output()) });
 
@@ -226,6 +228,7 @@ describe("the embedding guides, run as written against the packed tarball", () =
       const output = host?.output() ?? "";
       const token = TOKEN_LINE.exec(output)?.[1];
       expect(token, `the first start prints the API token:\n${output}`).toBeDefined();
+      firstToken = token ?? "";
       const [keys, issues, ...rest] = curls(guide.doc, origin, token ?? "");
       expect(rest).toEqual([]);
       expect(keys?.url).toBe(`${origin}${guide.prefix}/api/0/projects/acme/web/keys/`);
@@ -300,5 +303,14 @@ describe("the embedding guides, run as written against the packed tarball", () =
       expect(response.status).toBe(200);
       expect(((await response.json()) as Array<{ title: string }>).map((issue) => issue.title)).toEqual(["Error: Checkout failed"]);
     }, 180_000);
+
+    // The built Next.js app, on the restarted host: what a real Next host must survive and serve.
+    if (guide.build) {
+      nextHostChecks(() => {
+        if (!host) throw new Error("the host did not start");
+        const signIn = SIGN_IN.exec(host.output())?.[1] ?? "";
+        return { host, origin, token: firstToken, signIn, organization: "acme", project: "web", prefix: guide.prefix, dashboard: guide.dashboard };
+      });
+    }
   });
 });
