@@ -8,7 +8,6 @@ import { createInstanceContainer, registeredTokens, registerFactory, registerVal
 import * as tokens from "./container/tokens.js";
 import { type DatabaseConnection, defaultDatabase, openDatabase } from "./db/connect.js";
 import { DatabaseUnavailableError, describeError, isConnectionFailure, MigrationsPendingError } from "./db/errors.js";
-import { coreMigrations } from "./db/migrations/index.js";
 import { type MigrationReport, type MigrationStatus, migrationStatus, type RunMigrationsOptions, runMigrations } from "./db/migrator.js";
 import type { Database } from "./db/schema.js";
 import { EventBus, type DomainEventHandler, type DomainEventName } from "./events/event-bus.js";
@@ -89,6 +88,9 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
   const implicitStore = options.database === undefined && process.env.DATABASE_URL === undefined;
   const logger = options.logger ?? createDefaultLogger();
   const clock = options.clock ?? systemClock;
+  for (const plugin of options.plugins) {
+    if (plugin.coreLedgerMigrations?.length) throw new Error(`Plugin "${plugin.id}": coreLedgerMigrations is for Faultline's own plugins; put its migrations in "migrations"`);
+  }
   const composition = composePlugins([...builtins, ...options.plugins]);
   const container = createInstanceContainer();
   const bus = new EventBus();
@@ -144,7 +146,14 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
 
   /** The core's migration set, then each plugin's (its names prefixed `plugin:`). */
   const migrationSets: { prefix: string; run: RunMigrationsOptions }[] = [
-    { prefix: "", run: { schema: options.schema, migrations: coreMigrations, tableName: "faultline_migration" } },
+    {
+      prefix: "",
+      run: {
+        schema: options.schema,
+        migrations: composition.coreLedgerMigrations,
+        tableName: "faultline_migration",
+      },
+    },
     ...composition.plugins
       .filter((plugin) => plugin.migrations?.length)
       .map((plugin) => ({ prefix: `${plugin.id}:`, run: { schema: options.schema, migrations: plugin.migrations ?? [], tableName: migrationTableName(plugin) } })),

@@ -1,3 +1,5 @@
+import { coreMigrations, mergeMigrationShares } from "../db/migrations/index.js";
+import type { SchemaMigration } from "../db/migrations/types.js";
 import type { AnyEndpoint } from "../http/endpoint.js";
 import { Router } from "../http/router.js";
 import type { FaultlinePlugin } from "./plugin.js";
@@ -6,6 +8,8 @@ export interface Composition {
   /** Plugins ordered so that each comes after its dependencies. */
   plugins: FaultlinePlugin[];
   router: Router<{ endpoint: AnyEndpoint; plugin: FaultlinePlugin }>;
+  /** What the core's migration table tracks: the core's migrations joined with the plugins' shares of them. */
+  coreLedgerMigrations: SchemaMigration[];
 }
 
 /** The table that records a plugin's own migrations (ids differing only in punctuation or case share one). */
@@ -40,7 +44,8 @@ export function composePlugins(plugins: readonly FaultlinePlugin[]): Composition
       operationOwners.set(endpoint.operationId, plugin.id);
     }
   }
-  return { plugins: ordered, router };
+  const coreLedgerMigrations = mergeMigrationShares([coreMigrations, ...ordered.map((plugin) => plugin.coreLedgerMigrations ?? [])]);
+  return { plugins: ordered, router, coreLedgerMigrations };
 }
 
 function orderByDependencies(byId: Map<string, FaultlinePlugin>): FaultlinePlugin[] {

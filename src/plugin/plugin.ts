@@ -61,8 +61,16 @@ export interface FaultlinePlugin<TApi extends object = object> {
   hooks?: PluginHooks;
   /** Domain-event subscriptions; they run inside the emitting transaction. */
   on?: PluginEventSubscriptions;
-  /** A third-party plugin's own migrations, tracked in its own migration table. */
+  /** The plugin's own migrations, tracked in its own migration table (`faultline_migration_<id>`). */
   migrations?: readonly SchemaMigration[];
+  /**
+   * Faultline's own plugins only: their shares of the original migrations (0001–0016), which
+   * each created several areas' tables at once. Kept under their original names in the core's
+   * migration table and joined with the other owners' shares of the same name, so they run as
+   * they always did and installs that ran them find them applied. A new table goes in
+   * `migrations`; composition refuses this field on a host's plugin.
+   */
+  coreLedgerMigrations?: readonly SchemaMigration[];
   errorRenderer?: ErrorRenderer;
   /** Background work run by the instance's worker. */
   tasks?: readonly TaskDefinition[];

@@ -1,11 +1,14 @@
-import { coreMigrations } from "../../src/db/migrations/index.js";
+import { composePlugins } from "../../src/plugin/compose.js";
 import { firstPartyPlugins } from "../../src/plugins/index.js";
 
+/** What the core's migration table tracks for the first-party plugins: the core's migrations with the plugins' shares joined in. */
+export const coreLedgerMigrations = composePlugins([...firstPartyPlugins]).coreLedgerMigrations;
+
 /**
- * Every migration an instance without host plugins applies, as `migrate` reports them: the core's,
- * then each first-party plugin's own (prefixed with its id, like a host plugin's).
+ * Every migration an instance without host plugins applies, as `migrate` reports them: the core's
+ * table's, then each first-party plugin's own (prefixed with its id, like a host plugin's).
  */
 export const firstPartyMigrationNames: readonly string[] = [
-  ...coreMigrations.map((migration) => migration.name),
+  ...coreLedgerMigrations.map((migration) => migration.name),
   ...firstPartyPlugins.flatMap((plugin) => ("migrations" in plugin ? (plugin.migrations ?? []) : []).map((migration) => `${plugin.id}:${migration.name}`)),
 ];

@@ -4,14 +4,13 @@ import { PGliteDialect } from "kysely-pglite-dialect";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { randomHex } from "../../src/crypto/secrets.js";
-import { coreMigrations } from "../../src/db/migrations/index.js";
 import type { Database } from "../../src/db/schema.js";
 import { runMigrations } from "../../src/db/migrator.js";
 import { createFaultline, definePlugin, SCOPES, tokens } from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { openRawDatabase, type RawDatabase } from "../helpers/database.js";
-import { firstPartyMigrationNames } from "../helpers/migrations.js";
+import { coreLedgerMigrations, firstPartyMigrationNames } from "../helpers/migrations.js";
 import { seedOrganization } from "../helpers/seed.js";
 import { type RunningServer, serveFaultline, httpAnswerCaller } from "../helpers/server.js";
 
@@ -331,7 +330,7 @@ describe("migration 0007_installation_consent", () => {
         ? new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: raw.input, max: 1 }) }) })
         : new Kysely<unknown>({ dialect: new PGliteDialect(raw.input) });
     try {
-      const released = coreMigrations.filter((migration) => migration.name < "0007");
+      const released = coreLedgerMigrations.filter((migration) => migration.name < "0007");
       await runMigrations(root, { schema, migrations: released, tableName: "faultline_migration" });
     } finally {
       // The PGlite dialect's destroy() would close the shared PGlite.

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/run.js";
 import { openDatabase } from "../../src/db/connect.js";
 import { quoteIdentifier } from "../../src/db/identifiers.js";
-import { coreMigrations } from "../../src/db/migrations/index.js";
+import { coreLedgerMigrations } from "../helpers/migrations.js";
 import { runMigrations } from "../../src/db/migrator.js";
 import { createFaultline, type Faultline, type FaultlineApi, tokens } from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
@@ -188,7 +188,7 @@ describe("retention", { timeout: 180_000 }, () => {
       await opened.close();
       await raw?.close();
     });
-    await runMigrations(opened.root, { schema, migrations: coreMigrations.filter((m) => m.name < "0009"), tableName: "faultline_migration" });
+    await runMigrations(opened.root, { schema, migrations: coreLedgerMigrations.filter((m) => m.name < "0009"), tableName: "faultline_migration" });
     const s = quoteIdentifier(schema);
     const run = (text: string) => sql.raw(text).execute(opened.root);
     await run(`INSERT INTO ${s}.organizations (slug, name, date_created) VALUES ('acme', 'Acme', now())`);

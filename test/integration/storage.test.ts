@@ -4,10 +4,9 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFaultline, definePlugin, type Logger, MigrationsPendingError } from "../../src/index.js";
 import { randomHex } from "../../src/crypto/secrets.js";
-import { coreMigrations } from "../../src/db/migrations/index.js";
 import { openRawDatabase, type RawDatabase } from "../helpers/database.js";
 import { silentLogger } from "../../src/logging/logger.js";
-import { firstPartyMigrationNames } from "../helpers/migrations.js";
+import { coreLedgerMigrations, firstPartyMigrationNames } from "../helpers/migrations.js";
 
 
 describe("storage", () => {
@@ -59,7 +58,7 @@ describe("storage", () => {
       const again = await faultline.migrate();
       expect(again.applied).toEqual([]);
       const rows = await raw.query<{ name: string }>(`SELECT name FROM ${schema}.faultline_migration ORDER BY name`);
-      expect(rows.map((r) => r.name)).toEqual(coreMigrations.map((m) => m.name));
+      expect(rows.map((r) => r.name)).toEqual(coreLedgerMigrations.map((m) => m.name));
     } finally {
       await faultline.close();
     }

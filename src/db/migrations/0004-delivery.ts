@@ -1,21 +1,12 @@
 import type { SchemaMigration } from "./types.js";
 
-/** Service hooks, the delivery outbox, the app request log, and app/OAuth token bookkeeping. */
+/**
+ * 0004_delivery, the core's share: the delivery outbox, and app/OAuth token bookkeeping. Service
+ * hooks and the app request log are their plugins' shares of the same migration.
+ */
 export const deliveryMigration: SchemaMigration = {
   name: "0004_delivery",
   statements: (s) => [
-    `CREATE TABLE ${s}.service_hooks (
-      id text PRIMARY KEY,
-      seq integer GENERATED ALWAYS AS IDENTITY,
-      organization_id integer NOT NULL REFERENCES ${s}.organizations (id) ON DELETE CASCADE,
-      project_id integer NOT NULL REFERENCES ${s}.projects (id) ON DELETE CASCADE,
-      url text NOT NULL,
-      events text[] NOT NULL,
-      secret text NOT NULL,
-      status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'disabled')),
-      date_created timestamptz NOT NULL
-    )`,
-    `CREATE INDEX service_hooks_listing ON ${s}.service_hooks (project_id, date_created DESC, seq DESC)`,
     `ALTER TABLE ${s}.apps ADD COLUMN webhook_status text NOT NULL DEFAULT 'active' CHECK (webhook_status IN ('active', 'disabled'))`,
     `ALTER TABLE ${s}.api_tokens ADD COLUMN refresh_token_hash text UNIQUE`,
     // One row per delivery; the body is fixed at enqueue so every retry sends the same bytes.
@@ -50,20 +41,5 @@ export const deliveryMigration: SchemaMigration = {
       first_failure_at timestamptz,
       PRIMARY KEY (destination_type, destination_id)
     )`,
-    `CREATE TABLE ${s}.app_request_log (
-      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-      app_id integer NOT NULL REFERENCES ${s}.apps (id) ON DELETE CASCADE,
-      organization_id integer NOT NULL,
-      delivery_id uuid NOT NULL,
-      attempt integer NOT NULL,
-      event_type text NOT NULL,
-      webhook_url text NOT NULL,
-      response_code integer NOT NULL,
-      is_error boolean NOT NULL,
-      request_body text NOT NULL,
-      response_body text NOT NULL,
-      date_created timestamptz NOT NULL
-    )`,
-    `CREATE INDEX app_request_log_by_app ON ${s}.app_request_log (app_id, date_created DESC, id DESC)`,
   ],
 };

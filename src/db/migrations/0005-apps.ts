@@ -1,6 +1,9 @@
 import type { SchemaMigration } from "./types.js";
 
-/** Indexes and a keyset column for the app platform's endpoints (installation tokens, link and delivery lists). */
+/**
+ * Indexes and a keyset column for the app platform's endpoints (installation tokens, delivery
+ * lists); the external issue links' index is that plugin's share.
+ */
 export const appsMigration: SchemaMigration = {
   name: "0005_apps",
   statements: (s) => [
@@ -10,7 +13,6 @@ export const appsMigration: SchemaMigration = {
     `CREATE INDEX deliveries_listing_seq ON ${s}.deliveries (organization_id, date_created DESC, seq DESC)`,
     // An installation's tokens: re-scoped when its app's scopes change, dropped on uninstall.
     `CREATE INDEX api_tokens_installation ON ${s}.api_tokens (installation_id) WHERE installation_id IS NOT NULL`,
-    `CREATE INDEX external_issues_listing ON ${s}.external_issues (installation_id, date_created DESC, id DESC)`,
     `CREATE INDEX apps_listing ON ${s}.apps (organization_id, date_created DESC, id DESC)`,
   ],
 };

@@ -21,6 +21,7 @@ import {
   MetricRuleRepositoryToken,
   MetricRuleServiceToken,
 } from "./tokens.js";
+import { alertsMigrations } from "./migrations.js";
 
 /**
  * Alert rules (platform.md §6): issue rules evaluated as each event is ingested (→ `event.alert`
@@ -29,6 +30,7 @@ import {
  */
 export const alertsPlugin = definePlugin({
   id: "alerts",
+  coreLedgerMigrations: alertsMigrations,
   dependencies: ["organizations", "issues", "service-hooks", "webhooks"],
   register(container) {
     const db = () => container.resolve(Db);

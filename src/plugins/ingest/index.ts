@@ -16,6 +16,7 @@ import { getOutcomeStats } from "./outcomes/routes.js";
 import { EventLoopDelayMonitor } from "./overload.js";
 import { IngestService } from "./service.js";
 import { IngestServiceToken, IngestSinkToken, OutcomeRecorderToken, OverloadMonitorToken, ProjectKeyResolverToken } from "./tokens.js";
+import { ingestMigrations } from "./migrations.js";
 
 /** How often counted outcomes are added to `ingest_outcomes`: the usage statistics lag by at most this. */
 const OUTCOME_FLUSH_INTERVAL_MS = 5_000;
@@ -29,6 +30,7 @@ function shedsOnOverload(container: DependencyContainer): boolean {
 /** Sentry-compatible ingestion (api.md §6.1): the envelope and store endpoints real SDKs post to. */
 export const ingestPlugin = definePlugin({
   id: "ingest",
+  coreLedgerMigrations: ingestMigrations,
   dependencies: ["organizations", "issues"],
   register(container) {
     registerIngestQueue(container);

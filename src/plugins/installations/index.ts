@@ -18,10 +18,12 @@ import {
 import type { ApproveScopesInput, CreateAppInput, InstallAppInput, UpdateAppInput } from "./schemas.js";
 import { InstallationService } from "./service.js";
 import { InstallationAuthorizerToken, InstallationRepositoryToken, InstallationServiceToken } from "./tokens.js";
+import { installationsMigrations } from "./migrations.js";
 
 /** Apps and installations: app management, installing, the OAuth exchange, UI components and the request log. */
 export const installationsPlugin = definePlugin({
   id: "installations",
+  coreLedgerMigrations: installationsMigrations,
   dependencies: ["organizations", "api-tokens"],
   // Sentry's own path words, so its tools work unmodified beside the seed's `svc` ones.
   pathAliases: { "sentry-apps": "svc-apps", "sentry-app-installations": "svc-app-installations", "sentry-app-components": "svc-app-components" },

@@ -11,10 +11,12 @@ import { purgeDeletedIssuesTask, snoozeExpiryTask } from "./tasks.js";
 import { CommentService } from "./comments/service.js";
 import { CommentServiceToken, EventProcessorToken, IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
 import { IssueWorkflow } from "./workflow/service.js";
+import { issuesMigrations } from "./migrations.js";
 
 /** Events and issues: grouping, storage, the issue workflow and its API. */
 export const issuesPlugin = definePlugin({
   id: "issues",
+  coreLedgerMigrations: issuesMigrations,
   dependencies: ["organizations"],
   register(container) {
     const db = () => container.resolve(Db);

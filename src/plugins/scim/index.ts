@@ -13,6 +13,7 @@ import { ScimSetupService } from "./setup-service.js";
 import { ScimGroupServiceToken, ScimRepositoryToken, ScimSetupServiceToken, ScimUnitOfWorkToken, ScimUserServiceToken } from "./tokens.js";
 import { ScimUnitOfWork } from "./unit-of-work.js";
 import { ScimUserService } from "./users-service.js";
+import { scimMigrations } from "./migrations.js";
 
 type Reference = string | number;
 
@@ -23,6 +24,7 @@ type Reference = string | number;
  */
 export const scimPlugin = definePlugin({
   id: "scim",
+  coreLedgerMigrations: scimMigrations,
   dependencies: ["organizations", "api-tokens"],
   register(container) {
     registerFactory(container, ScimRepositoryToken, () => new ScimRepository());

@@ -8,11 +8,13 @@ import { ServiceHookRepository } from "./repository.js";
 import { createHook, deleteHook, getHook, listHooks, updateHook } from "./routes.js";
 import { ServiceHookService } from "./service.js";
 import { ServiceHookDispatcherToken, ServiceHookRepositoryToken, ServiceHookServiceToken } from "./tokens.js";
+import { serviceHooksMigrations } from "./migrations.js";
 
 
 /** Project service hooks: CRUD, and signed `event.created` / `event.alert` deliveries. */
 export const serviceHooksPlugin = definePlugin({
   id: "service-hooks",
+  coreLedgerMigrations: serviceHooksMigrations,
   dependencies: ["organizations", "issues"],
   register(container) {
     registerFactory(container, ServiceHookRepositoryToken, (c) => new ServiceHookRepository(() => c.resolve(Db)));

@@ -1,5 +1,5 @@
 import { sql, type Transaction } from "kysely";
-import { PARTITIONS_AHEAD_WEEKS } from "../../../db/migrations/0009-retention.js";
+import { PARTITIONS_AHEAD_WEEKS } from "../migrations.js";
 import { quoteIdentifier } from "../../../db/identifiers.js";
 import type { Database } from "../../../db/schema.js";
 import { unlessLockBusy } from "./locks.js";
