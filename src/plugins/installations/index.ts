@@ -19,6 +19,7 @@ import type { ApproveScopesInput, CreateAppInput, InstallAppInput, UpdateAppInpu
 import { InstallationService } from "./service.js";
 import { InstallationAuthorizerToken, InstallationRepositoryToken, InstallationServiceToken } from "./tokens.js";
 import { installationsMigrations } from "./migrations.js";
+import { appRequestLogPruneTask } from "./request-log.js";
 
 /** Apps and installations: app management, installing, the OAuth exchange, UI components and the request log. */
 export const installationsPlugin = definePlugin({
@@ -49,6 +50,7 @@ export const installationsPlugin = definePlugin({
       (c) => new InstallationAuthorizer(() => c.resolve(Db), c.resolve(InstallationRepositoryToken), c.resolve(TokenServiceToken), c.resolve(Clock), c.resolve(TokenCache)),
     );
   },
+  tasks: [appRequestLogPruneTask],
   endpoints: [
     listInstallations,
     installApp,
@@ -98,3 +100,4 @@ export const installationsPlugin = definePlugin({
 export { authorizeIn, authorizeInstallation } from "./access.js";
 export { accessDeps } from "./app-routes.js";
 export { InstallationRepositoryToken, InstallationServiceToken } from "./tokens.js";
+export { type AppRequest, recordAppRequests } from "./request-log.js";

@@ -1,6 +1,7 @@
 import type { DestinationHandler } from "../../delivery/destinations.js";
 import { hexSignature } from "../../delivery/signing.js";
 import { truncateUtf8 } from "../../delivery/truncate.js";
+import { recordAppRequests } from "../installations/index.js";
 
 /** Bytes of UTF-8 kept of each body (platform.md §5.4: ≤ 1 KiB). */
 const LOG_BODY_LIMIT = 1024;
@@ -28,30 +29,20 @@ export const appWebhookDestination: DestinationHandler = {
     };
   },
   onAttempts: async (db, attempts, now) => {
-    // installation.deleted may outlive its app (deleted apps uninstall everywhere): no log then.
-    // The apps are key-share locked so none can vanish before the insert; one locked by a
-    // deletion in progress is skipped (its log goes with it): waiting for it would fail the
-    // foreign key (or deadlock) and roll back the outcomes of the whole group.
-    const appIds = [...new Set(attempts.map(({ delivery }) => Number(delivery.destination_id)))];
-    const existing = new Set(
-      (await db.selectFrom("apps").select("id").where("id", "in", appIds).forKeyShare().skipLocked().execute()).map((app) => Number(app.id)),
-    );
-    const rows = attempts
-      .filter(({ delivery }) => existing.has(Number(delivery.destination_id)))
-      .map(({ delivery, result }) => ({
-        app_id: Number(delivery.destination_id),
-        organization_id: delivery.organization_id,
-        delivery_id: delivery.id,
-        attempt: delivery.attempts,
-        event_type: delivery.event_type,
-        webhook_url: delivery.url,
-        response_code: result.status,
-        is_error: !(result.status >= 200 && result.status < 300),
-        request_body: truncateUtf8(delivery.body, LOG_BODY_LIMIT),
-        response_body: truncateUtf8(result.error ?? result.body, LOG_BODY_LIMIT),
-        date_created: now,
-      }));
-    if (rows.length > 0) await db.insertInto("app_request_log").values(rows).execute();
+    const requests = attempts.map(({ delivery, result }) => ({
+      app_id: Number(delivery.destination_id),
+      organization_id: delivery.organization_id,
+      delivery_id: delivery.id,
+      attempt: delivery.attempts,
+      event_type: delivery.event_type,
+      webhook_url: delivery.url,
+      response_code: result.status,
+      is_error: !(result.status >= 200 && result.status < 300),
+      request_body: truncateUtf8(delivery.body, LOG_BODY_LIMIT),
+      response_body: truncateUtf8(result.error ?? result.body, LOG_BODY_LIMIT),
+      date_created: now,
+    }));
+    await recordAppRequests(db, requests);
   },
   disable: async (db, delivery) => {
     const result = await db
