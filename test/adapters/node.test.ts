@@ -1,67 +1,71 @@
 import { createServer, request as httpRequest } from "node:http";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { toNodeHandler, type HasHandler, toWebRequest } from "../../adapters/node/index.js";
 import { readBodyBytes } from "../../src/http/body.js";
 import { ApiError } from "../../src/http/errors.js";
 import { listen, type RunningServer } from "../helpers/server.js";
 
-/** Counts the real `Request`s constructed while a test runs. */
-const OriginalRequest = globalThis.Request;
-let constructed = 0;
-class CountingRequest extends OriginalRequest {
-  constructor(...args: ConstructorParameters<typeof Request>) {
-    super(...args);
-    constructed += 1;
-  }
+/*
+ * Each test owns its state (its handler, its server, its count of Requests): nothing set by one
+ * test can change what another sees, in whatever order they run (--sequence.shuffle).
+ */
+
+/**
+ * Counts the real `Request`s constructed until the test ends. The adapter builds one with the
+ * global `Request`, so that is what is replaced, for this test only.
+ */
+function countRequestsBuilt(): { readonly built: number } {
+  const OriginalRequest = globalThis.Request;
+  const counter = { built: 0 };
+  globalThis.Request = class CountingRequest extends OriginalRequest {
+    constructor(...args: ConstructorParameters<typeof Request>) {
+      super(...args);
+      counter.built += 1;
+    }
+  };
+  onTestFinished(() => {
+    globalThis.Request = OriginalRequest;
+  });
+  return counter;
 }
 
-let seen: Request | undefined;
-let reply: () => Response = () => new Response("ok");
-const recorder: HasHandler = {
-  handler: async (request) => {
-    seen = request;
-    void request.headers.get("authorization"); // what the pipeline reads on every request
-    return reply();
-  },
-};
-
-let server: RunningServer;
-beforeAll(async () => {
-  globalThis.Request = CountingRequest as typeof Request;
-  server = await listen(createServer(toNodeHandler(recorder, { basePath: "/fl" })));
-});
-afterAll(async () => {
-  globalThis.Request = OriginalRequest;
-  await server?.close();
-});
-afterEach(() => {
-  constructed = 0;
-  reply = () => new Response("ok");
-});
+/** The adapter mounted at /fl in front of `handler`, on a server of the test's own, closed when it ends. */
+async function serveAdapter(handler: HasHandler["handler"]): Promise<RunningServer> {
+  const server = await listen(createServer(toNodeHandler({ handler }, { basePath: "/fl" })));
+  onTestFinished(() => server.close());
+  return server;
+}
 
 describe("faultline/node", () => {
   it("a GET builds no Request and copies no body: url, method and headers are read lazily", async () => {
+    const requests = countRequestsBuilt();
+    let seen: Request | undefined;
+    const server = await serveAdapter(async (request) => {
+      seen = request;
+      void request.headers.get("authorization"); // what the pipeline reads on every request
+      return new Response("ok");
+    });
     const response = await fetch(`${server.url}/fl/api/0/x/?a=1`, { headers: { Authorization: "Bearer t", "X-Twice": "a" } });
     expect(await response.text()).toBe("ok");
-    expect(constructed).toBe(0);
+    expect(requests.built).toBe(0);
     expect(seen?.method).toBe("GET");
     expect(seen?.url).toBe(`${server.url}/fl/api/0/x/?a=1`);
     expect(seen?.headers.get("x-twice")).toBe("a");
     expect(seen?.body).toBeNull();
     expect(seen).toBeInstanceOf(Request);
-    expect(constructed).toBe(0);
+    expect(requests.built).toBe(0);
   });
 
   it("a POST streams its body into one real Request when the body is read (and clone works)", async () => {
+    const requests = countRequestsBuilt();
     let text = "";
-    reply = () => new Response("ok");
-    recorder.handler = async (request) => {
+    const server = await serveAdapter(async (request) => {
       text = await request.clone().text();
-      return reply();
-    };
+      return new Response("ok");
+    });
     await fetch(`${server.url}/fl/upload`, { method: "POST", body: "x".repeat(100_000) });
     expect(text).toHaveLength(100_000);
-    expect(constructed).toBeGreaterThanOrEqual(1);
+    expect(requests.built).toBeGreaterThanOrEqual(1);
   });
 
   it("keeps a path that starts with // a path, on the request's own host", () => {
@@ -70,21 +74,23 @@ describe("faultline/node", () => {
   });
 
   it("sends a one-chunk body with Content-Length, a streamed one chunked, and every Set-Cookie", async () => {
-    recorder.handler = async () => reply();
-    reply = () => {
+    const withCookies = () => {
       const headers = new Headers();
       headers.append("Set-Cookie", "a=1");
       headers.append("Set-Cookie", "b=2");
       return new Response('{"ok":true}', { headers });
     };
+    const streamedInTwoChunks = () => new Response(new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array([1])), c.enqueue(new Uint8Array([2])), c.close()) }));
+    const server = await serveAdapter(async (request) => (new URL(request.url).pathname === "/fl/small" ? withCookies() : streamedInTwoChunks()));
     const small = await rawGet(`${server.url}/fl/small`);
     expect(small.headers["content-length"]).toBe("11");
     expect(small.headers["set-cookie"]).toEqual(["a=1", "b=2"]);
-    reply = () => new Response(new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array([1])), c.enqueue(new Uint8Array([2])), c.close()) }));
     const streamed = await rawGet(`${server.url}/fl/streamed`);
     expect([streamed.headers["transfer-encoding"], streamed.body.length]).toEqual(["chunked", 2]);
   });
+
   it("reads a body straight from the request (no Request built) and cuts a chunked one off at the limit", async () => {
+    const requests = countRequestsBuilt();
     const reader: HasHandler = {
       handler: async (request) => {
         try {
@@ -109,7 +115,7 @@ describe("faultline/node", () => {
       });
     try {
       expect(await send(["a".repeat(600), "b".repeat(400)])).toEqual({ status: 200, body: "read 1000" });
-      expect(constructed).toBe(0);
+      expect(requests.built).toBe(0);
       expect(await send(["a".repeat(600), "b".repeat(600), "c".repeat(600)])).toEqual({ status: 413, body: "Request body too large (limit 1 KiB)" });
       // The rest of a refused body is discarded, not left to corrupt the next request.
       expect(await send(["ok"])).toEqual({ status: 200, body: "read 2" });
@@ -119,6 +125,7 @@ describe("faultline/node", () => {
   });
 
   it("a body the host read first is reported as used and refused with the fix, never awaited forever", async () => {
+    const requests = countRequestsBuilt();
     const reader: HasHandler = {
       handler: async (request) => {
         const used = request.bodyUsed;
@@ -141,7 +148,7 @@ describe("faultline/node", () => {
     try {
       const response = await fetch(`${target.url}/upload`, { method: "POST", body: "{}" });
       expect(await response.text()).toMatch(/^true 500 .*consumed before Faultline.*Pass Faultline the request before anything reads its body/);
-      expect(constructed).toBe(0);
+      expect(requests.built).toBe(0);
     } finally {
       await target.close();
     }

@@ -1,4 +1,3 @@
-import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFaultline, definePlugin, type DomainEvent, SCOPES, tokens } from "../../src/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
@@ -26,19 +25,19 @@ describe("issue workflow", () => {
   let orgToken: string;
   let capture: ReturnType<typeof captureFor>;
   let fingerprintSeq = 0;
-  let projectId: string;
+  let organizationId: string;
 
   beforeAll(async () => {
     instance = await createTestInstance({ clock: { now: () => now }, worker: false, plugins: [spy] });
     const { api } = instance.faultline;
     const org = await api.organizations.create({ slug: "acme" });
+    organizationId = org.id;
     const ada = await api.users.create({ username: "ada", email: "ada@acme.test", name: "Ada" });
     await api.members.add({ organization: "acme", user: ada.id, role: "owner" });
     await api.users.create({ username: "bob", email: "bob@acme.test" });
     await api.members.add({ organization: "acme", user: "bob", role: "member" });
     await api.teams.create({ organization: "acme", slug: "backend", name: "Backend" });
     const project = await api.projects.create({ organization: "acme", slug: "web", platform: "node" });
-    projectId = project.id;
     await api.projects.create({ organization: "acme", slug: "norelease" });
     token = (await api.tokens.create({ user: ada.id, scopes: [...SCOPES] })).token;
     orgToken = (await api.tokens.create({ organization: "acme", scopes: ["event:admin"] })).token;
@@ -293,26 +292,43 @@ describe("issue workflow", () => {
     }
   });
 
-  it("creates exactly one issue from concurrent first events, also across instances", async () => {
-    const second = createFaultline({ database: instance.database, schema: instance.schema, logger: silentLogger, worker: false });
+  it("direct ingest: concurrent first events of one fingerprint create exactly one issue, also across instances", async () => {
+    // Two direct-mode writers (ingest.queued: false) on this instance's schema: each groups and
+    // stores its events itself, so both race to create the fingerprint's issue. (The queued
+    // digest's race is tested in ingest-queue.test.ts.) On PGlite, one connection serializes the
+    // writers' transactions; the race between them is real on PostgreSQL.
+    const writers = [0, 1].map(() =>
+      createFaultline({ database: instance.database, schema: instance.schema, logger: silentLogger, worker: false, ingest: { queued: false } }),
+    );
     try {
-      await second.ready();
+      await Promise.all(writers.map((writer) => writer.ready()));
+      // A project of its own: every issue row in it comes from this test.
+      const project = await instance.faultline.api.projects.create({ organization: "acme", slug: "race", platform: "node" });
       const fingerprint = ["concurrent-first"];
-      const secondCapture = captureFor(second as never, { id: projectId, organizationId: 1 });
-      await Promise.all(Array.from({ length: 40 }, (_, i) => (i % 2 ? capture : secondCapture)(errorEvent({ fingerprint }))));
+      const perWriter = 20;
+      const sent = perWriter * writers.length;
+      await Promise.all(
+        writers.flatMap((writer) => {
+          const capture = captureFor(writer, { id: project.id, organizationId });
+          return Array.from({ length: perWriter }, () => capture(errorEvent({ fingerprint })));
+        }),
+      );
+
       const db = instance.faultline.container.resolve(tokens.Db);
-      const grouped = await db
-        .selectFrom("events")
-        .select((eb) => ["issue_id", eb.fn.countAll().as("n")])
-        .where(sql<boolean>`payload @> ${JSON.stringify({ fingerprint })}::jsonb`)
-        .groupBy("issue_id")
-        .execute();
-      expect(grouped).toHaveLength(1);
-      expect(Number(grouped[0]?.n)).toBe(40);
-      const row = await db.selectFrom("issues").select("times_seen").where("id", "=", Number(grouped[0]?.issue_id)).executeTakeFirstOrThrow();
-      expect(Number(row.times_seen)).toBe(40);
+      const projectId = Number(project.id);
+      // A writer that lost the race must delete the issue it created: a leftover row has no event.
+      const issues = await db.selectFrom("issues").select(["id", "times_seen"]).where("project_id", "=", projectId).execute();
+      expect(issues).toHaveLength(1);
+      const [issue] = issues;
+      expect(Number(issue?.times_seen)).toBe(sent);
+      const events = await db.selectFrom("events").select("issue_id").where("project_id", "=", projectId).execute();
+      expect(events).toHaveLength(sent);
+      expect(new Set(events.map((event) => String(event.issue_id)))).toEqual(new Set([String(issue?.id)]));
+      const hashes = await db.selectFrom("issue_hashes").select("issue_id").where("project_id", "=", projectId).execute();
+      expect(hashes.length).toBeGreaterThan(0);
+      expect(new Set(hashes.map((hash) => String(hash.issue_id)))).toEqual(new Set([String(issue?.id)]));
     } finally {
-      await second.close();
+      await Promise.all(writers.map((writer) => writer.close()));
     }
   });
 });

@@ -110,18 +110,79 @@ describe("service hooks", () => {
     expect((request.json.event as { tags: string[][] }).tags).toContainEqual(["browser", "Firefox"]);
   });
 
-  it("sends nothing to hooks of other projects, to disabled hooks, or for unsubscribed events", async () => {
-    const before = receiver.received.length;
-    const alertOnly = await (await post(hooksPath(), { url: `${receiver.url}/alert-only`, events: ["event.alert"] })).json();
-    const disabled = await (await post(hooksPath(), { url: `${receiver.url}/disabled`, events: ["event.created"] })).json();
-    const updated = await fetch(`${hooksPath()}${disabled.id}/`, { method: "PUT", headers: { ...bearer(token), "content-type": "application/json" }, body: JSON.stringify({ isActive: false }) });
+  it("delivers an event to its project's active hooks subscribed to event.created, and to no other hook", async () => {
+    const { api } = instance.faultline;
+    const db = instance.faultline.container.resolve(tokens.Db);
+    const createHook = async (project: string, path: string, events: string[]): Promise<{ id: string; secret: string }> => {
+      const created = await post(hooksPath(project), { url: `${receiver.url}${path}`, events });
+      expect(created.status, path).toBe(201);
+      return created.json();
+    };
+    // Another project with hooks: its hook gets its own project's event (so it works), never web's.
+    const otherProject = await api.projects.create({ organization: "acme", slug: "other", name: "Other", features: ["servicehooks"] });
+    const otherCapture = captureFor(instance.faultline, { id: otherProject.id, organizationId });
+    const webHook = await createHook("web", "/subscribed", ["event.created"]);
+    const alertOnlyHook = await createHook("web", "/alert-only", ["event.alert"]);
+    const disabledHook = await createHook("web", "/disabled", ["event.created"]);
+    const otherProjectHook = await createHook("other", "/other-project", ["event.created"]);
+    const updated = await fetch(`${hooksPath()}${disabledHook.id}/`, { method: "PUT", headers: { ...bearer(token), "content-type": "application/json" }, body: JSON.stringify({ isActive: false }) });
     expect((await updated.json()).status).toBe("disabled");
-    await capture(errorEvent({ fingerprint: ["quiet"] }));
-    await instance.faultline.worker.runDue("delivery.send");
-    const paths = receiver.received.slice(before).map((r) => r.path);
-    expect(paths).not.toContain("/alert-only");
-    expect(paths).not.toContain("/disabled");
-    void alertOnly;
+
+    const web = await capture(errorEvent({ fingerprint: ["quiet"] }));
+    const other = await otherCapture(errorEvent({ fingerprint: ["other-project"] }));
+
+    // The outbox is written with the event: what it holds for these hooks is all they will ever get.
+    const hookIds = [webHook.id, alertOnlyHook.id, disabledHook.id, otherProjectHook.id];
+    const outbox = () => db.selectFrom("deliveries").select(["id", "destination_id", "event_type", "body", "status"]).where("destination_id", "in", hookIds).execute();
+    const queued = await outbox();
+    expect(queued.map((row) => [row.destination_id, row.event_type, (JSON.parse(row.body) as { event: { event_id: string } }).event.event_id]).sort()).toEqual(
+      [
+        [webHook.id, "event.created", web.eventId],
+        [otherProjectHook.id, "event.created", other.eventId],
+      ].sort(),
+    );
+    await waitFor(async () => (await outbox()).every((row) => row.status === "delivered"), 10_000, "both deliveries delivered");
+
+    // What the receiver got, as the contract says: one request per delivery, the outbox's exact
+    // bytes, signed with that hook's secret (and not another's).
+    const arrivals = (path: string) => receiver.received.filter((request) => request.path === path);
+    expect(arrivals("/alert-only")).toEqual([]);
+    expect(arrivals("/disabled")).toEqual([]);
+    const expected = [
+      { path: "/subscribed", hook: webHook, otherHook: otherProjectHook, eventId: web.eventId, project: "web", projectName: "web" },
+      { path: "/other-project", hook: otherProjectHook, otherHook: webHook, eventId: other.eventId, project: "other", projectName: "Other" },
+    ];
+    for (const { path, hook, otherHook, eventId, project, projectName } of expected) {
+      const requests = arrivals(path);
+      expect(requests, path).toHaveLength(1);
+      const [request] = requests;
+      if (!request) throw new Error(`nothing delivered to ${path}`);
+      const delivery = queued.find((row) => row.destination_id === hook.id);
+      expect(request.body, path).toBe(delivery?.body);
+      expect(request.headers, path).toMatchObject({
+        "content-type": "application/json",
+        "user-agent": "faultline-webhooks/1",
+        "x-svc-hook-guid": hook.id,
+        "x-svc-hook-event": "event.created",
+        "webhook-id": delivery?.id,
+        "webhook-timestamp": request.headers["x-svc-hook-timestamp"],
+      });
+      expect(Math.abs(Number(request.headers["x-svc-hook-timestamp"]) - Date.now() / 1000), path).toBeLessThan(60);
+      const signature = request.headers["x-svc-hook-signature"] as string;
+      expect(verifySignature(request.body, signature, hook.secret), path).toBe(true);
+      expect(verifyStandardWebhook(request.body, request.headers as Record<string, string>, hook.secret), path).toBe(true);
+      expect(verifySignature(request.body, signature, otherHook.secret), path).toBe(false);
+      expect(request.json, path).toMatchObject({
+        id: delivery?.id,
+        project,
+        project_name: projectName,
+        culprit: "handler(app.js)",
+        message: "x is undefined",
+        url: expect.stringMatching(/\/api\/0\/organizations\/acme\/issues\/\d+\/$/),
+        triggering_rules: [],
+        event: { event_id: eventId, level: "error", platform: "node" },
+      });
+    }
   });
 
   it("updates and deletes hooks; deleting cancels pending deliveries; unknown ids are 404", async () => {
