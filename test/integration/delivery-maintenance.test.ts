@@ -151,7 +151,7 @@ describe("delivery upkeep on a fixed clock: retention, the request log, the conn
     );
     expect(expected).toHaveLength(3 + 5 + 100 + 100);
 
-    await instance.faultline.worker.runDue("delivery.retention");
+    await instance.faultline.worker.runDue("installations.request-log-prune");
     const survivors = await db.selectFrom("app_request_log").select("id").where("app_id", "in", [busy, quiet]).execute();
     expect(survivors.map((r) => String(r.id)).sort()).toEqual(expected);
   });
