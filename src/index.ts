@@ -5,6 +5,13 @@ import "./delivery/engine.js";
 import "./plugins/installations/service.js";
 import "./plugins/issues/domain-events.js";
 import "./plugins/scim/events.js";
+// …and the modules that add each plugin's tables to Database, for the same reason.
+import "./plugins/alerts/tables.js";
+import "./plugins/external-issues/tables.js";
+import "./plugins/ingest/tables.js";
+import "./plugins/installations/tables.js";
+import "./plugins/issues/tables.js";
+import "./plugins/service-hooks/tables.js";
 import { type ApiOf, buildFaultline, type Faultline } from "./faultline.js";
 import type { FaultlineOptions } from "./options.js";
 import type { FaultlinePlugin } from "./plugin/plugin.js";

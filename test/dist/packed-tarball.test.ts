@@ -186,9 +186,13 @@ describe("the packed tarball installed into fresh hosts", () => {
       `verifySignature("{}", "00", 42);`,
       `// @ts-expect-error -- not a domain event`,
       `definePlugin({ id: "typo", on: { "issue.creatd": async () => {} } });`,
+      // Database has the core's tables and every plugin's (each plugin's tables.ts merges its own in).
+      `export type Tables = [Database["organizations"], Database["issues"], Database["service_hooks"], Database["metric_alert_rules"], Database["ingest_queue"]];`,
+      `// @ts-expect-error -- no such table`,
+      `export type NoTable = Database["issue"];`,
     ];
     const imports = [
-      `import { createFaultline, definePlugin, SCOPES, type Faultline } from "faultline";`,
+      `import { createFaultline, definePlugin, SCOPES, type Database, type Faultline } from "faultline";`,
       `import { toExpressHandler } from "faultline/express";`,
       `import { toFastifyPlugin } from "faultline/fastify";`,
       `import { toNextJsHandler, getOrCreateFaultline } from "faultline/next";`,

@@ -57,3 +57,4 @@ export const alertsPlugin = definePlugin({
 });
 
 export { METRIC_ALERT_TASK_ID } from "./tasks.js";
+export type { IssueStatsMinutelyTable, AlertRuleStatus, IssueAlertRulesTable, IssueAlertFiresTable, MetricTriggerLabel, MetricAlertRulesTable, MetricAlertIncidentsTable, MetricAlertIncidentActivityTable, MetricAlertSequencesTable, IssueAlertRule, MetricAlertRule, MetricAlertIncident } from "./tables.js";

@@ -24,3 +24,4 @@ export const externalIssuesPlugin = definePlugin({
   // The per-issue list (`…/issues/{issue_id}/external-issues/`) belongs to the issues plugin.
   endpoints: [listLinks, createLink, deleteLink],
 });
+export type { ExternalIssuesTable } from "./tables.js";

@@ -92,3 +92,4 @@ export const ingestPlugin = definePlugin({
 
 export { IngestServiceToken } from "./tokens.js";
 export { parseEnvelope, type Envelope, type EnvelopeItem } from "./envelope.js";
+export type { IngestQueueTable, IngestOutcomesTable, RateLimitWindowsTable } from "./tables.js";

@@ -101,3 +101,4 @@ export { authorizeIn, authorizeInstallation } from "./access.js";
 export { accessDeps } from "./app-routes.js";
 export { InstallationRepositoryToken, InstallationServiceToken } from "./tokens.js";
 export { type AppRequest, recordAppRequests } from "./request-log.js";
+export type { AppRequestLogTable } from "./tables.js";

@@ -1,6 +1,7 @@
 import { type Insertable, type Kysely, sql } from "kysely";
 import { Db } from "../../container/tokens.js";
-import type { AppRequestLogTable, Database } from "../../db/schema.js";
+import type { Database } from "../../db/schema.js";
+import type { AppRequestLogTable } from "./tables.js";
 import type { TaskDefinition } from "../../worker/task.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { IssueStatus } from "../../db/schema.js";
+import type { IssueStatus } from "./tables.js";
 import type { EventUser } from "./grouping/types.js";
 
 /** The project part of every issue event payload. */

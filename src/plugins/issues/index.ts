@@ -61,3 +61,4 @@ export {
 export { IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";
+export type { IssueStatus, ReleasesTable, IssuesTable, IssueHashesTable, EventsTable, IssueUsersTable, IssueFacetTables, IssueActivityTable, IssueUserStateTable, IssueCommentsTable, EventIdsTable, Issue, StoredEvent, IssueActivity, IssueComment } from "./tables.js";

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
-import type { Database, Issue } from "../../db/schema.js";
+import type { Database } from "../../db/schema.js";
+import type { Issue } from "./tables.js";
 import { findWithDetail, type IssueWithDetail } from "./serialize/detail-query.js";
 import { issueByRef, parseIssueRef } from "./issue-ref.js";
 

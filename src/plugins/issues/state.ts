@@ -1,4 +1,4 @@
-import type { Issue, IssueStatus } from "../../db/schema.js";
+import type { Issue, IssueStatus } from "./tables.js";
 import type { ResolutionType } from "./domain-events.js";
 
 /** How an issue was resolved, kept to decide later whether an event is a regression. */

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { int4Id } from "../../db/ids.js";
-import type { Database, Organization, ScimDatabase } from "../../db/schema.js";
+import type { Database, Organization } from "../../db/schema.js";
+import type { ScimDatabase } from "./tables.js";
 import type { TransactionScope } from "../../db/transaction.js";
 import type { Actor } from "../../events/event-bus.js";
 import { invalidFilter, resourceNotFound } from "./errors.js";

@@ -59,3 +59,4 @@ export const scimPlugin = definePlugin({
 });
 
 export type { ScimMemberSnapshot, ScimTeamMemberRef, ScimTeamSnapshot } from "./events.js";
+export type { ScimMemberColumns, ScimTeamColumns, ScimDatabase } from "./tables.js";

@@ -1,4 +1,5 @@
-import type { Delivery, ServiceHook } from "../../db/schema.js";
+import type { Delivery } from "../../db/schema.js";
+import type { ServiceHook } from "./tables.js";
 import type { TransactionScope } from "../../db/transaction.js";
 import { TransactionMemo } from "../../db/transaction-memo.js";
 import type { DestinationHandler } from "../../delivery/destinations.js";

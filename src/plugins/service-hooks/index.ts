@@ -41,3 +41,4 @@ new ServiceHookDispatcher(c.resolve(ServiceHookRepositoryToken), c.resolve(Outbo
 
 export { eventAlertPayload } from "./payload.js";
 export { ServiceHookDispatcherToken } from "./tokens.js";
+export type { ServiceHooksTable, ServiceHook } from "./tables.js";

@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import { updateIfChanged } from "../../db/changes.js";
-import type { Database, ServiceHook } from "../../db/schema.js";
+import type { Database } from "../../db/schema.js";
+import type { ServiceHook } from "./tables.js";
 import { type KeysetBound, keysetCondition } from "../../http/pagination.js";
 
 /** Service hooks, always addressed through their organization and project. */

@@ -1,4 +1,4 @@
-import type { ServiceHook } from "../../db/schema.js";
+import type { ServiceHook } from "./tables.js";
 import { isoDate } from "../../http/format.js";
 
 /** A hook as every read shows it: the secret only ever appears in the creation response. */

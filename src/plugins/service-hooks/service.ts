@@ -1,6 +1,7 @@
 import type { Clock } from "../../clock.js";
 import { randomHex } from "../../crypto/secrets.js";
-import type { Project, ServiceHook } from "../../db/schema.js";
+import type { Project } from "../../db/schema.js";
+import type { ServiceHook } from "./tables.js";
 import { checkDestination } from "../../delivery/ssrf.js";
 import { ApiError, fieldErrors, notFound } from "../../http/errors.js";
 import type { OrganizationService } from "../organizations/index.js";

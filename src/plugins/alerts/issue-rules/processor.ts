@@ -1,4 +1,4 @@
-import type { IssueAlertRule } from "../../../db/schema.js";
+import type { IssueAlertRule } from "../tables.js";
 import type { TransactionScope } from "../../../db/transaction.js";
 import { TransactionMemo } from "../../../db/transaction-memo.js";
 import { type DomainEvent, SYSTEM_ACTOR } from "../../../events/event-bus.js";

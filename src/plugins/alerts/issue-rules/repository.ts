@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import { updateIfChanged } from "../../../db/changes.js";
-import type { Database, IssueAlertRule } from "../../../db/schema.js";
+import type { Database } from "../../../db/schema.js";
+import type { IssueAlertRule } from "../tables.js";
 import { type KeysetBound, keysetCondition } from "../../../http/pagination.js";
 import type { IssueRuleInput } from "./schemas.js";
 

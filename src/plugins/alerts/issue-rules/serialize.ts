@@ -1,4 +1,5 @@
-import type { IssueAlertRule, Project } from "../../../db/schema.js";
+import type { Project } from "../../../db/schema.js";
+import type { IssueAlertRule } from "../tables.js";
 import { isoDate } from "../../../http/format.js";
 
 /** A rule as the API shows it (Sentry's field names; `projects` holds the one project's slug). */

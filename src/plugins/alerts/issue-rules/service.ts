@@ -1,5 +1,6 @@
 import type { Clock } from "../../../clock.js";
-import type { IssueAlertRule, Project } from "../../../db/schema.js";
+import type { Project } from "../../../db/schema.js";
+import type { IssueAlertRule } from "../tables.js";
 import { notFound } from "../../../http/errors.js";
 import type { OrganizationService } from "../../organizations/index.js";
 import type { IssueRuleRepository } from "./repository.js";

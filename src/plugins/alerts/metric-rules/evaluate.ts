@@ -1,4 +1,4 @@
-import type { MetricTriggerLabel } from "../../../db/schema.js";
+import type { MetricTriggerLabel } from "../tables.js";
 
 export type IncidentStep = "open" | MetricTriggerLabel | "resolved";
 

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
-import type { Database, MetricAlertIncident, MetricAlertRule } from "../../../db/schema.js";
+import type { Database } from "../../../db/schema.js";
+import type { MetricAlertIncident, MetricAlertRule } from "../tables.js";
 import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
 import { SYSTEM_ACTOR } from "../../../events/event-bus.js";
 import type { Logger } from "../../../logging/logger.js";

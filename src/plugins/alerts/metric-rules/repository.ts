@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from "kysely";
-import type { Database, MetricAlertIncident, MetricAlertIncidentActivityTable, MetricAlertRule } from "../../../db/schema.js";
+import type { Database } from "../../../db/schema.js";
+import type { MetricAlertIncident, MetricAlertIncidentActivityTable, MetricAlertRule } from "../tables.js";
 import { type KeysetBound, keysetCondition } from "../../../http/pagination.js";
 import { type EventTerm, eventQueryCondition } from "./query.js";
 

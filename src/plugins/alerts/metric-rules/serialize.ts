@@ -1,4 +1,4 @@
-import type { MetricAlertIncident, MetricAlertRule } from "../../../db/schema.js";
+import type { MetricAlertIncident, MetricAlertRule } from "../tables.js";
 import { isoDate } from "../../../http/format.js";
 import type { IncidentActivity } from "./repository.js";
 

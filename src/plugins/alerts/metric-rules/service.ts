@@ -1,6 +1,6 @@
 import type { Clock } from "../../../clock.js";
 import { hasChanges } from "../../../db/changes.js";
-import type { MetricAlertRule } from "../../../db/schema.js";
+import type { MetricAlertRule } from "../tables.js";
 import { fieldErrors, notFound } from "../../../http/errors.js";
 import { EventQueryError, parseEventQuery } from "./query.js";
 import type { MetricRuleColumns, MetricRuleRepository } from "./repository.js";

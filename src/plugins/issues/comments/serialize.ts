@@ -1,4 +1,4 @@
-import type { IssueComment } from "../../../db/schema.js";
+import type { IssueComment } from "../tables.js";
 import { idString, isoDate } from "../../../http/format.js";
 
 /** A comment with its author's account (null for comments made with a token that has no user). */

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Clock } from "../../../clock.js";
-import type { Database, Issue, IssueComment } from "../../../db/schema.js";
+import type { Database } from "../../../db/schema.js";
+import type { Issue, IssueComment } from "../tables.js";
 import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
 import type { EventBus } from "../../../events/event-bus.js";
 import { ApiError, notFound } from "../../../http/errors.js";

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
-import type { Database, StoredEvent } from "../../../db/schema.js";
+import type { Database } from "../../../db/schema.js";
+import type { StoredEvent } from "../tables.js";
 import { type KeysetBound, keysetPage, type Page } from "../../../http/pagination.js";
 
 /**

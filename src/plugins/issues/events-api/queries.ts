@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
-import type { Database, StoredEvent } from "../../../db/schema.js";
+import type { Database } from "../../../db/schema.js";
+import type { StoredEvent } from "../tables.js";
 import type { Neighbours } from "./serialize.js";
 
 const HEX_ID = /^[0-9a-f]{32}$/;

@@ -1,4 +1,4 @@
-import type { StoredEvent } from "../../../db/schema.js";
+import type { StoredEvent } from "../tables.js";
 import { idString, isoDate } from "../../../http/format.js";
 import { type EventMessage, type EventUser, normalizeEvent } from "../grouping/index.js";
 import { resolveMessage } from "../grouping/message.js";

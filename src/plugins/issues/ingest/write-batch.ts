@@ -1,5 +1,6 @@
 import { sql, type Transaction } from "kysely";
-import type { Database, Issue } from "../../../db/schema.js";
+import type { Database } from "../../../db/schema.js";
+import type { Issue } from "../tables.js";
 import type { TransactionScope } from "../../../db/transaction.js";
 import { type EventBus, SYSTEM_ACTOR } from "../../../events/event-bus.js";
 import type { ProjectSnapshot } from "../domain-events.js";

@@ -1,5 +1,6 @@
 import { type SelectQueryBuilder, sql } from "kysely";
-import type { Database, Issue } from "../../../db/schema.js";
+import type { Database } from "../../../db/schema.js";
+import type { Issue } from "../tables.js";
 
 /**
  * The issue columns a list item shows (serialize/issue.ts), without the ones it does not

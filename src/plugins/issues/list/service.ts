@@ -1,5 +1,6 @@
 import { expressionBuilder, type Kysely, sql } from "kysely";
-import type { Database, Issue } from "../../../db/schema.js";
+import type { Database } from "../../../db/schema.js";
+import type { Issue } from "../tables.js";
 import { keysetPage, type Page } from "../../../http/pagination.js";
 import { parseShortId } from "../short-id.js";
 import type { SearchContext } from "../search/to-sql.js";

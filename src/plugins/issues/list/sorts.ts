@@ -1,4 +1,4 @@
-import type { Issue } from "../../../db/schema.js";
+import type { Issue } from "../tables.js";
 
 /** What a sort key is read from: an issue row, or a list row whose timestamps are ISO text (list/columns.ts). */
 export type SortKeyRow = Pick<Issue, "times_seen" | "user_count"> & { first_seen: Date | string; last_seen: Date | string };

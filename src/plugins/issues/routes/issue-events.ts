@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { DependencyContainer } from "tsyringe";
 import { Clock, Db } from "../../../container/tokens.js";
-import type { Issue, StoredEvent } from "../../../db/schema.js";
+import type { Issue, StoredEvent } from "../tables.js";
 import { defineEndpoint } from "../../../http/endpoint.js";
 import { ApiError, notFound } from "../../../http/errors.js";
 import { cursorSchema, pageReply, pageSizeSchema } from "../../../http/pagination.js";

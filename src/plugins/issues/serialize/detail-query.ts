@@ -1,7 +1,8 @@
 import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { PreparedStatement } from "../../../db/prepared.js";
-import type { Database, Issue } from "../../../db/schema.js";
+import type { Database } from "../../../db/schema.js";
+import type { Issue } from "../tables.js";
 import { issueByRef, type IssueRef } from "../issue-ref.js";
 import { bucketsBetween, epochMs, type IssueQuery, type RelatedColumns, type TimelineBuckets, withRelatedColumns } from "./related-sql.js";
 import { timelineRange } from "./stats.js";

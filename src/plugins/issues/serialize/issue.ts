@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
-import type { Database, Issue } from "../../../db/schema.js";
+import type { Database } from "../../../db/schema.js";
+import type { Issue } from "../tables.js";
 import { idString, isoDate } from "../../../http/format.js";
 import type { ListRow } from "../list/columns.js";
 import { formatShortId } from "../short-id.js";

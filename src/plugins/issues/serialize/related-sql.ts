@@ -1,6 +1,7 @@
 import { type Expression, type ExpressionBuilder, type SelectQueryBuilder, sql } from "kysely";
 import { jsonObjectFrom } from "kysely/helpers/postgres";
-import type { Database, Issue } from "../../../db/schema.js";
+import type { Database } from "../../../db/schema.js";
+import type { Issue } from "../tables.js";
 import type { StatsTable, TimelineSpec } from "./stats.js";
 
 /**
