@@ -30,14 +30,16 @@ export function createFaultline<const P extends readonly FaultlinePlugin[] = []>
 
 export type { Faultline, ApiOf } from "./faultline.js";
 export type { FaultlineOptions, AuthenticateHook } from "./options.js";
-export type { FaultlineHandler, HandlerOptions } from "./http/pipeline.js";
+export type { FaultlineHandler } from "./http/pipeline.js";
+export type { HandlerOptions } from "./http/handler-options.js";
 export { type DatabaseInput, type DatabaseSource, DEFAULT_DATA_DIR, type PGliteLike, type PgPoolLike } from "./db/connect.js";
 export type { Database } from "./db/schema.js";
 export type { MigrationReport, MigrationStatus } from "./db/migrator.js";
 export type { SchemaMigration } from "./db/migrations/types.js";
 export type { Logger } from "./logging/logger.js";
 export type { Metrics, MetricsOptions } from "./observability/metrics.js";
-export type { Health, HealthReport, CheckResult, ReadinessCheck, ReadinessContext } from "./observability/health.js";
+export type { Health, HealthReport } from "./observability/health.js";
+export type { CheckResult, ReadinessCheck, ReadinessContext } from "./observability/readiness.js";
 export type { Clock } from "./clock.js";
 export type { Principal, PrincipalInput } from "./auth/principal.js";
 export { SCOPES, type Scope } from "./auth/scopes.js";

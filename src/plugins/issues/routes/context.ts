@@ -4,7 +4,7 @@ import type { Organization } from "../../../db/schema.js";
 import type { DependencyContainer } from "tsyringe";
 import { requestBaseUrl } from "../../organizations/links.js";
 import { PublicBaseUrl } from "../../organizations/tokens.js";
-import type { ListPresentation } from "../list/service.js";
+import type { ListPresentation } from "../list/presentation.js";
 import type { SerializeContext } from "../serialize/issue.js";
 import { issueLinks } from "../urls.js";
 
