@@ -47,14 +47,18 @@ function issuesCreated(container: DependencyContainer) {
   return container.resolve(Metrics).counter("issues_created_total", "Issues created (the first event of a new group)");
 }
 
+/** The ingest port: where the ingest plugin hands events, directly or through its queue. */
 export {
   EventPayloadProcessorToken,
   EventSinkToken,
   EventStoreToken,
+  type CaptureOptions,
   type EventPayloadProcessor,
   type EventSink,
   type EventStore,
+  type NormalizedEvent,
   type ProjectRef,
+  type StorableEvent,
 } from "./ingest/port.js";
 export { IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
 export type * from "./domain-events.js";
