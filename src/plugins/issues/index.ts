@@ -63,3 +63,5 @@ export {
 export { IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";
+/** The issue search syntax (api.md §3.3), which metric alert queries are written in too. */
+export { parseSearchQuery } from "./search/parser.js";
