@@ -60,7 +60,7 @@ export {
   type ProjectRef,
   type StorableEvent,
 } from "./ingest/port.js";
-export { IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
+export { type IssueLookup, IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";
 /** The issue search syntax (api.md §3.3), which metric alert queries are written in too. */
