@@ -1,10 +1,11 @@
 import "reflect-metadata";
-// Modules that add first-party events to DomainEventMap (declaration merging). Imported here so
-// the published declarations load them for every consumer: a host plugin's `on` handlers are typed.
+// Modules that add first-party events to DomainEventMap (declaration merging): the core's, and the
+// plugins' public entries, which load their own. Imported here so the published declarations load
+// them for every consumer: a host plugin's `on` handlers are typed.
 import "./delivery/engine.js";
-import "./plugins/installations/service.js";
-import "./plugins/issues/domain-events.js";
-import "./plugins/scim/events.js";
+import "./plugins/installations/index.js";
+import "./plugins/issues/index.js";
+import "./plugins/scim/index.js";
 import { type ApiOf, buildFaultline, type Faultline } from "./faultline.js";
 import type { FaultlineOptions } from "./options.js";
 import type { FaultlinePlugin } from "./plugin/plugin.js";
