@@ -1,17 +1,16 @@
 import "reflect-metadata";
-// Modules that add first-party events to DomainEventMap (declaration merging). Imported here so
-// the published declarations load them for every consumer: a host plugin's `on` handlers are typed.
+// Modules that add first-party events to DomainEventMap and tables to Database (declaration
+// merging): the core's, and the plugins' public entries, which load their own. Imported here so the
+// published declarations load them for every consumer: a host plugin's `on` handlers are typed,
+// and `Database` has every table.
 import "./delivery/engine.js";
-import "./plugins/installations/service.js";
-import "./plugins/issues/domain-events.js";
-import "./plugins/scim/events.js";
-// …and the modules that add each plugin's tables to Database, for the same reason.
-import "./plugins/alerts/tables.js";
-import "./plugins/external-issues/tables.js";
-import "./plugins/ingest/tables.js";
-import "./plugins/installations/tables.js";
-import "./plugins/issues/tables.js";
-import "./plugins/service-hooks/tables.js";
+import "./plugins/alerts/index.js";
+import "./plugins/external-issues/index.js";
+import "./plugins/ingest/index.js";
+import "./plugins/installations/index.js";
+import "./plugins/issues/index.js";
+import "./plugins/scim/index.js";
+import "./plugins/service-hooks/index.js";
 import { type ApiOf, buildFaultline, type Faultline } from "./faultline.js";
 import type { FaultlineOptions } from "./options.js";
 import type { FaultlinePlugin } from "./plugin/plugin.js";
@@ -37,14 +36,16 @@ export function createFaultline<const P extends readonly FaultlinePlugin[] = []>
 
 export type { Faultline, ApiOf } from "./faultline.js";
 export type { FaultlineOptions, AuthenticateHook } from "./options.js";
-export type { FaultlineHandler, HandlerOptions } from "./http/pipeline.js";
+export type { FaultlineHandler } from "./http/pipeline.js";
+export type { HandlerOptions } from "./http/handler-options.js";
 export { type DatabaseInput, type DatabaseSource, DEFAULT_DATA_DIR, type PGliteLike, type PgPoolLike } from "./db/connect.js";
 export type { Database } from "./db/schema.js";
 export type { MigrationReport, MigrationStatus } from "./db/migrator.js";
 export type { SchemaMigration } from "./db/migrations/types.js";
 export type { Logger } from "./logging/logger.js";
 export type { Metrics, MetricsOptions } from "./observability/metrics.js";
-export type { Health, HealthReport, CheckResult, ReadinessCheck, ReadinessContext } from "./observability/health.js";
+export type { Health, HealthReport } from "./observability/health.js";
+export type { CheckResult, ReadinessCheck, ReadinessContext } from "./observability/readiness.js";
 export type { Clock } from "./clock.js";
 export type { Principal, PrincipalInput } from "./auth/principal.js";
 export { SCOPES, type Scope } from "./auth/scopes.js";

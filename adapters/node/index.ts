@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError } from "../../src/http/errors.js";
-import type { FaultlineHandler, HandlerOptions } from "../../src/http/pipeline.js";
+import type { HandlerOptions } from "../../src/http/handler-options.js";
+import type { FaultlineHandler } from "../../src/http/pipeline.js";
 import { requestTargetReply } from "../../src/http/request-target.js";
 import { sentryErrorReply } from "../../src/http/responses.js";
 import { createDefaultLogger, HANDLER_LOGGER, type Logger } from "../../src/logging/logger.js";

@@ -18,24 +18,13 @@ import type { HookContext } from "../plugin/plugin.js";
 import { bodyConsumed, bodyTooLarge, type ConsumedBody, consumedBodyOf, parseJsonBody, readBodyBytes } from "./body.js";
 import { type AnyEndpoint, ORGANIZATION_PARAM } from "./endpoint.js";
 import { ApiError, NOT_FOUND_DETAIL } from "./errors.js";
+import type { HandlerOptions } from "./handler-options.js";
 import { checkJsonBody, checkPathParams, checkQuery, checkUrlLength } from "./input-policy.js";
 import { requestIdFor } from "./request-id.js";
 import { parseOrThrow } from "./validate.js";
 import { replyToResponse, sentryErrorReply } from "./responses.js";
 import { isWireReply, WIRE_HANDLER, type WireHandler, type WireReply, wireReplyOf, wireToResponse } from "./wire.js";
 import type { Reply } from "./endpoint.js";
-
-/** Per-request options an adapter passes: where the host mounted Faultline, and who sent the request. */
-export interface HandlerOptions {
-  /** The mount prefix of this request (`/faultline`); defaults to the instance's `basePath`. */
-  basePath?: string;
-  /**
-   * The sender's IP address as the host resolved it: the socket's peer, or the client named in
-   * `X-Forwarded-For` when the host trusts its proxy (the adapters apply the framework's
-   * trusted-proxy setting). Ingest puts it where an SDK asked for `{{auto}}`; absent, it is unknown.
-   */
-  clientAddress?: string;
-}
 
 /**
  * Web-standard `Request → Response` handler every adapter calls. Node adapters use the

@@ -1,5 +1,5 @@
 import type { Reply } from "./endpoint.js";
-import type { HandlerOptions } from "./pipeline.js";
+import type { HandlerOptions } from "./handler-options.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 

@@ -4,7 +4,7 @@ import type { DomainEvent, DomainEventName } from "../events/event-bus.js";
 import type { TransactionScope } from "../db/transaction.js";
 import type { AnyEndpoint, EndpointContext, Reply } from "../http/endpoint.js";
 import type { ApiError } from "../http/errors.js";
-import type { ReadinessCheck } from "../observability/health.js";
+import type { ReadinessCheck } from "../observability/readiness.js";
 import type { TaskDefinition } from "../worker/task.js";
 
 /** The context of a matched request, as hooks see it. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { FaultlineHandler, HandlerOptions } from "../http/pipeline.js";
+import type { HandlerOptions } from "../http/handler-options.js";
+import type { FaultlineHandler } from "../http/pipeline.js";
 import { type Asset, type AssetStore, defaultAssetsDir, type Encoding, loadAssets, type Variant } from "./assets.js";
 import { CONTENT_SECURITY_POLICY, type ClientConfig, renderPage } from "./page.js";
 

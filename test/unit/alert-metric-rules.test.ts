@@ -1,3 +1,5 @@
+// query.ts parses with the issues plugin's public entry, which loads the plugin (and tsyringe).
+import "reflect-metadata";
 import { describe, expect, it } from "vitest";
 import { incidentSteps, levelFor, type Thresholds } from "../../src/plugins/alerts/metric-rules/evaluate.js";
 import { windowText } from "../../src/plugins/alerts/metric-rules/payload.js";

@@ -28,4 +28,4 @@ export const apiTokensPlugin = definePlugin({
   }),
 });
 
-export { TokenServiceToken } from "./tokens.js";
+export { type TokenIssuer, TokenServiceToken } from "./tokens.js";

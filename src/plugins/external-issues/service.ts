@@ -3,7 +3,7 @@ import type { Clock } from "../../clock.js";
 import type { AppInstallation, Database } from "../../db/schema.js";
 import { runInTransaction } from "../../db/transaction.js";
 import { fieldErrors, notFound } from "../../http/errors.js";
-import type { IssueRepository } from "../issues/repository.js";
+import type { IssueLookup } from "../issues/index.js";
 import type { ExternalIssueRepository, LinkRow } from "./repository.js";
 import type { LinkBody } from "./schemas.js";
 
@@ -12,7 +12,7 @@ export class ExternalIssueService {
   constructor(
     private readonly db: () => Kysely<Database>,
     private readonly repository: ExternalIssueRepository,
-    private readonly issues: IssueRepository,
+    private readonly issues: IssueLookup,
     private readonly clock: Clock,
   ) {}
 

@@ -1,10 +1,10 @@
 import type { DependencyContainer } from "tsyringe";
+import { resolveActor } from "../../auth/actor.js";
 import type { Principal } from "../../auth/principal.js";
 import { Db } from "../../container/tokens.js";
 import { defineEndpoint } from "../../http/endpoint.js";
 import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
 import { z } from "zod";
-import { resolveActor } from "../issues/actor.js";
 import { authorizeApp, authorizeIn } from "./access.js";
 import { createAppInput, requestLogQuery, updateAppInput } from "./schemas.js";
 import { serializeApp, serializeRequest } from "./serialize.js";

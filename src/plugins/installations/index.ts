@@ -1,3 +1,6 @@
+// The `installation.*` domain events (DomainEventMap): loaded with the public entry, so the
+// published declarations type a host plugin's `on` handlers for them.
+import "./domain-events.js";
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, EventBus, Options, TokenCache } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";

@@ -7,7 +7,7 @@ import type { Database } from "../../db/schema.js";
 import { runInTransaction } from "../../db/transaction.js";
 import { ApiError, badRequest } from "../../http/errors.js";
 import { isoDate } from "../../http/format.js";
-import type { TokenService } from "../api-tokens/service.js";
+import type { TokenIssuer } from "../api-tokens/index.js";
 import { grantedScopes } from "./consent.js";
 import type { InstallationRepository } from "./repository.js";
 import type { AuthorizationBody } from "./schemas.js";
@@ -28,7 +28,7 @@ export class InstallationAuthorizer {
   constructor(
     private readonly db: () => Kysely<Database>,
     private readonly repository: InstallationRepository,
-    private readonly tokens: TokenService,
+    private readonly tokens: TokenIssuer,
     private readonly clock: Clock,
     private readonly tokenCache: TokenCache,
   ) {}

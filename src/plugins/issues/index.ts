@@ -49,16 +49,22 @@ function issuesCreated(container: DependencyContainer) {
   return container.resolve(Metrics).counter("issues_created_total", "Issues created (the first event of a new group)");
 }
 
+/** The ingest port: where the ingest plugin hands events, directly or through its queue. */
 export {
   EventPayloadProcessorToken,
   EventSinkToken,
   EventStoreToken,
+  type CaptureOptions,
   type EventPayloadProcessor,
   type EventSink,
   type EventStore,
+  type NormalizedEvent,
   type ProjectRef,
+  type StorableEvent,
 } from "./ingest/port.js";
-export { IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
+export { type IssueLookup, IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";
+/** The issue search syntax (api.md §3.3), which metric alert queries are written in too. */
+export { parseSearchQuery } from "./search/parser.js";
 export type { IssueStatus, ReleasesTable, IssuesTable, IssueHashesTable, EventsTable, IssueUsersTable, IssueFacetTables, IssueActivityTable, IssueUserStateTable, IssueCommentsTable, EventIdsTable, Issue, StoredEvent, IssueActivity, IssueComment } from "./tables.js";

@@ -4,6 +4,9 @@ import type { EventProcessor } from "./ingest/processor.js";
 import type { IssueRepository } from "./repository.js";
 import type { IssueWorkflow } from "./workflow/service.js";
 
+/** What other plugins (external issue links) use of the repository: finding an organization's issue by id or short id. */
+export type IssueLookup = Pick<IssueRepository, "find">;
+
 export const IssueRepositoryToken: InjectionToken<IssueRepository> = Symbol("faultline.IssueRepository");
 export const IssueWorkflowToken: InjectionToken<IssueWorkflow> = Symbol("faultline.IssueWorkflow");
 export const EventProcessorToken: InjectionToken<EventProcessor> = Symbol("faultline.EventProcessor");

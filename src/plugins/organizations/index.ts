@@ -82,5 +82,5 @@ export const organizationsPlugin = definePlugin({
 });
 
 export { OrganizationLinksToken, OrganizationServiceToken, OrganizationRepositoryToken } from "./tokens.js";
-export type { LinkContext, OrganizationLinks } from "./links.js";
+export { type LinkContext, type OrganizationLinks, requestBaseUrl } from "./links.js";
 export type { OrganizationService } from "./service.js";

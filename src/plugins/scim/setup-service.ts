@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { Database, Organization } from "../../db/schema.js";
 import { ApiError } from "../../http/errors.js";
 import type { TokenCache } from "../../auth/token-cache.js";
-import type { TokenService } from "../api-tokens/service.js";
+import type { TokenIssuer } from "../api-tokens/index.js";
 import type { OrganizationService } from "../organizations/index.js";
 import { scimDb } from "./call.js";
 import { SCIM_TOKEN_SCOPES } from "./constants.js";
@@ -17,7 +17,7 @@ export class ScimSetupService {
     private readonly db: () => Kysely<Database>,
     private readonly repository: ScimRepository,
     private readonly organizations: OrganizationService,
-    private readonly tokens: TokenService,
+    private readonly tokens: TokenIssuer,
     private readonly tokenCache: TokenCache,
   ) {}
 

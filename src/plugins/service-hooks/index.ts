@@ -40,5 +40,5 @@ new ServiceHookDispatcher(c.resolve(ServiceHookRepositoryToken), c.resolve(Outbo
 });
 
 export { eventAlertPayload } from "./payload.js";
-export { ServiceHookDispatcherToken } from "./tokens.js";
+export { ServiceHookDispatcherToken, type ServiceHookSender } from "./tokens.js";
 export type { ServiceHooksTable, ServiceHook } from "./tables.js";

@@ -77,4 +77,6 @@ export const webhooksPlugin = definePlugin({
   },
 });
 
-export { AppWebhookDispatcherToken } from "./tokens.js";
+export { AppWebhookDispatcherToken, type AppWebhookSender } from "./tokens.js";
+/** The `data` of an `error` webhook, which an `event_alert` webhook carries too. */
+export { errorData } from "./payloads.js";

@@ -2,9 +2,8 @@ import type { IssueAlertRule } from "../tables.js";
 import type { TransactionScope } from "../../../db/transaction.js";
 import { TransactionMemo } from "../../../db/transaction-memo.js";
 import { type DomainEvent, SYSTEM_ACTOR } from "../../../events/event-bus.js";
-import type { ServiceHookDispatcher } from "../../service-hooks/dispatcher.js";
-import type { AppWebhookDispatcher } from "../../webhooks/dispatcher.js";
-import { errorData } from "../../webhooks/payloads.js";
+import type { ServiceHookSender } from "../../service-hooks/index.js";
+import { type AppWebhookSender, errorData } from "../../webhooks/index.js";
 import type { OrganizationLinks } from "../../organizations/index.js";
 import { type EventFacts, ruleMatches, windowStart } from "./evaluate.js";
 import type { IssueRuleRepository } from "./repository.js";
@@ -38,8 +37,8 @@ export class IssueAlertProcessor {
 
   constructor(
     private readonly repository: IssueRuleRepository,
-    private readonly serviceHooks: ServiceHookDispatcher,
-    private readonly appWebhooks: AppWebhookDispatcher,
+    private readonly serviceHooks: ServiceHookSender,
+    private readonly appWebhooks: AppWebhookSender,
     private readonly links: OrganizationLinks,
   ) {}
 

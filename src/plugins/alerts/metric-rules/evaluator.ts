@@ -4,7 +4,7 @@ import type { MetricAlertIncident, MetricAlertRule } from "../tables.js";
 import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
 import { SYSTEM_ACTOR } from "../../../events/event-bus.js";
 import type { Logger } from "../../../logging/logger.js";
-import type { AppWebhookDispatcher } from "../../webhooks/dispatcher.js";
+import type { AppWebhookSender } from "../../webhooks/index.js";
 import type { OrganizationLinks } from "../../organizations/index.js";
 import { type IncidentStep, incidentSteps } from "./evaluate.js";
 import { metricAlertData } from "./payload.js";
@@ -24,7 +24,7 @@ export class MetricAlertEvaluator {
   constructor(
     private readonly db: () => Kysely<Database>,
     private readonly repository: MetricRuleRepository,
-    private readonly appWebhooks: AppWebhookDispatcher,
+    private readonly appWebhooks: AppWebhookSender,
     private readonly links: OrganizationLinks,
     private readonly logger: Logger,
   ) {}

@@ -1,7 +1,7 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
 import type { Database } from "../../../db/schema.js";
 import { ApiError } from "../../../http/errors.js";
-import { parseSearchQuery } from "../../issues/search/parser.js";
+import { parseSearchQuery } from "../../issues/index.js";
 
 /** One term of a metric alert query: a field of the event, any of the values, maybe negated. */
 export type EventTerm =

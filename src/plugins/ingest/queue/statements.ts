@@ -1,5 +1,6 @@
 import { CompiledQuery } from "kysely";
 import { quoteIdentifier } from "../../../db/identifiers.js";
+import { MAX_DIGEST_ATTEMPTS } from "../../../db/ingest-queue.js";
 
 /** A queued event as the digest claims it. */
 export interface QueueRow {
@@ -9,9 +10,6 @@ export interface QueueRow {
   platform: string | null;
   event: string;
 }
-
-/** A claimed row that failed alone this many times stays in the queue for inspection and is skipped. */
-export const MAX_DIGEST_ATTEMPTS = 5;
 
 /**
  * The queue's hot statements, written once per instance as plain SQL: the accept path runs one of

@@ -6,7 +6,7 @@ import { runInTransaction, type TransactionScope } from "../../../db/transaction
 import type { EventBus } from "../../../events/event-bus.js";
 import { ApiError, notFound } from "../../../http/errors.js";
 import { keysetCondition, keysetPage, type Page } from "../../../http/pagination.js";
-import { type ResolvedActor, resolveActor } from "../actor.js";
+import { type ResolvedActor, resolveActor } from "../../../auth/actor.js";
 import type { CommentSnapshot } from "../domain-events.js";
 import type { IssueRepository } from "../repository.js";
 import { issueSnapshot } from "../snapshot.js";

@@ -6,7 +6,8 @@ import { type RelatedColumns, withRelatedColumns } from "../serialize/related-sq
 import type { ListRow } from "./columns.js";
 import type { StatsTable, TimelineSpec } from "../serialize/stats.js";
 import { hitsQuery, pageQuery } from "./queries.js";
-import type { ListParams, ListPresentation } from "./service.js";
+import type { ListParams } from "./params.js";
+import type { ListPresentation } from "./presentation.js";
 import { type IssueSort, SORTS } from "./sorts.js";
 
 /**

@@ -74,3 +74,6 @@ export function windowBounds(window: TimeWindowParam, now: Date): { start: Date;
 
 export type ListIssuesQuery = z.output<typeof listIssuesQuery>;
 export type IssueFilterParams = Pick<ListIssuesQuery, "query" | "status" | "assignee" | "project" | "environment">;
+
+/** What the list reads: the filters, sort, page and presentation of a list request. */
+export type ListParams = Pick<ListIssuesQuery, keyof IssueFilterParams | "sort" | "limit" | "cursor" | "shortIdLookup" | "window" | "series">;

@@ -5,9 +5,9 @@ import { keysetPage, type Page } from "../../../http/pagination.js";
 import { parseShortId } from "../short-id.js";
 import type { SearchContext } from "../search/to-sql.js";
 import { type IssueCondition, issueCondition, issuesWhere } from "./filters.js";
-import { type IssueFilterParams, type ListIssuesQuery, windowBounds } from "./params.js";
+import { type IssueFilterParams, type ListParams, windowBounds } from "./params.js";
+import { listPresentation, type ListPresentation } from "./presentation.js";
 import { withRelatedColumns } from "../serialize/related-sql.js";
-import { autoSpec, periodSpec, type TimelineSpec } from "../serialize/stats.js";
 import type { ListRow } from "./columns.js";
 import { defaultPageRows, isDefaultShape } from "./default-page.js";
 import { hitsQuery, MAX_HITS, pageQuery } from "./queries.js";
@@ -26,24 +26,6 @@ export interface IssueListResult {
   directHit: boolean;
   /** The stats series and window the page's counts were read for. */
   presentation: ListPresentation;
-}
-
-export type ListParams = Pick<ListIssuesQuery, keyof IssueFilterParams | "sort" | "limit" | "cursor" | "shortIdLookup" | "window" | "series">;
-
-/** What the page's items show besides their rows: the stats series and the window's counts. */
-export interface ListPresentation {
-  /** The stats series to draw, or null for no `stats`. */
-  stats: TimelineSpec | null;
-  /** The buckets the time window's counts are summed over, or null without a window. */
-  window: TimelineSpec | null;
-}
-
-/** The stats series and window buckets of a list request at `now`. */
-export function listPresentation(params: Pick<ListParams, "window" | "series">, now: Date): ListPresentation {
-  const bounds = windowBounds(params.window, now);
-  const series = params.series;
-  const stats = series === null ? null : series === "auto" ? (bounds ? autoSpec(bounds) : null) : periodSpec(series, now);
-  return { stats, window: bounds ? autoSpec(bounds) : null };
 }
 
 /** The issue list of api.md §3.2, for one organization and caller. */

@@ -1,8 +1,8 @@
 import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
 import { quoteIdentifier } from "../../../db/identifiers.js";
+import { MAX_DIGEST_ATTEMPTS } from "../../../db/ingest-queue.js";
 import type { Database } from "../../../db/schema.js";
 import { runInTransaction } from "../../../db/transaction.js";
-import { MAX_DIGEST_ATTEMPTS } from "../../ingest/queue/statements.js";
 import { takeRetentionLock, unlessLockBusy } from "./locks.js";
 import { ensurePartitions, listPartitions } from "./partitions.js";
 

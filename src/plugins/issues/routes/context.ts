@@ -2,9 +2,9 @@ import { Clock, Db, Options } from "../../../container/tokens.js";
 import type { Principal } from "../../../auth/principal.js";
 import type { Organization } from "../../../db/schema.js";
 import type { DependencyContainer } from "tsyringe";
-import { requestBaseUrl } from "../../organizations/links.js";
+import { requestBaseUrl } from "../../organizations/index.js";
 import { PublicBaseUrl } from "../../organizations/tokens.js";
-import type { ListPresentation } from "../list/service.js";
+import type { ListPresentation } from "../list/presentation.js";
 import type { SerializeContext } from "../serialize/issue.js";
 import { issueLinks } from "../urls.js";
 

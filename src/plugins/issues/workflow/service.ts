@@ -7,7 +7,7 @@ import type { Issue } from "../tables.js";
 import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
 import type { EventBus } from "../../../events/event-bus.js";
 import { badRequest, notFound } from "../../../http/errors.js";
-import { type ResolvedActor, resolveActor } from "../actor.js";
+import { type ResolvedActor, resolveActor } from "../../../auth/actor.js";
 import type { ProjectSnapshot } from "../domain-events.js";
 import type { IssueRepository } from "../repository.js";
 import { issueSnapshot } from "../snapshot.js";

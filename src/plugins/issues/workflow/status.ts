@@ -1,15 +1,11 @@
+import type { ActingUser } from "../../../auth/actor.js";
 import { badRequest, fieldErrors } from "../../../http/errors.js";
 import type { ResolutionType } from "../domain-events.js";
 import { type IssueState, reopen, type Resolution, type Snooze } from "../state.js";
 import { type IgnoreConditions, ignoreConditionsOf, type UpdateIssueBody } from "./schemas.js";
 
 /** Who changed the status, as Sentry puts it in statusDetails.actor. */
-export interface StatusActor {
-  id: string;
-  name: string;
-  username: string;
-  email: string | null;
-}
+export type StatusActor = ActingUser;
 
 export type StatusEvent =
   | { name: "issue.resolved"; resolutionType: ResolutionType }

@@ -1,14 +1,21 @@
 import type { Kysely } from "kysely";
-import type { Principal } from "../../auth/principal.js";
-import type { Database } from "../../db/schema.js";
-import type { Actor } from "../../events/event-bus.js";
-import type { StatusActor } from "./workflow/status.js";
+import type { Database } from "../db/schema.js";
+import type { Actor } from "../events/event-bus.js";
+import type { Principal } from "./principal.js";
+
+/** The user who acted, as Sentry shows one (an issue's statusDetails.actor). */
+export interface ActingUser {
+  id: string;
+  name: string;
+  username: string;
+  email: string | null;
+}
 
 export interface ResolvedActor {
   /** For domain events (webhook `actor`). */
   actor: Actor;
   /** For statusDetails.actor; null when no user acted. */
-  user: StatusActor | null;
+  user: ActingUser | null;
   userId: number | null;
 }
 

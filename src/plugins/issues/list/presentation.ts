@@ -1,0 +1,18 @@
+import { autoSpec, periodSpec, type TimelineSpec } from "../serialize/stats.js";
+import { type ListParams, windowBounds } from "./params.js";
+
+/** What the page's items show besides their rows: the stats series and the window's counts. */
+export interface ListPresentation {
+  /** The stats series to draw, or null for no `stats`. */
+  stats: TimelineSpec | null;
+  /** The buckets the time window's counts are summed over, or null without a window. */
+  window: TimelineSpec | null;
+}
+
+/** The stats series and window buckets of a list request at `now`. */
+export function listPresentation(params: Pick<ListParams, "window" | "series">, now: Date): ListPresentation {
+  const bounds = windowBounds(params.window, now);
+  const series = params.series;
+  const stats = series === null ? null : series === "auto" ? (bounds ? autoSpec(bounds) : null) : periodSpec(series, now);
+  return { stats, window: bounds ? autoSpec(bounds) : null };
+}
