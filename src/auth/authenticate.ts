@@ -15,6 +15,14 @@ export function unauthenticated(detail = NO_CREDENTIALS): ApiError {
   return new ApiError(401, detail, {}, challenge);
 }
 
+/** What authenticating a request needs: the database, the clock, the host's hook and the token cache. */
+export interface AuthenticateDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  hook?: AuthenticateHook;
+  cache?: TokenCache;
+}
+
 /**
  * Finds the caller: the host's `authenticate` hook first (it may return null to fall through),
  * then the bearer token. Returns null when the request carries no credentials at all;
@@ -23,7 +31,7 @@ export function unauthenticated(detail = NO_CREDENTIALS): ApiError {
  */
 export async function authenticateRequest(
   request: Request,
-  deps: { db: Kysely<Database>; clock: Clock; hook?: AuthenticateHook; cache?: TokenCache },
+  deps: AuthenticateDeps,
 ): Promise<Principal | null> {
   const fromHost = deps.hook ? await deps.hook(request) : null;
   if (fromHost) return hostPrincipal(fromHost);

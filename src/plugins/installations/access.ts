@@ -5,7 +5,7 @@ import type { Principal } from "../../auth/principal.js";
 import type { Scope } from "../../auth/scopes.js";
 import type { App, AppInstallation, Database } from "../../db/schema.js";
 import { notFound } from "../../http/errors.js";
-import { forbidden } from "../../http/pipeline.js";
+import { forbidden } from "../../http/stages/access.js";
 import type { InstallationRepository } from "./repository.js";
 
 /**

@@ -6,7 +6,7 @@ import type { Database } from "../../../db/schema.js";
 import type { z } from "zod";
 import { type AnyEndpoint, defineEndpoint, type EndpointContext, type EndpointDefinition } from "../../../http/endpoint.js";
 import { notFound } from "../../../http/errors.js";
-import { forbidden } from "../../../http/pipeline.js";
+import { forbidden } from "../../../http/stages/access.js";
 import { parseOrThrow } from "../../../http/validate.js";
 import { listIssueHashes } from "./events.js";
 import { deleteIssue, getIssue, updateIssue } from "./issue.js";
