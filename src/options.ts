@@ -145,7 +145,7 @@ export const optionsSchema = z.strictObject({
       retentionDays: z.number().int().min(1).max(3650).default(30),
     })
     .prefault({}),
-  /** How accepted events reach storage (#14). */
+  /** How accepted events reach storage (docs/issues.md, "Queued ingest (the default)"). */
   ingest: z
     .strictObject({
       /**
@@ -187,7 +187,7 @@ export const optionsSchema = z.strictObject({
     })
     .prefault({}),
   /**
-   * How long events are kept (#17, docs/operations.md "Retention"). Events older than `days`
+   * How long events are kept (docs/operations.md, "Retention"). Events older than `days`
    * (by when they were received) expire with the weekly partition holding them; a project's own
    * `retention_days` (`faultline.api.retention.setProjectDays`) overrides it. Give every instance
    * and `faultline retention run --days` the same value.

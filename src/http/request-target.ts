@@ -6,7 +6,8 @@ import { type WireReply, wireReplyOf } from "./wire.js";
  * The one guard every adapter puts between a raw request and `new URL`: a request target and a
  * `Host` (or `X-Forwarded-Host` / `-Proto` from a trusted proxy) that do not make a URL — or make
  * one naming another host or path than the client sent — are a 400 naming what was wrong, never
- * an exception out of the host's request listener (#27: `Host: exa mple.com` ended the host).
+ * an exception out of the host's request listener, which a `Host: exa mple.com` once ended
+ * (docs/http.md, "Request targets and `Host`").
  */
 
 /** A 400 for a request whose target or origin headers make no URL; adapters answer it themselves. */

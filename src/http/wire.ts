@@ -6,9 +6,10 @@ const JSON_TYPE = "application/json; charset=utf-8";
 /**
  * A reply rendered without a web `Response`: status, header pairs and the body's text. Node
  * adapters write it straight to the socket. Building a `Response` (a `Headers` object and a body
- * stream) and reading it back out cost as much as the rest of a small request (#14: ~60 µs of an
- * ingest acknowledgement), so every JSON and empty reply goes out this way; a handler's own
- * `Response` (streams, files) still goes out as a `Response`.
+ * stream) and reading it back out cost as much as the rest of a small request (~60 µs of an
+ * ingest acknowledgement: docs/performance.md, "Where the accept path's CPU goes"), so every JSON
+ * and empty reply goes out this way; a handler's own `Response` (streams, files) still goes out as
+ * a `Response`.
  */
 export interface WireReply {
   readonly status: number;

@@ -3,8 +3,9 @@ import { setImmediate as afterPendingIo } from "node:timers/promises";
 /**
  * Items a long loop of background work handles between two turns of the event loop: about a
  * millisecond of work per slice for the digest's per-event steps, so that the host's own requests
- * (and ingest's acknowledgements) wait at most that long behind a batch (#14: a 500-event digest
- * batch blocked the loop for 20–35 ms at a time without it).
+ * (and ingest's acknowledgements) wait at most that long behind a batch (without it a 500-event
+ * digest batch blocked the loop for 20–35 ms at a time: docs/performance.md, "Error storm and
+ * ack-to-visible").
  */
 export const ITEMS_PER_TURN = 100;
 

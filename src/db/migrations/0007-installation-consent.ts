@@ -2,8 +2,8 @@ import type { SchemaMigration } from "./types.js";
 
 /**
  * What each organization consented to for an installed app. An installation's tokens never carry
- * more than this set, whatever scopes the app's owner adds later (#13 finding 8); scopes the app
- * gains wait for the installing organization's approval.
+ * more than this set, whatever scopes the app's owner adds later; scopes the app gains wait for
+ * the installing organization's approval (docs/authentication.md, "Installation tokens and consent").
  */
 export const installationConsentMigration: SchemaMigration = {
   name: "0007_installation_consent",

@@ -1,9 +1,9 @@
 import type { SchemaMigration } from "./types.js";
 
 /**
- * The delivery log's history (#27): one row per attempt — where it went, what came back (no code
- * when nothing answered), how long it took and the error — so a failing destination can be told
- * apart from a slow or refusing one. The delivery keeps its last attempt's duration beside its
+ * The delivery log's history (docs/webhooks.md, "The delivery log"): one row per attempt — where
+ * it went, what came back (no code when nothing answered), how long it took and the error — so a
+ * failing destination can be told apart from a slow or refusing one. The delivery keeps its last attempt's duration beside its
  * last code and error, so the listing needs no join. Attempts go with their delivery (retention,
  * organization deletion).
  */

@@ -24,7 +24,7 @@ import {
 import { alertsMigrations } from "./migrations.js";
 
 /**
- * Alert rules (platform.md §6): issue rules evaluated as each event is ingested (→ `event.alert`
+ * Alert rules (docs/alerts.md): issue rules evaluated as each event is ingested (→ `event.alert`
  * service hooks, `event_alert.triggered` app webhooks) and metric rules evaluated every minute by
  * the worker (→ incidents and `metric_alert.*` app webhooks).
  */

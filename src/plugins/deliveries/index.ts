@@ -5,7 +5,10 @@ import { DeliveryRepository } from "./repository.js";
 import { getDelivery, listDeliveries, redeliver } from "./routes.js";
 import { DeliveryRepositoryToken } from "./tokens.js";
 
-/** Inspection and manual redelivery of an organization's outgoing webhooks (platform.md §5.3). */
+/**
+ * Inspection and manual redelivery of an organization's outgoing webhooks (docs/webhooks.md, "The
+ * delivery log").
+ */
 export const deliveriesPlugin = definePlugin({
   id: "deliveries",
   dependencies: ["organizations"],

@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-/** `POST /api/0/svc-app-installations/{uuid}/external-issues/`: every field required (platform.md §2). */
+/** `POST /api/0/svc-app-installations/{uuid}/external-issues/`: every field required. */
 export const linkBody = z.object({
   // An integer per the contract; a numeric string is accepted too, as clients often send ids as strings.
   issueId: z.union([

@@ -1,6 +1,6 @@
 import type { LinkRow } from "./repository.js";
 
-/** A link object (platform.md §2): `issueId` is a string though it is sent as an integer (seed). */
+/** A link object: ids are strings, `issueId` too, though apps send it as an integer. */
 export function serializeLink(row: LinkRow) {
   return {
     id: String(row.id),

@@ -7,7 +7,7 @@ import type { IssueLookup } from "../issues/index.js";
 import type { ExternalIssueRepository, LinkRow } from "./repository.js";
 import type { LinkBody } from "./schemas.js";
 
-/** Links between issues and items in an app's external tracker (platform.md §2). */
+/** Links between issues and items in an app's external tracker (`…/svc-app-installations/{uuid}/external-issues/`). */
 export class ExternalIssueService {
   constructor(
     private readonly db: () => Kysely<Database>,

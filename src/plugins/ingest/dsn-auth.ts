@@ -1,4 +1,4 @@
-/** Header names that carry Sentry's auth parameters; `X-Svc-Auth` is the branded form (api.md §6.1). */
+/** Header names that carry Sentry's auth parameters; `X-Svc-Auth` is the branded form. */
 const AUTH_HEADERS = ["x-sentry-auth", "x-svc-auth"] as const;
 
 /**

@@ -25,10 +25,10 @@ export function malformedEnvelope(reason: string): ApiError {
 }
 
 /**
- * Parses Sentry's envelope format (api.md §6.1): a header line, then per item a header line and
- * a payload of exactly `length` bytes, or up to the next newline when `length` is absent.
- * Lenient where SDKs differ: a final newline is optional, blank lines between items are skipped
- * and a `\r` before a newline is dropped. Anything else malformed → 400 naming the problem.
+ * Parses Sentry's envelope format: a header line, then per item a header line and a payload of
+ * exactly `length` bytes, or up to the next newline when `length` is absent. Lenient where SDKs
+ * differ: a final newline is optional, blank lines between items are skipped and a `\r` before a
+ * newline is dropped. Anything else malformed → 400 naming the problem.
  */
 export function parseEnvelope(bytes: Uint8Array): Envelope {
   const reader = new ByteReader(bytes);

@@ -19,7 +19,7 @@ export function tooLarge(what: string, limit: number): ApiError {
 /**
  * A refusal SDKs are told to retry later. It is an answer, not a fault, and in an error storm
  * there are thousands a second: built without a stack trace, whose capture was ~18 µs of each
- * `429` (#14's storm profile) and is never read for a 4xx.
+ * `429` (docs/performance.md, "Error storm and ack-to-visible") and is never read for a 4xx.
  */
 function refusal(detail: string, headers: Record<string, string>): ApiError {
   const limit = Error.stackTraceLimit;

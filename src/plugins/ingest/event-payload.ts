@@ -32,7 +32,7 @@ export function parseEventPayload(bytes: Uint8Array): ReceivedEvent {
 }
 
 /**
- * The error events of an envelope; every other item type is accepted and ignored (§6.1).
+ * The error events of an envelope; every other item type is accepted and ignored, never a 400.
  * An event without its own `event_id` takes the envelope header's, as Relay does, so the id
  * the SDK logged is the id we store.
  */

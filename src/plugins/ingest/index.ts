@@ -27,7 +27,10 @@ function shedsOnOverload(container: DependencyContainer): boolean {
   return queued && shedAtEventLoopDelayMs !== null;
 }
 
-/** Sentry-compatible ingestion (api.md §6.1): the envelope and store endpoints real SDKs post to. */
+/**
+ * Sentry-compatible ingestion (docs/issues.md, "From event to issue"): the envelope and store
+ * endpoints real SDKs post to.
+ */
 export const ingestPlugin = definePlugin({
   id: "ingest",
   coreLedgerMigrations: ingestMigrations,

@@ -1,6 +1,9 @@
 const MiB = 1024 * 1024;
 
-/** api.md §6.1. The compressed body limit equals the envelope limit: compression never makes a body bigger in practice. */
+/**
+ * Ingest's own body limits (docs/security.md, "Input limits"). The compressed body limit equals the
+ * envelope limit: compression never makes a body bigger in practice.
+ */
 export const INGEST_LIMITS = {
   /** Request body as sent (possibly compressed). */
   bodyBytes: 20 * MiB,

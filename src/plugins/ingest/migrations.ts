@@ -7,10 +7,11 @@ import type { SchemaMigration } from "../../db/migrations/types.js";
  */
 export const ingestMigrations: readonly SchemaMigration[] = [
   /**
-   * The ingest queue (#14): accepted, normalised events waiting for the digest stage to group and
-   * store them. A row is written by the accept path's group commit and deleted in the digest's
-   * transaction that stored its event, so an acknowledged event is either here or in `events`.
-   * No foreign keys: each would cost a lookup per accepted row on the hot path.
+   * The ingest queue (docs/issues.md, "Queued ingest (the default)"): accepted, normalised events
+   * waiting for the digest stage to group and store them. A row is written by the accept path's
+   * group commit and deleted in the digest's transaction that stored its event, so an acknowledged
+   * event is either here or in `events`. No foreign keys: each would cost a lookup per accepted row
+   * on the hot path.
    */
   {
     name: "0008_ingest_queue",
@@ -26,9 +27,10 @@ export const ingestMigrations: readonly SchemaMigration[] = [
     ],
   },
   /**
-   * Rate-limit counters shared across instances (#17): one row per DSN key and window, to which
-   * each instance adds the quota it leases. No foreign key (a deleted key's rows expire with their
-   * window); the worker deletes ended windows.
+   * Rate-limit counters shared across instances (docs/operations.md, "Rate limits across
+   * instances"): one row per DSN key and window, to which each instance adds the quota it leases.
+   * No foreign key (a deleted key's rows expire with their window); the worker deletes ended
+   * windows.
    */
   {
     name: "0010_rate_limits",
@@ -43,10 +45,11 @@ export const ingestMigrations: readonly SchemaMigration[] = [
     ],
   },
   /**
-   * Ingest outcomes (#14): how many events each project's SDKs sent and what became of them —
-   * accepted, rate limited (key quota, full queue), or discarded by the SDK itself (client
-   * reports) — per hour, as Sentry's stats page shows them. Counted in memory on the hot path and
-   * added here in one upsert every few seconds, so a storm of refused events costs no row per event.
+   * Ingest outcomes (docs/issues.md, "Outcomes: what became of sent events"): how many events each
+   * project's SDKs sent and what became of them — accepted, rate limited (key quota, full queue),
+   * or discarded by the SDK itself (client reports) — per hour, as Sentry's stats page shows them.
+   * Counted in memory on the hot path and added here in one upsert every few seconds, so a storm of
+   * refused events costs no row per event.
    */
   {
     name: "0011_ingest_outcomes",

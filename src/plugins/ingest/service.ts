@@ -170,7 +170,7 @@ function withInferredIps(events: ReceivedEvent[], input: IngestInput): ReceivedE
   });
 }
 
-/** Relay only routes numeric project ids, so anything else is not an ingest path: 404 (api.md §1.3). */
+/** Relay only routes numeric project ids, so anything else is not an ingest path: 404. */
 function parseProjectId(segment: string): number {
   if (!/^\d{1,15}$/.test(segment)) throw notFound();
   return Number(segment);

@@ -41,7 +41,8 @@ export async function authorizeApp(deps: AccessDeps, slug: string, required: rea
 
 /**
  * An installation by UUID, authorized in its organization. An installation-bound token reaches
- * only its own installation (platform.md §2): another one, even in the same organization, is a 404.
+ * only its own installation (docs/security.md, "Tokens and scopes"): another one, even in the same
+ * organization, is a 404.
  */
 export async function authorizeInstallation(
   deps: AccessDeps,

@@ -1,9 +1,10 @@
 import { expandScopes, type Scope } from "../../auth/scopes.js";
 
 /**
- * The consent rules of an installation (#13 finding 8). An app declares scopes; each organization
- * that installs it consents to some of them. The stored consent is kept a subset of the app's
- * scopes, so the installation's tokens carry exactly the consented set, and:
+ * The consent rules of an installation (docs/authentication.md, "Installation tokens and
+ * consent"). An app declares scopes; each organization that installs it consents to some of them.
+ * The stored consent is kept a subset of the app's scopes, so the installation's tokens carry
+ * exactly the consented set, and:
  *
  * - an app scope is *granted* when the consent covers it (implications apply: consent to
  *   `org:admin` covers an app narrowed to `org:read`), else it is *pending*;

@@ -15,7 +15,7 @@ import type { AuthorizationBody } from "./schemas.js";
 /** What credentials are compared with when there is no installation: random, so nothing matches it. */
 const UNKNOWN_CLIENT = { client_id: randomBase62(64), client_secret: randomBase62(64) };
 
-/** Installation tokens live 8 hours (platform.md §1); the refresh token gets the next one. */
+/** Installation tokens live 8 hours (a lifetime chosen here); the refresh token gets the next one. */
 export const INSTALLATION_TOKEN_LIFETIME_MS = 8 * 3_600_000;
 
 /**

@@ -3,7 +3,10 @@ import type { AppsTable, Database } from "../../db/schema.js";
 import { type KeysetBound, keysetCondition } from "../../http/pagination.js";
 import { REQUEST_LOG_KEEP } from "./request-log.js";
 
-/** The newest requests kept and shown per app, and the newest errors per event type (platform.md §5.4). */
+/**
+ * The newest requests kept and shown per app, and the newest errors per event type
+ * (docs/webhooks.md, "Delivery").
+ */
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

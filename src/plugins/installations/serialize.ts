@@ -86,7 +86,10 @@ function componentUuid(appUuid: string, index: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((Number.parseInt(hex[16] as string, 16) & 3) | 8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** One request of an app's webhook log (platform.md §5.4): never its secret or signature headers. */
+/**
+ * One request of an app's webhook log (docs/webhooks.md, "Delivery"): never its secret or
+ * signature headers.
+ */
 export function serializeRequest(row: RequestLogRow) {
   return {
     date: isoDate(row.date_created),

@@ -312,7 +312,10 @@ export class InstallationService {
   }
 }
 
-/** 64 hex characters: valid base64 of a length divisible by 4, as Standard Webhooks keys must be (platform.md §5.2). */
+/**
+ * 64 hex characters: valid base64 of a length divisible by 4, as Standard Webhooks keys must be
+ * (docs/webhooks.md, "Headers and signatures").
+ */
 function newClientSecret(): string {
   return randomHex(32);
 }

@@ -65,6 +65,6 @@ export {
 export { type IssueLookup, IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";
-/** The issue search syntax (api.md §3.3), which metric alert queries are written in too. */
+/** Sentry's issue search syntax (`is:unresolved level:error …`), which metric alert queries are written in too. */
 export { parseSearchQuery } from "./search/parser.js";
 export type { IssueStatus, ReleasesTable, IssuesTable, IssueHashesTable, EventsTable, IssueUsersTable, IssueFacetTables, IssueActivityTable, IssueUserStateTable, IssueCommentsTable, EventIdsTable, Issue, StoredEvent, IssueActivity, IssueComment } from "./tables.js";

@@ -12,7 +12,10 @@ export interface ResolvedAttribute {
   path: string;
 }
 
-/** Sentry's own spellings of our attributes, accepted in bodies, PATCH paths and filters (scim.md). */
+/**
+ * Sentry's own spellings of our attributes, accepted in bodies, PATCH paths and filters
+ * (docs/sentry-compatibility.md, "Sentry's own words beside `svc`").
+ */
 const ATTRIBUTE_ALIASES: Record<string, string> = { sentryorgrole: "svcorgrole" };
 
 const byName = (attributes: readonly AttributeDefinition[], name: string) => {

@@ -19,7 +19,7 @@ export const MAX_RESULTS = 100;
 /** RFC 7644 §3.5.2 leaves the limit to us; more operations than this → 400 tooMany. */
 export const MAX_PATCH_OPERATIONS = 100;
 
-/** What an organization's SCIM token may do (scim.md §1). */
+/** What an organization's SCIM token may do (docs/scim.md, "1. Enable SCIM for an organization"). */
 export const SCIM_TOKEN_SCOPES = ["member:admin", "team:admin"] as const;
 
 /** Roles an identity provider may give through `svcOrgRole` (never `owner`). */

@@ -9,7 +9,7 @@ import {
 } from "./constants.js";
 import { ALL_SCHEMAS, type SchemaDefinition } from "./schema-definitions.js";
 
-/** RFC 7643 §5: what this service provider supports (scim.md §4). */
+/** RFC 7643 §5: what this service provider supports (docs/scim.md, "6. Discovery and errors"). */
 export function serviceProviderConfig(baseUrl: string) {
   return {
     schemas: [SERVICE_PROVIDER_CONFIG_SCHEMA],

@@ -65,7 +65,10 @@ export function scimResponse(request: Request, body: unknown, status = 200, head
   return response;
 }
 
-/** Request bodies: the SCIM type, plain JSON, and Sentry's `application/json+scim` (scim.md §2); no header is taken as JSON. */
+/**
+ * Request bodies: the SCIM type, plain JSON, and Sentry's `application/json+scim` (docs/scim.md,
+ * "6. Discovery and errors"); no header is taken as JSON.
+ */
 const ACCEPTED_BODY_TYPES = new Set([SCIM_MEDIA_TYPE, "application/json", "application/json+scim"]);
 
 export function assertJsonBody(request: Request): void {

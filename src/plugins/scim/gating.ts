@@ -3,7 +3,10 @@ import { scimError } from "./errors.js";
 
 const SCIM_PLANS: readonly string[] = ["business", "enterprise"];
 
-/** What an organization lacks to use SCIM at all (seed rule 6), in words for an error message. */
+/**
+ * What an organization lacks to use SCIM at all (docs/scim.md, "1. Enable SCIM for an
+ * organization"), in words for an error message.
+ */
 export function missingScimPrerequisites(organization: Organization): string[] {
   const missing: string[] = [];
   if (!SCIM_PLANS.includes(organization.plan)) missing.push(`the business or enterprise plan (it is on "${organization.plan}")`);

@@ -40,12 +40,13 @@ export function readOperations(body: unknown): JsonObject[] {
 }
 
 /**
- * Rewrites what identity providers send into operations scim-patch applies correctly (scim.md §6):
- * `op` in any case; path-less values split into one operation per attribute, so dotted
- * (`name.givenName`) and URN-qualified keys land where they belong; paths resolved
- * case-insensitively and respelled canonically; values type-checked with `"False"` read as false;
- * old Entra's `{op: Remove, path: members, value: [{value}]}` turned into value-filter removals;
- * a null value replaced by a removal.
+ * Rewrites what identity providers send into operations scim-patch applies correctly (the dialects
+ * of docs/scim.md, "2. Okta" and "3. Microsoft Entra ID"): `op` in any case; path-less values
+ * split into one operation per attribute, so dotted (`name.givenName`) and URN-qualified keys land
+ * where they belong; paths resolved case-insensitively and respelled canonically; values
+ * type-checked with `"False"` read as false; old Entra's
+ * `{op: Remove, path: members, value: [{value}]}` turned into value-filter removals; a null value
+ * replaced by a removal.
  */
 export function normaliseOperation(resource: ResourceSchema, current: JsonObject, raw: JsonObject, index: number): Normalised[] {
   const opName = member(raw, "op");

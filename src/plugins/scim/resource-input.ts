@@ -6,7 +6,7 @@ export type JsonObject = Record<string, unknown>;
 
 export const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** `"True"`, `"false"`: Entra sends booleans as strings (scim.md §6). */
+/** `"True"`, `"false"`: Entra sends booleans as strings (docs/scim.md, "3. Microsoft Entra ID"). */
 export function toBoolean(value: unknown): boolean | undefined {
   if (typeof value === "boolean") return value;
   if (typeof value === "string") {
@@ -72,7 +72,7 @@ function coerceSingle(definition: AttributeDefinition, value: unknown, label: st
 }
 
 function coerceComplex(definition: AttributeDefinition, value: unknown, label: string): JsonObject | null {
-  // Entra sends `manager: "id"` where the schema has `manager.value` (scim.md §6 quirks).
+  // Entra sends `manager: "id"` where the schema has `manager.value`.
   if (!isObject(value)) {
     const valueAttribute = findSubAttribute(definition, "value");
     if (valueAttribute && !definition.multiValued && !Array.isArray(value)) return { value: coerceSingle(valueAttribute, value, `${label}.value`) };

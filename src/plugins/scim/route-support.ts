@@ -28,7 +28,8 @@ async function actorOf(ctx: ScimRouteContext): Promise<Actor> {
 
 /**
  * The start of every SCIM handler: the organization must be allowed SCIM (403 naming what is
- * missing), a body must be JSON (scim.md §2), and the call gets its base URL and actor.
+ * missing), a body must be JSON (docs/scim.md, "6. Discovery and errors"), and the call gets its
+ * base URL and actor.
  */
 export async function scimCall(ctx: ScimRouteContext): Promise<ScimCall> {
   assertScimAvailable(ctx.organization);

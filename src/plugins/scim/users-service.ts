@@ -103,7 +103,10 @@ export class ScimUserService {
     return resource;
   }
 
-  /** 409 uniqueness: userName in any letter case, externalId exactly (scim.md §4). */
+  /**
+   * 409 uniqueness: userName in any letter case, externalId exactly (docs/scim.md, "4. What the
+   * operations mean here").
+   */
   private async assertUnique(db: ScimDb, call: ScimCall, state: UserState, self: number | null): Promise<void> {
     const byName = await this.repository.findUserByUserName(db, call.organization.id, state.userName);
     if (byName && byName.id !== self) throw uniqueness(`userName ${JSON.stringify(state.userName)} is already in use in this organization`);

@@ -3,7 +3,7 @@ import { hexSignature } from "../../delivery/signing.js";
 import { truncateUtf8 } from "../../delivery/truncate.js";
 import { recordAppRequests } from "../installations/index.js";
 
-/** Bytes of UTF-8 kept of each body (platform.md §5.4: ≤ 1 KiB). */
+/** Bytes of UTF-8 kept of each body in the app's request log (docs/webhooks.md, "Delivery": 1 KiB). */
 const LOG_BODY_LIMIT = 1024;
 
 /**

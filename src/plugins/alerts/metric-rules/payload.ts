@@ -22,8 +22,9 @@ export function windowText(minutes: number): string {
 }
 
 /**
- * `data` of `metric_alert.*` (platform.md §4). `status` is the transition this delivery reports
- * (`open`, `warning`, `critical`, `resolved`); dates are the incident's.
+ * `data` of `metric_alert.*` (docs/alerts.md, "Metric alert rules", "Payload"). `status` is the
+ * transition this delivery reports (`open`, `warning`, `critical`, `resolved`); dates are the
+ * incident's.
  */
 export function metricAlertData({ rule, incident, step, value, projects, root, organizationSlug }: MetricAlertContext) {
   const what = rule.aggregate === "count()" ? (value === 1 ? "event" : "events") : value === 1 ? "user" : "users";

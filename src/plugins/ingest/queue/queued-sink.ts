@@ -10,7 +10,8 @@ import type { QueueStatements } from "./statements.js";
 /**
  * The queued JSON of an event whose payload is exactly the JSON text it arrived as: the derived
  * fields serialised, the payload spliced in as that text (serialising it again cost ~20 µs of an
- * acknowledgement, #14). The digest parses it like any other queued event.
+ * acknowledgement: docs/performance.md, "The accept path after wire replies and spliced queue
+ * text"). The digest parses it like any other queued event.
  */
 function queuedText(event: NormalizedEvent, payloadText: string): string {
   const { payload: _payload, ...derived } = event;

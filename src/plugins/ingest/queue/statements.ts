@@ -14,8 +14,8 @@ export interface QueueRow {
 /**
  * The queue's hot statements, written once per instance as plain SQL: the accept path runs one of
  * them per group commit and the digest three per batch, so none is rebuilt by a query builder per
- * request (#3 measured 40% of server CPU there). Array parameters keep each statement's text the
- * same whatever the batch size.
+ * request (query building was measured at 40% of server CPU). Array parameters keep each
+ * statement's text the same whatever the batch size.
  */
 export class QueueStatements {
   readonly #append: string;
@@ -30,7 +30,8 @@ export class QueueStatements {
     const table = `${quoteIdentifier(schema)}.ingest_queue`;
     // The events travel as one JSON array whose elements are their queued texts, each taken back
     // as written (json, not jsonb, keeps an element's text): a text[] parameter made the driver
-    // escape every quote of every event again (~12 µs of an acknowledgement, #14).
+    // escape every quote of every event again (~12 µs of an acknowledgement; docs/performance.md,
+    // "The accept path after wire replies and spliced queue text").
     this.#append =
       `INSERT INTO ${table} (project_id, organization_id, platform, event) ` +
       `SELECT project_id, organization_id, platform, event::text FROM ROWS FROM (unnest($1::integer[]), unnest($2::integer[]), unnest($3::text[]), json_array_elements($4::json)) AS queued(project_id, organization_id, platform, event)`;

@@ -4,7 +4,7 @@ export const MAX_COMMENT_LENGTH = 10_000;
 
 /**
  * `{text}` of POST and PUT. Trimmed first (Sentry's serializer does the same), so a comment of
- * only spaces is refused as empty; unknown fields are ignored (api.md §1.1).
+ * only spaces is refused as empty; unknown fields are ignored (docs/http.md, "Bodies").
  */
 export const commentBody = z.object({
   text: z

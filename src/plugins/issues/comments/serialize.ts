@@ -6,7 +6,7 @@ export interface CommentWithAuthor extends IssueComment {
   author: { id: number; username: string; name: string; email: string | null } | null;
 }
 
-/** `{id, issueId, text, user, dateCreated, dateUpdated}` (api.md §3.9); `user` as in activity entries. */
+/** `{id, issueId, text, user, dateCreated, dateUpdated}`; `user` as in activity entries. */
 export function serializeComment(comment: CommentWithAuthor) {
   const { author } = comment;
   return {

@@ -17,7 +17,7 @@ import type { CommentWithAuthor } from "./serialize.js";
 
 type CommentEvent = "comment.created" | "comment.updated" | "comment.deleted";
 
-/** The missing-scope 403 of api.md §1.2: someone else's comment needs `event:admin`. */
+/** The missing-scope 403 (docs/authentication.md, "Errors"): someone else's comment needs `event:admin`. */
 const needsAdmin = () =>
   new ApiError(
     403,
@@ -27,9 +27,9 @@ const needsAdmin = () =>
   );
 
 /**
- * Comments on issues (api.md §3.9). Each change runs in one transaction with the issue row
- * locked: the comment, the issue's `num_comments`, its `note` activity and the `comment.*`
- * domain event (hence the webhooks) commit or roll back together.
+ * Comments on issues (`…/issues/{id}/comments/`). Each change runs in one transaction with the
+ * issue row locked: the comment, the issue's `num_comments`, its `note` activity and the
+ * `comment.*` domain event (hence the webhooks) commit or roll back together.
  *
  * Decided here: a token without a user (organization- or installation-bound) may comment; the
  * comment has `user: null` and its actor is the app or the token. Since no later caller can

@@ -1,7 +1,8 @@
 import type { EventMessage } from "../grouping/index.js";
 
 /**
- * The `entries` of a detailed event (api.md §4.1), read from the payload as the SDK sent it.
+ * The `entries` of a detailed event (exception, breadcrumbs, request, message), read from the
+ * payload as the SDK sent it.
  * Payloads were only checked leniently at ingest, so every field is read defensively: a value of
  * the wrong type is shown as null (or left out), never a reason to fail the request.
  */

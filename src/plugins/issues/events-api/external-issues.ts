@@ -3,9 +3,9 @@ import type { Database } from "../../../db/schema.js";
 import { idString } from "../../../http/format.js";
 
 /**
- * The external issue links of one issue, from every installation (api.md §3.10), oldest first.
- * Not paginated: an installation links an issue at most once, so the list is as long as the
- * number of installed apps.
+ * The external issue links of one issue (`…/issues/{id}/external-issues/`), from every
+ * installation, oldest first. Not paginated: an installation links an issue at most once, so the
+ * list is as long as the number of installed apps.
  */
 export async function issueExternalIssues(db: Kysely<Database>, organizationId: number, issueId: number) {
   const links = await db
@@ -19,7 +19,8 @@ export async function issueExternalIssues(db: Kysely<Database>, organizationId: 
     .where("l.issue_id", "=", issueId)
     .orderBy("l.id")
     .execute();
-  // The link object of platform.md §2 (`issueId` a string though sent as an integer: seed).
+  // The link object the installation's external-issues endpoints serve (external-issues/serialize.ts):
+  // ids are strings, `issueId` too, though apps send it as an integer.
   return links.map((link) => ({
     id: idString(link.id),
     issueId: idString(link.issue_id),

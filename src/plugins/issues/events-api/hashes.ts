@@ -63,7 +63,7 @@ function beyond(rows: HashRow[], bound: KeysetBound): HashRow[] {
     .slice(0, bound.limit);
 }
 
-/** One page of the issue's hashes, newest latest event first (api.md §3.7), ready to serialize. */
+/** One page of the issue's hashes (`…/issues/{id}/hashes/`), newest latest event first, ready to serialize. */
 export async function issueHashPage(db: Kysely<Database>, issueId: number, cursor: string | undefined, limit: number) {
   const all = await hashRows(db, issueId);
   const page: Page<HashRow> = await keysetPage(async (bound) => beyond(all, bound), {

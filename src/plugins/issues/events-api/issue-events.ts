@@ -4,8 +4,9 @@ import type { StoredEvent } from "../tables.js";
 import { type KeysetBound, keysetPage, type Page } from "../../../http/pagination.js";
 
 /**
- * Reads of one issue's events (api.md §4.1, Sentry's `issues/{id}/events/…`). The issue has been
- * resolved in the caller's organization already; every query still filters by organization too.
+ * Reads of one issue's events (Sentry's `issues/{id}/events/…`; docs/sentry-compatibility.md,
+ * "Issue-scoped reads and lookups"). The issue has been resolved in the caller's organization
+ * already; every query still filters by organization too.
  */
 
 /** What narrows the events of an issue: a time window, environments and `key:value` tag terms. */

@@ -6,14 +6,14 @@ import type { Neighbours } from "./serialize.js";
 const HEX_ID = /^[0-9a-f]{32}$/;
 const DASHED_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** An event id from a path: 32 hex, or a dashed UUID (api.md §1.3), any case; null otherwise. */
+/** An event id from a path: 32 hex, or a dashed UUID, any case, as the stored 32 lowercase hex; null otherwise. */
 export function parseEventId(value: string): string | null {
   const id = value.toLowerCase();
   if (HEX_ID.test(id)) return id;
   return DASHED_UUID.test(id) ? id.replaceAll("-", "") : null;
 }
 
-/** One event of a project; events of a deleted issue are gone with it (api.md §3.6). */
+/** One event of a project; events of a deleted issue are gone with it (docs/issues.md, "Deleting"). */
 export function findProjectEvent(db: Kysely<Database>, organizationId: number, projectId: number, eventId: string): Promise<StoredEvent | undefined> {
   return db
     .selectFrom("events")

@@ -58,7 +58,10 @@ function serializeProcessingErrors(errors: unknown) {
   }));
 }
 
-/** Sentry's detailed event (api.md §4.1): the stored columns plus what the payload carries. */
+/**
+ * Sentry's detailed event (docs/sentry-compatibility.md, "Response shapes"): the stored columns
+ * plus what the payload carries.
+ */
 export function serializeEvent(row: StoredEvent, neighbours: Neighbours) {
   const { payload } = row;
   const derived = derive(row);

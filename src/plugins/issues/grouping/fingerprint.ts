@@ -17,10 +17,11 @@ export interface GroupingInput {
 const DEFAULT_PLACEHOLDER = /^\{\{\s*default\s*\}\}$/i;
 
 /**
- * The grouping hashes of an event (api.md §6.3), primary first: MD5 hex of its grouping
- * components. A custom fingerprint replaces the default grouping, so its hash is the only one:
- * ingestion matches an issue by *any* recorded hash, so adding the default hash here would pull
- * events whose fingerprint is meant to split them (e.g. `["{{ default }}", url]`) back together.
+ * The grouping hashes of an event (docs/issues.md, "From event to issue"), primary first: MD5 hex
+ * of its grouping components. A custom fingerprint replaces the default grouping, so its hash is
+ * the only one: ingestion matches an issue by *any* recorded hash, so adding the default hash here
+ * would pull events whose fingerprint is meant to split them (e.g. `["{{ default }}", url]`) back
+ * together.
  */
 export function groupingHashes(input: GroupingInput): string[] {
   return [hashComponents(groupingComponents(input))];

@@ -21,8 +21,8 @@ export interface NormalizeOptions {
 const MAX_NAME_LENGTH = 200;
 
 /**
- * Turns an event as an SDK sent it into everything ingestion stores and groups by (api.md §6.2
- * to §6.4). Pure: no clock (the receive time is passed in) and no database.
+ * Turns an event as an SDK sent it into everything ingestion stores and groups by (docs/issues.md,
+ * "From event to issue"). Pure: no clock (the receive time is passed in) and no database.
  * First repaired as Relay would (sanitize.ts: invalid characters, depth, sizes; timestamps out of
  * range), so whatever is derived and stored can be written; the repairs are listed in the
  * payload's `errors`. Throws a 400 `ApiError` ("Invalid event: …") only when `raw` is not an

@@ -26,7 +26,7 @@ export interface EventLabels {
   location: string | null;
 }
 
-/** Title, culprit, metadata and location, as Sentry shows them (api.md §6.4). */
+/** Title, culprit, metadata and location, as Sentry shows them. */
 export function describeEvent(input: TitleInput): EventLabels {
   const crashFrame = crashFrameOf(input.exceptions);
   const culprit = cut(chooseCulprit(input, crashFrame), MAX_CULPRIT_LENGTH);

@@ -39,9 +39,10 @@ export interface StorableEvent {
 
 /**
  * The two halves of {@link EventSink.capture}, for an ingest path that queues between them:
- * `normalize` (validation and the #13 input repair; throws a 400 `ApiError`) at accept time, and
- * `storeBatch` (grouping, issue upsert, counters, transitions, domain events) later, in the
- * caller's transaction so the caller can commit other work with it.
+ * `normalize` (validation and the input repair of docs/issues.md, "Repairing events, never losing
+ * them"; throws a 400 `ApiError`) at accept time, and `storeBatch` (grouping, issue upsert,
+ * counters, transitions, domain events) later, in the caller's transaction so the caller can
+ * commit other work with it.
  */
 export interface EventStore {
   normalize(raw: unknown, options?: CaptureOptions): NormalizedEvent;

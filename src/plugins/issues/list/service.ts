@@ -28,7 +28,7 @@ export interface IssueListResult {
   presentation: ListPresentation;
 }
 
-/** The issue list of api.md §3.2, for one organization and caller. */
+/** The issue list (`GET /api/0/organizations/{org}/issues/`), for one organization and caller. */
 export class IssueListQuery {
   constructor(
     private readonly db: Kysely<Database>,

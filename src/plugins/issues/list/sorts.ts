@@ -17,7 +17,7 @@ export interface SortSpec {
   keyOf(row: SortKeyRow): number;
 }
 
-/** Every sort is descending on its key, with the issue id breaking ties (api.md §3.2). */
+/** Every sort is descending on its key, with the issue id breaking ties (docs/http.md, "Pagination"). */
 export const SORTS: Record<IssueSort, SortSpec> = {
   date: { column: "issues.last_seen", kind: "timestamp", keyOf: (row) => epochMs(row.last_seen) },
   new: { column: "issues.first_seen", kind: "timestamp", keyOf: (row) => epochMs(row.first_seen) },

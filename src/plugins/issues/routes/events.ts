@@ -15,7 +15,7 @@ import { IssueRepositoryToken } from "../tokens.js";
 const EVENT_PATH = "/api/0/projects/{organization_id_or_slug}/{project_id_or_slug}/events/{event_id}/";
 const ISSUE_PATH = "/api/0/organizations/{organization_id_or_slug}/issues/{issue_id}/";
 
-/** An event of the project named in the path; any other event (or a malformed id) is "not found" (api.md §4.1). */
+/** An event of the project named in the path; any other event (or a malformed id) is "not found". */
 async function requireEvent(container: DependencyContainer, organizationId: number, params: { project_id_or_slug: string; event_id: string }): Promise<StoredEvent> {
   const project = await container.resolve(OrganizationServiceToken).requireProject(organizationId, params.project_id_or_slug);
   const eventId = parseEventId(params.event_id);

@@ -136,7 +136,10 @@ export const bulkDeleteProjectIssues = defineEndpoint({
   handler: async (ctx) => bulkDelete(ctx, await bulkTargets(ctx, ctx.query, (await pathProject(ctx)).id)),
 });
 
-/** Deprecated (api.md §3.8): the organization list limited to one project, pointing at its successor. */
+/**
+ * Deprecated: the organization list limited to one project, pointing at its successor
+ * (`Deprecation: true` and a `rel="successor-version"` link).
+ */
 export const listProjectIssues = defineEndpoint({
   method: "GET",
   path: PROJECT_LIST_PATH,

@@ -1,4 +1,4 @@
-/** The typed form of an issue search query (api.md §3.3): a list of terms, all ANDed. */
+/** The typed form of an issue search query: a list of terms, all ANDed. */
 
 export type Comparison = ">" | ">=" | "<" | "<=" | "=";
 

@@ -21,7 +21,7 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{
 const KEY_ALIASES: Record<string, string> = { age: "firstSeen" };
 
 /**
- * Parses a search query (api.md §3.3) into typed terms. Anything it cannot make sense of is a
+ * Parses an issue search query (Sentry's syntax) into typed terms. Anything it cannot make sense of is a
  * 400 `Error parsing search query: <why>` rather than a silently ignored token.
  */
 export function parseSearchQuery(input: string): SearchQuery {

@@ -44,8 +44,9 @@ interface Related {
 }
 
 /**
- * The list item shape of api.md §3.1, for many issues with a fixed number of queries: none when
- * the rows were read with their related columns (related-sql.ts), else one per related table.
+ * The issue list item shape (docs/sentry-compatibility.md, "Response shapes"), for many issues
+ * with a fixed number of queries: none when the rows were read with their related columns
+ * (related-sql.ts), else one per related table.
  */
 export async function serializeIssues(rows: ReadonlyArray<ItemRow | (ItemRow & RelatedColumns)>, ctx: SerializeContext) {
   if (rows.length > 0 && rows.every(hasRelatedColumns)) {
@@ -182,7 +183,10 @@ const userOf = (user: DetailUser) => ({ id: idString(user.id), username: user.us
 
 type ReleaseRow = { version: string; date_created: Date; first_event: Date | null; last_event: Date | null; new_groups: number };
 
-/** Sentry's release summary of `firstRelease` / `lastRelease`: the project's release row ingest keeps (#16). */
+/**
+ * Sentry's release summary of `firstRelease` / `lastRelease`: the project's release row ingest
+ * keeps (docs/releases-and-source-maps.md, "Releases API").
+ */
 function releaseOf(version: string | null, rows: ReleaseRow[]) {
   if (version === null) return null;
   const row = rows.find((candidate) => candidate.version === version);

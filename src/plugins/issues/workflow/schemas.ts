@@ -40,9 +40,10 @@ function foldSnooze<T extends Conditions>(value: WithSnooze<T>): T {
 }
 
 /**
- * PUT body of an issue (api.md §3.4). Unknown fields are ignored; present fields change.
- * Sentry's own spellings are accepted too: `status: "muted"` (what current SDKs and sentry-cli
- * say for ignored) and the `snooze*` names of the ignore conditions, top-level or in statusDetails.
+ * PUT body of an issue (docs/issues.md, "Workflow"). Unknown fields are ignored; present fields
+ * change. Sentry's own spellings are accepted too: `status: "muted"` (what current SDKs and
+ * sentry-cli say for ignored) and the `snooze*` names of the ignore conditions, top-level or in
+ * statusDetails (docs/sentry-compatibility.md, "Workflow spellings").
  */
 export const updateIssueBody = z
   .object({
