@@ -84,6 +84,12 @@ export interface FaultlinePlugin<TApi extends object = object, TEndpoints extend
  */
 export function definePlugin<TApi extends object = object, const TEndpoints extends readonly AnyEndpoint[] = readonly []>(
   plugin: FaultlinePlugin<TApi, TEndpoints>,
-): FaultlinePlugin<TApi, TEndpoints> {
+): FaultlinePlugin<TApi, TEndpoints>;
+/**
+ * With the API type given explicitly (`definePlugin<MyApi>({ … })`): TypeScript then infers no
+ * other type argument, so the endpoints are not typed in `faultline.api` (still callable there).
+ */
+export function definePlugin<TApi extends object>(plugin: FaultlinePlugin<TApi>): FaultlinePlugin<TApi>;
+export function definePlugin(plugin: FaultlinePlugin): FaultlinePlugin {
   return plugin;
 }

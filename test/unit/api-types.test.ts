@@ -43,6 +43,13 @@ const acmePlugin = definePlugin({
 });
 type HostApi = FaultlineApi<[typeof acmePlugin]>;
 
+/** The API type given explicitly, as before endpoints were typed: still accepted, its endpoints untyped. */
+const explicitPlugin = definePlugin<{ explicit: { hello(): string } }>({
+  id: "explicit",
+  endpoints: [acmePing],
+  api: () => ({ explicit: { hello: () => "hello" } }),
+});
+
 describe("the in-process API's types, from the plugins' endpoints", () => {
   it("keeps a first-party operation's input and output exact", () => {
     expectTypeOf<Parameters<Api["issues"]["get"]>>().toEqualTypeOf<[input: { params: IssueParams }, options?: CallOptions]>();
@@ -76,6 +83,12 @@ describe("the in-process API's types, from the plugins' endpoints", () => {
     expectTypeOf<Api>().not.toHaveProperty("acme");
     // The names the types give are the ones `extend` gives at run time.
     expect((acmePlugin.endpoints ?? []).map((endpoint) => apiNameOf(endpoint.operationId))).toEqual([["acme", "ping"], ["issues", "acmeSummary"], ["acme", "echo"]]);
+  });
+
+  it("still accepts the API type given explicitly, the endpoints then untyped", () => {
+    expectTypeOf<FaultlineApi<[typeof explicitPlugin]>["explicit"]>().toEqualTypeOf<{ hello(): string }>();
+    expectTypeOf<FaultlineApi<[typeof explicitPlugin]>>().not.toHaveProperty("acme");
+    expect(explicitPlugin.endpoints).toEqual([acmePing]);
   });
 
   it("has every first-party endpoint under its literal operation id (none widened to a plain string)", () => {
