@@ -43,9 +43,6 @@ const pluginBoundaries = {
           { from: { element: { type: "plugin" } }, allow: { to: { element: { type: "core" } } } },
           { from: { element: { type: "plugin" } }, allow: { to: { element: { type: "plugin", fileInternalPath: PLUGIN_PUBLIC_FILES } } } },
           { from: { element: { type: "core", fileInternalPath: COMPOSITION_ROOTS } }, allow: { to: { element: { type: "plugin", fileInternalPath: PLUGIN_PUBLIC_FILES } } } },
-          // TEMPORARY: the OpenAPI plugin reads the route files' types until it derives them from
-          // the plugins' endpoint declarations. Delete this entry with that change.
-          { from: { element: { type: "plugin", captured: { pluginId: "openapi" }, fileInternalPath: "api.ts" } }, allow: { to: { element: { type: "plugin" } } } },
         ],
       },
     ],

@@ -26,12 +26,10 @@ import { DELIVERY_TASK_ID, deliveryRetentionTask, deliveryTask } from "./deliver
 import { DeliveryEngineToken, DestinationRegistryToken, OutboxToken } from "./delivery/tokens.js";
 import { type FaultlineOptions, resolveOptions } from "./options.js";
 import { composePlugins, migrationTableName } from "./plugin/compose.js";
+import type { ApiOf } from "./plugin/api-of.js";
 import type { FaultlinePlugin, PluginEventHandler } from "./plugin/plugin.js";
 
-/** The `faultline.api` type: every plugin's namespaces merged (element by element, so a plugin without an API adds nothing). */
-export type ApiOf<P extends readonly FaultlinePlugin[]> = P extends readonly [infer Head, ...infer Tail extends readonly FaultlinePlugin[]]
-  ? (Head extends FaultlinePlugin<infer A> ? A : unknown) & ApiOf<Tail>
-  : unknown;
+export type { ApiOf };
 
 /** One embedded Faultline: the HTTP handler, the in-process API, and its lifecycle. */
 export interface Faultline<TApi = object> {

@@ -11,13 +11,17 @@ import "./plugins/installations/index.js";
 import "./plugins/issues/index.js";
 import "./plugins/scim/index.js";
 import "./plugins/service-hooks/index.js";
-import { type ApiOf, buildFaultline, type Faultline } from "./faultline.js";
+import { buildFaultline, type Faultline } from "./faultline.js";
 import type { FaultlineOptions } from "./options.js";
+import type { ExtendedApiOf } from "./plugin/api-of.js";
 import type { FaultlinePlugin } from "./plugin/plugin.js";
 import { firstPartyPlugins } from "./plugins/index.js";
 
-/** The in-process API of an instance with the first-party plugins. */
-export type FaultlineApi = ApiOf<typeof firstPartyPlugins>;
+/**
+ * The in-process API of an instance with the first-party plugins and the host's plugins `P`
+ * (admin operations, and one function per endpoint, typed from the plugins' declarations).
+ */
+export type FaultlineApi<P extends readonly FaultlinePlugin[] = []> = ExtendedApiOf<typeof firstPartyPlugins, P>;
 
 /**
  * Creates an embedded Faultline. Construction validates the options (a wrong one throws,
@@ -30,8 +34,9 @@ export type FaultlineApi = ApiOf<typeof firstPartyPlugins>;
  */
 export function createFaultline<const P extends readonly FaultlinePlugin[] = []>(
   options: FaultlineOptions & { plugins?: P } = {},
-): Faultline<FaultlineApi & ApiOf<P>> {
-  return buildFaultline(options, firstPartyPlugins) as Faultline<FaultlineApi & ApiOf<P>>;
+): Faultline<FaultlineApi<P>> {
+  // The host's plugins reach `buildFaultline` in `options.plugins`, untyped there: their part of `api` is typed here.
+  return buildFaultline(options, firstPartyPlugins) as unknown as Faultline<FaultlineApi<P>>;
 }
 
 export type { Faultline, ApiOf } from "./faultline.js";

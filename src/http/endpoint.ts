@@ -63,11 +63,16 @@ export interface EndpointDefinition<
   Q extends Schema | undefined = Schema | undefined,
   B extends Schema | undefined = Schema | undefined,
   R = unknown,
+  // Last, so that every existing spelling of the type keeps meaning the same.
+  Id extends string = string,
 > {
   method: HttpMethod;
   path: Path;
-  /** Stable name used by the in-process API and OpenAPI (`installations.list`). */
-  operationId: string;
+  /**
+   * Stable name used by the in-process API and OpenAPI (`installations.list`). Its literal type
+   * is what places the endpoint at `faultline.api.<area>.<operation>` in the types.
+   */
+  operationId: Id;
   summary?: string;
   auth?: EndpointAuth;
   /** Any one of these suffices (implications apply). Omitted: any authenticated caller. */
@@ -87,16 +92,17 @@ export interface EndpointDefinition<
 /** Any endpoint, whatever its schemas: what plugins list and the router stores. */
 // The handler's context is contravariant, so the erased form has to accept any context.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyEndpoint = EndpointDefinition<string, any, any, any, any>;
+export type AnyEndpoint = EndpointDefinition<string, any, any, any, any, string>;
 
-/** Declares an endpoint; the identity function is there for inference of params, query and body. */
+/** Declares an endpoint; the identity function is there for inference of params, query, body and operation id. */
 export function defineEndpoint<
   const Path extends string,
   P extends Schema | undefined = undefined,
   Q extends Schema | undefined = undefined,
   B extends Schema | undefined = undefined,
   R = unknown,
->(definition: EndpointDefinition<Path, P, Q, B, R>): EndpointDefinition<Path, P, Q, B, R> {
+  const Id extends string = string,
+>(definition: EndpointDefinition<Path, P, Q, B, R, Id>): EndpointDefinition<Path, P, Q, B, R, Id> {
   return definition;
 }
 

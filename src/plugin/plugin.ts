@@ -42,8 +42,11 @@ export type PluginEventSubscriptions = { [N in DomainEventName]?: PluginEventHan
 /**
  * A feature area, first-party or the host's own. Composition throws on a duplicate id or a
  * path/method registered twice, naming both plugins.
+ *
+ * `TApi` is what `api()` returns and `TEndpoints` what `endpoints` lists: together they type the
+ * plugin's part of `faultline.api` (see `ApiOf`).
  */
-export interface FaultlinePlugin<TApi extends object = object> {
+export interface FaultlinePlugin<TApi extends object = object, TEndpoints extends readonly AnyEndpoint[] = readonly AnyEndpoint[]> {
   /** Unique, stable id (`installations`, `acme-audit`). */
   id: string;
   /** Ids of plugins that must be present (and are initialised first). */
@@ -52,7 +55,8 @@ export interface FaultlinePlugin<TApi extends object = object> {
   register?(container: DependencyContainer): void;
   /** I/O at start-up, after migrations; runs in dependency order. */
   init?(ctx: PluginInitContext): Promise<void> | void;
-  endpoints?: readonly AnyEndpoint[];
+  /** HTTP routes; each is also `faultline.api.<area>.<operation>` after its operation id. */
+  endpoints?: TEndpoints;
   /**
    * Path segments accepted as another spelling of one of this plugin's static segments, e.g.
    * `{"sentry-apps": "svc-apps"}`: the same endpoints answer under both (OpenAPI lists the first).
@@ -82,7 +86,18 @@ export interface FaultlinePlugin<TApi extends object = object> {
   close?(ctx: PluginInitContext): Promise<void> | void;
 }
 
-/** Declares a plugin; the identity function keeps its API type for `faultline.api`. */
-export function definePlugin<TApi extends object = object>(plugin: FaultlinePlugin<TApi>): FaultlinePlugin<TApi> {
+/**
+ * Declares a plugin; the identity function keeps the types of its API and of each endpoint it
+ * lists (a tuple, `const`), which is all `faultline.api` is typed from. No endpoints: none typed.
+ */
+export function definePlugin<TApi extends object = object, const TEndpoints extends readonly AnyEndpoint[] = readonly []>(
+  plugin: FaultlinePlugin<TApi, TEndpoints>,
+): FaultlinePlugin<TApi, TEndpoints>;
+/**
+ * With the API type given explicitly (`definePlugin<MyApi>({ … })`): TypeScript then infers no
+ * other type argument, so the endpoints are not typed in `faultline.api` (still callable there).
+ */
+export function definePlugin<TApi extends object>(plugin: FaultlinePlugin<TApi>): FaultlinePlugin<TApi>;
+export function definePlugin(plugin: FaultlinePlugin): FaultlinePlugin {
   return plugin;
 }

@@ -1,3 +1,4 @@
+import type { EndpointsById } from "../plugin/api-of.js";
 import { alertsPlugin } from "./alerts/index.js";
 import { apiTokensPlugin } from "./api-tokens/index.js";
 import { deliveriesPlugin } from "./deliveries/index.js";
@@ -14,3 +15,6 @@ import { webhooksPlugin } from "./webhooks/index.js";
 
 /** The first-party feature areas every instance has. */
 export const firstPartyPlugins = [organizationsPlugin, apiTokensPlugin, installationsPlugin, issuesPlugin, releasesPlugin, ingestPlugin, serviceHooksPlugin, webhooksPlugin, scimPlugin, externalIssuesPlugin, deliveriesPlugin, alertsPlugin, openApiPlugin] as const;
+
+/** Every first-party endpoint by operation id (what `faultline.api.<area>.<operation>` is typed from), computed from the plugins' `endpoints`. */
+export type FirstPartyEndpoints = EndpointsById<typeof firstPartyPlugins>;

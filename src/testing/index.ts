@@ -2,7 +2,7 @@ import "reflect-metadata";
 import type { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { createFaultline, type FaultlineApi, type FaultlineOptions } from "../index.js";
-import type { ApiOf, Faultline } from "../faultline.js";
+import type { Faultline } from "../faultline.js";
 import type { FaultlinePlugin } from "../plugin/plugin.js";
 import { randomHex } from "../crypto/secrets.js";
 import { quoteIdentifier } from "../db/identifiers.js";
@@ -21,7 +21,7 @@ export interface TestInstanceOptions<P extends readonly FaultlinePlugin[] = []> 
 }
 
 export interface TestInstance<P extends readonly FaultlinePlugin[] = []> {
-  faultline: Faultline<FaultlineApi & ApiOf<P>>;
+  faultline: Faultline<FaultlineApi<P>>;
   backend: TestBackend;
   /** The PostgreSQL schema this instance owns (dropped by `close()`). */
   schema: string;

@@ -1,4 +1,3 @@
-import type { AnyEndpoint } from "../../../http/endpoint.js";
 import { deleteIssue, getIssue, updateIssue } from "./issue.js";
 import { createComment, deleteComment, listComments, updateComment } from "./comments.js";
 import { getEvent, getEventJson, listIssueExternalIssues, listIssueHashes } from "./events.js";
@@ -8,8 +7,11 @@ import { bulkDeleteIssues, bulkDeleteProjectIssues, bulkUpdateIssues, bulkUpdate
 import { resolveEventId, resolveShortId } from "./lookups.js";
 import { getIssueTag, listIssueTags, listIssueTagValues } from "./tags.js";
 
-/** Every HTTP endpoint of the issues area (the issue's own under Sentry's legacy `/api/0/issues/{id}/` too). */
-export const issueEndpoints: AnyEndpoint[] = [getIssue, updateIssue, deleteIssue, listIssueEvents, getIssueEvent, listIssueTags, getIssueTag, listIssueTagValues, listIssueHashes,
+/**
+ * Every HTTP endpoint of the issues area (the issue's own under Sentry's legacy `/api/0/issues/{id}/` too).
+ * Not widened to `AnyEndpoint[]`: each element's type is what `faultline.api.issues.*` is typed from.
+ */
+export const issueEndpoints = [getIssue, updateIssue, deleteIssue, listIssueEvents, getIssueEvent, listIssueTags, getIssueTag, listIssueTagValues, listIssueHashes,
   listIssues, bulkUpdateIssues, bulkDeleteIssues, listProjectIssues, bulkUpdateProjectIssues, bulkDeleteProjectIssues,
   getEvent, getEventJson, listIssueExternalIssues,
   listComments, createComment, updateComment, deleteComment,

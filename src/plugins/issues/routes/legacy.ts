@@ -46,16 +46,19 @@ type OrganizationContext = EndpointContext<"{organization_id_or_slug}", Record<s
 
 type LegacyPath<Path extends string> = Path extends `${typeof ORGANIZATION_PREFIX}${infer Rest}` ? `${typeof LEGACY_PREFIX}${Rest}` : never;
 
+/** `issues.get` → `issues.legacyGet`, in the types as at run time (the twin's place in `faultline.api`). */
+type LegacyOperationId<Id extends string> = Id extends `${infer Area}.${infer Rest}` ? `${Area}.legacy${Capitalize<Rest>}` : string;
+
 /** `issues.get` → `issues.legacyGet`: the same area of the in-process API. */
-function legacyOperationId(operationId: string): string {
+function legacyOperationId<Id extends string>(operationId: Id): LegacyOperationId<Id> {
   const [area, first = "", ...rest] = operationId.split(".");
-  return [area, `legacy${first.charAt(0).toUpperCase()}${first.slice(1)}`, ...rest].join(".");
+  return [area, `legacy${first.charAt(0).toUpperCase()}${first.slice(1)}`, ...rest].join(".") as LegacyOperationId<Id>;
 }
 
 /** The legacy twin of an organization-scoped issue endpoint (its path parameters are checked once the organization is known). */
-function legacyTwin<Path extends string, P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined, R>(
-  endpoint: EndpointDefinition<Path, P, Q, B, R>,
-): EndpointDefinition<LegacyPath<Path>, undefined, Q, B, R> {
+function legacyTwin<Path extends string, P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined, R, Id extends string>(
+  endpoint: EndpointDefinition<Path, P, Q, B, R, Id>,
+): EndpointDefinition<LegacyPath<Path>, undefined, Q, B, R, LegacyOperationId<Id>> {
   if (!endpoint.path.startsWith(ORGANIZATION_PREFIX)) throw new Error(`${endpoint.operationId} is not an issue endpoint`);
   const { params: _params, ...rest } = endpoint as AnyEndpoint;
   return defineEndpoint({
@@ -78,7 +81,7 @@ function legacyTwin<Path extends string, P extends z.ZodType | undefined, Q exte
       const scoped: OrganizationContext = { ...(ctx as unknown as OrganizationContext), organization: access.organization, scopes: access.scopes, params: validated };
       return (endpoint as AnyEndpoint).handler(scoped);
     },
-  }) as EndpointDefinition<LegacyPath<Path>, undefined, Q, B, R>;
+  }) as EndpointDefinition<LegacyPath<Path>, undefined, Q, B, R, LegacyOperationId<Id>>;
 }
 
 export const legacyGetIssue = legacyTwin(getIssue);
@@ -91,7 +94,7 @@ export const legacyGetIssueTag = legacyTwin(getIssueTag);
 export const legacyListIssueTagValues = legacyTwin(listIssueTagValues);
 export const legacyListIssueHashes = legacyTwin(listIssueHashes);
 
-export const legacyIssueEndpoints: AnyEndpoint[] = [
+export const legacyIssueEndpoints = [
   legacyGetIssue, legacyUpdateIssue, legacyDeleteIssue, legacyListIssueEvents, legacyGetIssueEvent,
   legacyListIssueTags, legacyGetIssueTag, legacyListIssueTagValues, legacyListIssueHashes,
 ];
