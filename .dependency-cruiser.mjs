@@ -11,7 +11,8 @@ export default {
     {
       name: "no-circular",
       severity: "error",
-      comment: "A module reaches itself through its imports (type-only imports count): move what both sides need to a module of its own.",
+      comment:
+        "A module reaches itself through its imports (type-only imports count): move what both sides need to a module of its own.",
       from: {},
       to: { circular: true },
     },

@@ -25,7 +25,9 @@ const pluginBoundaries = {
     "import/resolver": { typescript: { project: "tsconfig.json" } },
     // Re-exports and `import("…")` types cross a boundary as much as imports do.
     "boundaries/dependency-nodes": ["import", "export", "dynamic-import"],
-    "boundaries/additional-dependency-nodes": [{ selector: "TSImportType > Literal", kind: "type", name: "import-type" }],
+    "boundaries/additional-dependency-nodes": [
+      { selector: "TSImportType > Literal", kind: "type", name: "import-type" },
+    ],
     "boundaries/elements": [
       { type: "plugin", pattern: "src/plugins/*", capture: ["pluginId"], partialMatch: false },
       { type: "core", pattern: "src", partialMatch: false },
@@ -41,8 +43,14 @@ const pluginBoundaries = {
           '{{ from.element.filePath }} imports {{ to.element.filePath }}: the core imports no plugin, and a plugin imports another plugin\'s index.ts or tokens.ts only (docs/plugins.md, "Boundaries")',
         policies: [
           { from: { element: { type: "plugin" } }, allow: { to: { element: { type: "core" } } } },
-          { from: { element: { type: "plugin" } }, allow: { to: { element: { type: "plugin", fileInternalPath: PLUGIN_PUBLIC_FILES } } } },
-          { from: { element: { type: "core", fileInternalPath: COMPOSITION_ROOTS } }, allow: { to: { element: { type: "plugin", fileInternalPath: PLUGIN_PUBLIC_FILES } } } },
+          {
+            from: { element: { type: "plugin" } },
+            allow: { to: { element: { type: "plugin", fileInternalPath: PLUGIN_PUBLIC_FILES } } },
+          },
+          {
+            from: { element: { type: "core", fileInternalPath: COMPOSITION_ROOTS } },
+            allow: { to: { element: { type: "plugin", fileInternalPath: PLUGIN_PUBLIC_FILES } } },
+          },
         ],
       },
     ],
@@ -50,14 +58,48 @@ const pluginBoundaries = {
 };
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "coverage/", "**/.next/", ".faultline/", "src/ui/ui-assets/", "examples/demo/assets/*.min.js"] },
+  {
+    ignores: [
+      "dist/",
+      "node_modules/",
+      "coverage/",
+      "**/.next/",
+      ".faultline/",
+      "src/ui/ui-assets/",
+      "examples/demo/assets/*.min.js",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     // Node 20's globals, for the plain-JavaScript examples and scripts.
     languageOptions: {
       globals: Object.fromEntries(
-        ["process", "console", "URL", "URLSearchParams", "Buffer", "fetch", "Request", "Response", "Headers", "setTimeout", "clearTimeout", "setInterval", "clearInterval", "performance", "crypto", "AbortSignal", "AbortController", "TextEncoder", "TextDecoder", "ReadableStream", "structuredClone", "FormData", "Blob"].map((name) => [name, "readonly"]),
+        [
+          "process",
+          "console",
+          "URL",
+          "URLSearchParams",
+          "Buffer",
+          "fetch",
+          "Request",
+          "Response",
+          "Headers",
+          "setTimeout",
+          "clearTimeout",
+          "setInterval",
+          "clearInterval",
+          "performance",
+          "crypto",
+          "AbortSignal",
+          "AbortController",
+          "TextEncoder",
+          "TextDecoder",
+          "ReadableStream",
+          "structuredClone",
+          "FormData",
+          "Blob",
+        ].map((name) => [name, "readonly"]),
       ),
     },
     rules: {

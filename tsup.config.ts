@@ -33,5 +33,13 @@ export default defineConfig((cli) => ({
   // Then the dashboard's browser bundle (faultline/ui), into <out dir>/ui-assets/.
   onSuccess: `node scripts/build-pglite-template.mjs ${JSON.stringify(cli.outDir ?? "dist")} && node scripts/build-ui.mjs ${JSON.stringify(cli.outDir ?? "dist")}`,
   // Framework and test-only packages are the host's to install.
-  external: ["express", "fastify", "fastify-plugin", "next", "testcontainers", "@testcontainers/postgresql", "@electric-sql/pglite"],
+  external: [
+    "express",
+    "fastify",
+    "fastify-plugin",
+    "next",
+    "testcontainers",
+    "@testcontainers/postgresql",
+    "@electric-sql/pglite",
+  ],
 }));

@@ -38,8 +38,13 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"] } },
-      { extends: true, test: { name: "pglite", include: [...integration, ...adapters], env: { TEST_DATABASE_URL: "" } } },
-      ...(process.env.TEST_DATABASE_URL ? [{ extends: true as const, test: { name: "postgres", include: integration } }] : []),
+      {
+        extends: true,
+        test: { name: "pglite", include: [...integration, ...adapters], env: { TEST_DATABASE_URL: "" } },
+      },
+      ...(process.env.TEST_DATABASE_URL
+        ? [{ extends: true as const, test: { name: "postgres", include: integration } }]
+        : []),
     ],
   },
 });

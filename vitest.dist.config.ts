@@ -7,5 +7,11 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   // The files wait mostly on npm installs, `next build`s and child hosts: side by side, not one
   // after another (vitest would run one at a time on two cores).
-  test: { include: ["test/dist/**/*.test.ts"], globalSetup: ["test/dist/global-setup.ts"], testTimeout: 60_000, hookTimeout: 60_000, maxWorkers: 3 },
+  test: {
+    include: ["test/dist/**/*.test.ts"],
+    globalSetup: ["test/dist/global-setup.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    maxWorkers: 3,
+  },
 });

@@ -29,4 +29,6 @@ const dump = await pglite.dumpDataDir("gzip");
 await pglite.close();
 mkdirSync(dirname(target), { recursive: true });
 writeFileSync(target, Buffer.from(await dump.arrayBuffer()));
-process.stderr.write(`faultline: PGlite ${version} template written, migrated (${(dump.size / 2 ** 20).toFixed(1)} MiB)\n`);
+process.stderr.write(
+  `faultline: PGlite ${version} template written, migrated (${(dump.size / 2 ** 20).toFixed(1)} MiB)\n`,
+);

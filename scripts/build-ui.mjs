@@ -24,7 +24,12 @@ function compress(target, files) {
   for (const name of files.filter((file) => COMPRESSIBLE.test(file))) {
     const body = readFileSync(join(target, name));
     const variants = {
-      br: brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } }),
+      br: brotliCompressSync(body, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+          [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
+        },
+      }),
       gzip: gzipSync(body, { level: constants.Z_BEST_COMPRESSION }),
     };
     for (const [encoding, compressed] of Object.entries(variants)) {

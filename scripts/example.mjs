@@ -22,7 +22,14 @@ function step(command, args, options = {}) {
 }
 
 const newest = (dir) =>
-  !existsSync(dir) ? 0 : Math.max(0, ...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs)));
+  !existsSync(dir)
+    ? 0
+    : Math.max(
+        0,
+        ...readdirSync(dir, { withFileTypes: true }).map((e) =>
+          e.isDirectory() ? newest(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs,
+        ),
+      );
 
 let child;
 if (name === "next-host") {
@@ -31,10 +38,17 @@ if (name === "next-host") {
   const next = join(root, "node_modules/next/dist/bin/next");
   step("npx", ["--no", "--", "tsup", "--no-dts", "--silent", "--out-dir", dist]);
   step(process.execPath, [next, "build"], { cwd: join(root, "examples/next-host"), env });
-  child = spawn(process.execPath, [next, "start", "-p", process.env.PORT ?? "3000"], { cwd: join(root, "examples/next-host"), env, stdio: "inherit" });
+  child = spawn(process.execPath, [next, "start", "-p", process.env.PORT ?? "3000"], {
+    cwd: join(root, "examples/next-host"),
+    env,
+    stdio: "inherit",
+  });
 } else {
   const built = join(root, "dist/index.js");
-  if (!existsSync(built) || statSync(built).mtimeMs < Math.max(newest(join(root, "src")), newest(join(root, "adapters")))) {
+  if (
+    !existsSync(built) ||
+    statSync(built).mtimeMs < Math.max(newest(join(root, "src")), newest(join(root, "adapters")))
+  ) {
     process.stderr.write("building the library (dist/ is missing or older than the sources)…\n");
     step("npx", ["--no", "tsup"]);
   }

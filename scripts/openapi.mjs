@@ -11,7 +11,10 @@ const out = `${root}node_modules/.cache/faultline-openapi-${process.pid}`;
 const target = `${root}docs/openapi.json`;
 const check = process.argv.includes("--check");
 
-const build = spawnSync("npx", ["--no", "--", "tsup", "--no-dts", "--silent", "--out-dir", out], { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+const build = spawnSync("npx", ["--no", "--", "tsup", "--no-dts", "--silent", "--out-dir", out], {
+  cwd: root,
+  stdio: ["ignore", "pipe", "inherit"],
+});
 if (build.status !== 0) {
   process.stderr.write(build.stdout ?? "");
   process.stderr.write("openapi: building the sources failed\n");

@@ -69,7 +69,6 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
   });
 }
 
-
 /** `tokens`: the FAULTLINE_DEMO_TOKEN and _SCIM_TOKEN to set; without, the demo issues its own. */
 function start(port, tokens, dir) {
   const { DATABASE_URL: _ignored, ...inherited } = process.env; // always embedded PGlite here
@@ -114,7 +113,8 @@ async function json(response, path) {
   }
 }
 
-const building = (run) => run.output.includes("faultline: building the library") && !run.output.includes("faultline: built in");
+const building = (run) =>
+  run.output.includes("faultline: building the library") && !run.output.includes("faultline: built in");
 
 async function waitForHealth(run, base) {
   const buildDeadline = Date.now() + BUILD_TIMEOUT_MS;
@@ -156,7 +156,10 @@ async function check(run, base, port, apiTokens, dir) {
   await checkProbes(base);
   const credentials = join(dir, "faultline-demo-credentials.json");
   for (const [what, text] of [
-    ["store and its location", `Storage:                 embedded PGlite in ${dir} (kept across restarts; one process at a time)`],
+    [
+      "store and its location",
+      `Storage:                 embedded PGlite in ${dir} (kept across restarts; one process at a time)`,
+    ],
     ["credentials file", `Tokens kept in:          ${credentials} (owner-only`],
     ["probe and metrics URLs", `${base}/livez  ${base}/readyz  ${base}/metrics`],
   ]) {
@@ -174,7 +177,8 @@ async function check(run, base, port, apiTokens, dir) {
   if (anonymous.status !== 401) fail(`GET ${installationsPath} without a token should be 401, got ${anonymous.status}`);
   const installations = await request(base, installationsPath, auth);
   const list = await json(installations, installationsPath);
-  if (installations.status !== 200) fail(`GET ${installationsPath} with the demo token: ${installations.status} ${JSON.stringify(list)}`);
+  if (installations.status !== 200)
+    fail(`GET ${installationsPath} with the demo token: ${installations.status} ${JSON.stringify(list)}`);
   const demoApps = Array.isArray(list) ? list.filter((installation) => installation?.app?.slug === "demo-app") : [];
   if (demoApps.length !== 1) fail(`GET ${installationsPath} should list demo-app once, got ${JSON.stringify(list)}`);
 
@@ -184,20 +188,28 @@ async function check(run, base, port, apiTokens, dir) {
   const dsn = Array.isArray(keys) ? keys[0]?.dsn?.public : undefined;
   const dsnPattern = new RegExp(`^http://${DSN_KEY}@${HOST.replaceAll(".", "\\.")}:${port}/\\d+$`);
   if (keysResponse.status !== 200 || keys.length !== 1 || !dsnPattern.test(dsn ?? "")) {
-    fail(`GET ${keysPath} should return one key with DSN http://${DSN_KEY}@${HOST}:${port}/<id>, got ${keysResponse.status} ${JSON.stringify(keys)}`);
+    fail(
+      `GET ${keysPath} should return one key with DSN http://${DSN_KEY}@${HOST}:${port}/<id>, got ${keysResponse.status} ${JSON.stringify(keys)}`,
+    );
   }
 
   const tokensPath = "/api/0/api-tokens/";
   const tokens = await json(await request(base, tokensPath, auth), tokensPath);
-  if (!Array.isArray(tokens) || tokens.length !== apiTokens) fail(`admin should have ${apiTokens} API token(s) by now (the demo's), got ${JSON.stringify(tokens)}`);
+  if (!Array.isArray(tokens) || tokens.length !== apiTokens)
+    fail(`admin should have ${apiTokens} API token(s) by now (the demo's), got ${JSON.stringify(tokens)}`);
 
   const scimPath = "/api/0/organizations/demo/scim/v2/Users";
   const scim = await request(base, scimPath, { Authorization: `Bearer ${scimToken}` });
-  if (scim.status !== 200) fail(`GET ${scimPath} with the demo SCIM token: ${scim.status} ${(await scim.text()).slice(0, 300)}`);
+  if (scim.status !== 200)
+    fail(`GET ${scimPath} with the demo SCIM token: ${scim.status} ${(await scim.text()).slice(0, 300)}`);
 
   // The dashboard (faultline/ui) at /admin/errors, signed in through the host's /login cookie.
   const dashboard = await request(base, "/admin/errors");
-  if (dashboard.status !== 200 || !(dashboard.headers.get("content-security-policy") ?? "").includes("script-src 'self'") || !/faultline-dashboard/.test(await dashboard.text())) {
+  if (
+    dashboard.status !== 200 ||
+    !(dashboard.headers.get("content-security-policy") ?? "").includes("script-src 'self'") ||
+    !/faultline-dashboard/.test(await dashboard.text())
+  ) {
     fail(`GET /admin/errors should be the dashboard's page with its CSP, got ${dashboard.status}`);
   }
   let login;
@@ -207,22 +219,37 @@ async function check(run, base, port, apiTokens, dir) {
     fail(`GET /login failed: ${error.message}`);
   }
   const cookie = /demo_session=[0-9a-f]+/.exec(login.headers.get("set-cookie") ?? "")?.[0];
-  if (login.status !== 302 || !cookie) fail(`GET /login should set the demo session cookie and redirect, got ${login.status}`);
+  if (login.status !== 302 || !cookie)
+    fail(`GET /login should set the demo session cookie and redirect, got ${login.status}`);
   const bySession = await request(base, installationsPath, { Cookie: cookie });
-  if (bySession.status !== 200) fail(`GET ${installationsPath} with the /login session cookie should be 200, got ${bySession.status}`);
+  if (bySession.status !== 200)
+    fail(`GET ${installationsPath} with the /login session cookie should be 200, got ${bySession.status}`);
 
-  for (const [what, text] of [["dashboard URL", `http://${HOST}:${port}/login`], ["base URL", `http://${HOST}:${port}`], ["API token", token], ["DSN", dsn], ["SCIM token", scimToken], ["curl example", `curl -H "Authorization: Bearer ${token}"`]]) {
+  for (const [what, text] of [
+    ["dashboard URL", `http://${HOST}:${port}/login`],
+    ["base URL", `http://${HOST}:${port}`],
+    ["API token", token],
+    ["DSN", dsn],
+    ["SCIM token", scimToken],
+    ["curl example", `curl -H "Authorization: Bearer ${token}"`],
+  ]) {
     if (!run.output.includes(text)) fail(`the ${what} (${text}) was not printed`);
   }
   const crash = await checkMappedCrash(base, auth);
-  return { projectId: dsn.slice(dsn.lastIndexOf("/") + 1), installation: demoApps[0].uuid, crash, tokens: { token, scimToken } };
+  return {
+    projectId: dsn.slice(dsn.lastIndexOf("/") + 1),
+    installation: demoApps[0].uuid,
+    crash,
+    tokens: { token, scimToken },
+  };
 }
 
 /** /livez, /readyz and /metrics, mounted by the demo as docs/operations.md shows. */
 async function checkProbes(base) {
   const live = await request(base, "/livez");
   const liveBody = await json(live, "/livez");
-  if (live.status !== 200 || liveBody?.status !== "ok") fail(`GET /livez should be 200 {"status":"ok"}, got ${live.status} ${JSON.stringify(liveBody)}`);
+  if (live.status !== 200 || liveBody?.status !== "ok")
+    fail(`GET /livez should be 200 {"status":"ok"}, got ${live.status} ${JSON.stringify(liveBody)}`);
   const ready = await request(base, "/readyz");
   const readyBody = await json(ready, "/readyz");
   if (ready.status !== 200 || readyBody?.status !== "ok" || readyBody?.checks?.database?.status !== "ok") {
@@ -230,8 +257,14 @@ async function checkProbes(base) {
   }
   const metrics = await request(base, "/metrics");
   const text = await metrics.text();
-  if (metrics.status !== 200 || !(metrics.headers.get("content-type") ?? "").startsWith("text/plain") || !text.includes("# TYPE faultline_http_request_duration_seconds histogram")) {
-    fail(`GET /metrics should be Prometheus' text exposition with Faultline's metrics, got ${metrics.status} ${metrics.headers.get("content-type")} ${text.slice(0, 200)}`);
+  if (
+    metrics.status !== 200 ||
+    !(metrics.headers.get("content-type") ?? "").startsWith("text/plain") ||
+    !text.includes("# TYPE faultline_http_request_duration_seconds histogram")
+  ) {
+    fail(
+      `GET /metrics should be Prometheus' text exposition with Faultline's metrics, got ${metrics.status} ${metrics.headers.get("content-type")} ${text.slice(0, 200)}`,
+    );
   }
 }
 
@@ -245,7 +278,10 @@ async function checkMappedCrash(base, auth) {
     response = await request(base, eventPath, auth);
   }
   const event = await json(response, eventPath);
-  if (response.status !== 200) fail(`GET ${eventPath} (the seeded source-mapped crash): ${response.status} ${JSON.stringify(event).slice(0, 300)}`);
+  if (response.status !== 200)
+    fail(
+      `GET ${eventPath} (the seeded source-mapped crash): ${response.status} ${JSON.stringify(event).slice(0, 300)}`,
+    );
   const exception = event.entries?.find((entry) => entry.type === "exception")?.data?.values?.at(-1);
   const top = exception?.stacktrace?.frames?.at(-1);
   const source = readFileSync(join(root, "examples/demo/assets/checkout.js"), "utf8").split("\n");
@@ -256,11 +292,20 @@ async function checkMappedCrash(base, auth) {
     top?.lineNo === throwLine &&
     Array.isArray(top?.context) &&
     top.context.some(([line, text]) => line === throwLine && text.includes("throw new Error"));
-  if (!mapped) fail(`the seeded crash's top frame should be mapped to validateQuantity at checkout.js:${throwLine} with source context, got ${JSON.stringify(top)}`);
-  if (!/checkout\.min\.js$/.test(exception?.rawStacktrace?.frames?.at(-1)?.filename ?? "")) fail(`the seeded crash should keep its minified frames in rawStacktrace, got ${JSON.stringify(exception?.rawStacktrace)}`);
+  if (!mapped)
+    fail(
+      `the seeded crash's top frame should be mapped to validateQuantity at checkout.js:${throwLine} with source context, got ${JSON.stringify(top)}`,
+    );
+  if (!/checkout\.min\.js$/.test(exception?.rawStacktrace?.frames?.at(-1)?.filename ?? ""))
+    fail(
+      `the seeded crash should keep its minified frames in rawStacktrace, got ${JSON.stringify(exception?.rawStacktrace)}`,
+    );
   const issuePath = `/api/0/organizations/demo/issues/${event.groupID}/`;
   const issue = await json(await request(base, issuePath, auth), issuePath);
-  if (String(issue?.count) !== "1") fail(`the seeded crash's issue should have exactly one event (seeded once), got count ${JSON.stringify(issue?.count)}`);
+  if (String(issue?.count) !== "1")
+    fail(
+      `the seeded crash's issue should have exactly one event (seeded once), got count ${JSON.stringify(issue?.count)}`,
+    );
   return event.groupID;
 }
 
@@ -271,7 +316,8 @@ async function stop(run) {
   if (!closed) fail(`the demo was still running ${STOP_TIMEOUT_MS / 1000} s after SIGTERM`);
   // The demo prints this right before exit(0); npm itself ends with 0 or, its shell having been
   // signalled too, by SIGTERM.
-  if (!run.output.includes("faultline demo: stopped")) fail("the demo did not shut down cleanly after SIGTERM (no \"stopped\" line)");
+  if (!run.output.includes("faultline demo: stopped"))
+    fail('the demo did not shut down cleanly after SIGTERM (no "stopped" line)');
   const { code, signal } = run.exit ?? {};
   if (!(code === 0 || signal === "SIGTERM")) fail(`npm start ended with ${JSON.stringify(run.exit)} after SIGTERM`);
   current = null;
@@ -286,7 +332,11 @@ async function revokeToken(base, token) {
   const listed = await json(await request(base, "/api/0/api-tokens/", auth), "/api/0/api-tokens/");
   const own = listed.find((entry) => token.endsWith(entry.tokenLastCharacters));
   if (!own) fail(`the demo's own token is not among admin's tokens: ${JSON.stringify(listed)}`);
-  const revoked = await fetch(`${base}/api/0/api-tokens/${own.id}/`, { method: "DELETE", headers: auth, signal: AbortSignal.timeout(10_000) });
+  const revoked = await fetch(`${base}/api/0/api-tokens/${own.id}/`, {
+    method: "DELETE",
+    headers: auth,
+    signal: AbortSignal.timeout(10_000),
+  });
   if (revoked.status !== 204) fail(`DELETE /api/0/api-tokens/${own.id}/ should be 204, got ${revoked.status}`);
   const after = await request(base, "/api/0/api-tokens/", auth);
   if (after.status !== 401) fail(`a revoked token should be refused (401), got ${after.status}`);
@@ -304,7 +354,12 @@ async function startAndCheck(label, { previous, tokens, apiTokens, beforeStop, d
     fail(`the demo should print the tokens it was given, printed ${JSON.stringify(seen.tokens)}`);
   }
   await beforeStop?.(base, seen);
-  if (previous && (seen.projectId !== previous.projectId || seen.installation !== previous.installation || seen.crash !== previous.crash)) {
+  if (
+    previous &&
+    (seen.projectId !== previous.projectId ||
+      seen.installation !== previous.installation ||
+      seen.crash !== previous.crash)
+  ) {
     fail(`the restart changed the seeded data: ${JSON.stringify(previous)} → ${JSON.stringify(seen)}`);
   }
   await stop(run);
@@ -324,31 +379,45 @@ try {
     apiTokens: 2,
     beforeStop: (base, seen) => revokeToken(base, seen.tokens.token),
   });
-  if (own.tokens.token === TOKEN || own.tokens.scimToken === SCIM_TOKEN) fail("without the variables the demo should issue tokens of its own");
+  if (own.tokens.token === TOKEN || own.tokens.scimToken === SCIM_TOKEN)
+    fail("without the variables the demo should issue tokens of its own");
   const mode = statSync(join(dataDir, "faultline-demo-credentials.json")).mode & 0o777;
   if (mode !== 0o600) fail(`the demo's credentials file should be owner-only (0600), is ${mode.toString(8)}`);
   // Named as today's layout (<dir>/data): the earlier layout's database in <dir> is moved into it.
   const moved = join(dataDir, "data");
-  const again = await startAndCheck("restart on <dir>/data, moving an earlier demo's database, keeping the demo's own tokens (the revoked one issued again)", {
-    previous: first,
-    apiTokens: 2,
-    dir: moved,
-    afterStart: (run) => {
-      if (!run.output.includes(`faultline demo: moved the database of an earlier demo from ${dataDir} into ${moved}`)) fail(`the demo did not say it moved the earlier database:\n${run.output}`);
+  const again = await startAndCheck(
+    "restart on <dir>/data, moving an earlier demo's database, keeping the demo's own tokens (the revoked one issued again)",
+    {
+      previous: first,
+      apiTokens: 2,
+      dir: moved,
+      afterStart: (run) => {
+        if (!run.output.includes(`faultline demo: moved the database of an earlier demo from ${dataDir} into ${moved}`))
+          fail(`the demo did not say it moved the earlier database:\n${run.output}`);
+      },
     },
-  });
-  if (existsSync(join(dataDir, "PG_VERSION")) || !existsSync(join(moved, "PG_VERSION"))) fail(`the earlier demo's database should have moved from ${dataDir} into ${moved}`);
+  );
+  if (existsSync(join(dataDir, "PG_VERSION")) || !existsSync(join(moved, "PG_VERSION")))
+    fail(`the earlier demo's database should have moved from ${dataDir} into ${moved}`);
   const movedMode = statSync(join(moved, "faultline-demo-credentials.json")).mode & 0o777;
-  if (movedMode !== 0o600) fail(`the moved credentials file should still be owner-only (0600), is ${movedMode.toString(8)}`);
+  if (movedMode !== 0o600)
+    fail(`the moved credentials file should still be owner-only (0600), is ${movedMode.toString(8)}`);
   if (again.tokens.token !== own.tokens.token || again.tokens.scimToken !== own.tokens.scimToken) {
-    fail(`a restart should print the same tokens as before: ${JSON.stringify(own.tokens)} → ${JSON.stringify(again.tokens)}`);
+    fail(
+      `a restart should print the same tokens as before: ${JSON.stringify(own.tokens)} → ${JSON.stringify(again.tokens)}`,
+    );
   }
   await cleanUp();
   log("passed");
 } catch (error) {
   const output = current?.output.trim();
   await cleanUp();
-  if (output) process.stderr.write(`--- npm start output ---\n${output.split("\n").slice(-40).join("\n")}\n------------------------\n`);
-  process.stderr.write(`smoke-demo: FAILED: ${error instanceof SmokeFailure ? error.message : (error?.stack ?? error)}\n`);
+  if (output)
+    process.stderr.write(
+      `--- npm start output ---\n${output.split("\n").slice(-40).join("\n")}\n------------------------\n`,
+    );
+  process.stderr.write(
+    `smoke-demo: FAILED: ${error instanceof SmokeFailure ? error.message : (error?.stack ?? error)}\n`,
+  );
   process.exit(1);
 }

@@ -25,16 +25,24 @@ const built = join(root, "dist", "index.js");
 const sources = Math.max(newestMtime(join(root, "src")), newestMtime(join(root, "adapters")));
 // The PGlite template a new data directory starts from (written by the build since #19): a dist/
 // built before it would work, but start slowly and large.
-const hasTemplate = existsSync(built) && readdirSync(join(root, "dist")).some((name) => /^pglite-template-.+\.tar\.gz$/.test(name));
+const hasTemplate =
+  existsSync(built) && readdirSync(join(root, "dist")).some((name) => /^pglite-template-.+\.tar\.gz$/.test(name));
 // The dashboard's browser bundle (since #18), which the demo mounts at /admin/errors.
 const hasDashboard = existsSync(join(root, "dist", "ui-assets", "manifest.json"));
 if (!existsSync(built) || statSync(built).mtimeMs < sources || !hasTemplate || !hasDashboard) {
-  process.stderr.write("faultline: building the library (dist/ is missing, incomplete or older than src/ or adapters/)…\n");
+  process.stderr.write(
+    "faultline: building the library (dist/ is missing, incomplete or older than src/ or adapters/)…\n",
+  );
   const startedAt = Date.now();
   // --no: never download (tsup is a devDependency). Its progress is shown only when it fails. In its
   // own process group on POSIX, so that a stop signal can end npx and tsup together.
   const posix = process.platform !== "win32";
-  const build = spawn("npx", ["--no", "tsup"], { cwd: root, stdio: ["ignore", "pipe", "inherit"], detached: posix, shell: !posix });
+  const build = spawn("npx", ["--no", "tsup"], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+    detached: posix,
+    shell: !posix,
+  });
   let progress = "";
   build.stdout.on("data", (chunk) => (progress += chunk));
   let stoppedBy;

@@ -91,10 +91,22 @@ export function buildFaultline<const P extends readonly FaultlinePlugin[]>(
     notifyChannel,
     worker: (): Worker => worker,
   });
-  registerServices(container, composition, { options, logger, clock, metrics, db: () => lifecycle.db, wake: (taskId) => worker.wake(taskId), notifyChannel });
+  registerServices(container, composition, {
+    options,
+    logger,
+    clock,
+    metrics,
+    db: () => lifecycle.db,
+    wake: (taskId) => worker.wake(taskId),
+    notifyChannel,
+  });
 
   const ready = (): Promise<Kysely<Database>> => lifecycle.ready();
-  const tasks = [deliveryTask(options.delivery.pollIntervalMs), deliveryRetentionTask, ...composition.plugins.flatMap((plugin) => plugin.tasks ?? [])];
+  const tasks = [
+    deliveryTask(options.delivery.pollIntervalMs),
+    deliveryRetentionTask,
+    ...composition.plugins.flatMap((plugin) => plugin.tasks ?? []),
+  ];
   const worker: Worker = new Worker(tasks, { container, clock, logger, metrics, ready });
   const health = createHealth({
     ping: async () => sql`SELECT 1`.execute((await lifecycle.connect()).root),
@@ -142,18 +154,25 @@ function routeTable(composition: Composition) {
   return [...composition.router.entries()].map(({ value, owner }) => ({
     endpoint: value.endpoint,
     plugin: owner,
-    protocolErrors: composition.plugins.some((plugin) => plugin.errorRenderer?.matches(value.endpoint.path.replace(/\{[^}]+\}/g, "x"))),
+    protocolErrors: composition.plugins.some((plugin) =>
+      plugin.errorRenderer?.matches(value.endpoint.path.replace(/\{[^}]+\}/g, "x")),
+    ),
   }));
 }
 
 /** Merges plugin API namespaces; every function awaits initialisation first. */
-function buildApi(plugins: readonly FaultlinePlugin[], container: DependencyContainer, ready: () => Promise<unknown>): object {
+function buildApi(
+  plugins: readonly FaultlinePlugin[],
+  container: DependencyContainer,
+  ready: () => Promise<unknown>,
+): object {
   const api: Record<string, Record<string, unknown>> = {};
   const owners = new Map<string, string>();
   for (const plugin of plugins) {
     for (const [namespace, operations] of Object.entries(plugin.api?.(container) ?? {})) {
       const owner = owners.get(namespace);
-      if (owner) throw new Error(`API namespace conflict: "${namespace}" is provided by plugins "${owner}" and "${plugin.id}"`);
+      if (owner)
+        throw new Error(`API namespace conflict: "${namespace}" is provided by plugins "${owner}" and "${plugin.id}"`);
       owners.set(namespace, plugin.id);
       api[namespace] = awaitReadyFirst(operations as Record<string, unknown>, ready);
     }

@@ -43,7 +43,13 @@ export type { Faultline, ApiOf } from "./faultline.js";
 export type { FaultlineOptions, AuthenticateHook } from "./options.js";
 export type { FaultlineHandler } from "./http/pipeline.js";
 export type { HandlerOptions } from "./http/handler-options.js";
-export { type DatabaseInput, type DatabaseSource, DEFAULT_DATA_DIR, type PGliteLike, type PgPoolLike } from "./db/connect.js";
+export {
+  type DatabaseInput,
+  type DatabaseSource,
+  DEFAULT_DATA_DIR,
+  type PGliteLike,
+  type PgPoolLike,
+} from "./db/connect.js";
 export type { Database } from "./db/schema.js";
 export type { MigrationReport, MigrationStatus } from "./db/migrator.js";
 export type { SchemaMigration } from "./db/migrations/types.js";

@@ -26,13 +26,15 @@ function isDatabaseInput(value: unknown): value is DatabaseInput {
 /** An empty string is most often `process.env.DATABASE_URL` set to nothing: say so. */
 function databaseInputMessage(input: unknown): string {
   if (input === "") {
-    return "is an empty string (is DATABASE_URL set but empty?); give a postgres:// URL, \"memory://\" for a throwaway in-memory database, or leave `database` out to use DATABASE_URL or the embedded data directory .faultline/data";
+    return 'is an empty string (is DATABASE_URL set but empty?); give a postgres:// URL, "memory://" for a throwaway in-memory database, or leave `database` out to use DATABASE_URL or the embedded data directory .faultline/data';
   }
-  return "expected a postgres:// connection string, \"memory://\", { inMemory: true }, { dataDir }, a pg Pool, a PGlite instance, a Kysely instance, or a function returning one";
+  return 'expected a postgres:// connection string, "memory://", { inMemory: true }, { dataDir }, a pg Pool, a PGlite instance, a Kysely instance, or a function returning one';
 }
 
 const isLogger = (value: unknown): value is Logger =>
-  isObject(value) && ["debug", "info", "warn", "error"].every((level) => isFunction(value[level])) && (value.child === undefined || isFunction(value.child));
+  isObject(value) &&
+  ["debug", "info", "warn", "error"].every((level) => isFunction(value[level])) &&
+  (value.child === undefined || isFunction(value.child));
 
 /** A prom-client Registry (the host's copy of prom-client may be another version than ours: duck-typed). */
 const isRegistry = (value: unknown): value is NonNullable<MetricsOptions["registry"]> =>
@@ -46,11 +48,19 @@ export const optionsSchema = z.strictObject({
    * `.faultline/data` (under the working directory). In memory only when asked for:
    * `{ inMemory: true }` or `"memory://"`. See {@link DatabaseInput}.
    */
-  database: z.custom<DatabaseInput>(isDatabaseInput, { error: (issue) => databaseInputMessage(issue.input) }).optional(),
+  database: z
+    .custom<DatabaseInput>(isDatabaseInput, { error: (issue) => databaseInputMessage(issue.input) })
+    .optional(),
   /** PostgreSQL schema holding every Faultline table. */
-  schema: z.string().regex(SCHEMA_NAME_PATTERN, "must be a lowercase PostgreSQL identifier such as \"faultline\"").default("faultline"),
+  schema: z
+    .string()
+    .regex(SCHEMA_NAME_PATTERN, 'must be a lowercase PostgreSQL identifier such as "faultline"')
+    .default("faultline"),
   /** Mount prefix used when a request does not say its own (`/faultline`); "" at the root. */
-  basePath: z.string().regex(/^(\/[^/?#]+)*$/, "must be \"\" or start with \"/\" and not end with \"/\"").default(""),
+  basePath: z
+    .string()
+    .regex(/^(\/[^/?#]+)*$/, 'must be "" or start with "/" and not end with "/"')
+    .default(""),
   /** Public origin for generated URLs (DSNs, Link headers) when the request's own origin is not it. */
   publicUrl: z.url().optional(),
   /**
@@ -63,14 +73,23 @@ export const optionsSchema = z.strictObject({
    * `debug`, `info`, `warn` and `error` taking `(obj, msg)` or `(msg)`, and optionally `child`.
    * Default: warnings and errors as JSON lines on stderr.
    */
-  logger: z.custom<Logger>(isLogger, { message: "expected a pino-compatible logger (debug, info, warn, error; child optional)" }).optional(),
+  logger: z
+    .custom<Logger>(isLogger, {
+      message: "expected a pino-compatible logger (debug, info, warn, error; child optional)",
+    })
+    .optional(),
   /** Prometheus metrics (`faultline.metrics`). */
   metrics: z
     .strictObject({
       /** A prom-client Registry of the host's to register Faultline's metrics in; absent: the instance's own. */
-      registry: z.custom<NonNullable<MetricsOptions["registry"]>>(isRegistry, { message: "expected a prom-client Registry" }).optional(),
+      registry: z
+        .custom<NonNullable<MetricsOptions["registry"]>>(isRegistry, { message: "expected a prom-client Registry" })
+        .optional(),
       /** Prepended to every metric name; two instances sharing one registry need different ones. */
-      prefix: z.string().regex(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, "must be a Prometheus metric name prefix such as \"faultline_\"").default("faultline_"),
+      prefix: z
+        .string()
+        .regex(/^[a-zA-Z_:][a-zA-Z0-9_:]*$/, 'must be a Prometheus metric name prefix such as "faultline_"')
+        .default("faultline_"),
     })
     .prefault({}),
   /** Readiness (`faultline.health.ready`): what counts as not ready. */
@@ -86,7 +105,9 @@ export const optionsSchema = z.strictObject({
       maxQueueDepth: z.number().int().min(0).max(100_000_000).optional(),
     })
     .prefault({}),
-  authenticate: z.custom<AuthenticateHook>(isFunction, { message: "expected a function (request) => principal | null" }).optional(),
+  authenticate: z
+    .custom<AuthenticateHook>(isFunction, { message: "expected a function (request) => principal | null" })
+    .optional(),
   /**
    * API tokens found are trusted for `ttlMs` without reading them again (default 5000; 0 turns
    * the cache off). Revoking or re-scoping a token through this instance takes effect at once;
@@ -98,7 +119,10 @@ export const optionsSchema = z.strictObject({
       maxEntries: z.number().int().min(1).max(1_000_000).default(10_000),
     })
     .prefault({}),
-  plugins: z.array(z.custom<FaultlinePlugin>(isPlugin, { message: "expected a plugin object with an id" })).readonly().default([]),
+  plugins: z
+    .array(z.custom<FaultlinePlugin>(isPlugin, { message: "expected a plugin object with an id" }))
+    .readonly()
+    .default([]),
   limits: z
     .strictObject({
       bodyBytes: z.number().int().positive().default(DEFAULT_BODY_LIMIT),
@@ -134,7 +158,15 @@ export const optionsSchema = z.strictObject({
       /** A destination must answer within this many milliseconds (default 5000). */
       timeoutMs: z.number().int().min(100).max(60_000).default(5000),
       /** Delays in seconds between attempts (default: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h). */
-      retryDelays: z.array(z.number().min(0).max(7 * 86_400)).max(50).default([...DEFAULT_RETRY_DELAYS]),
+      retryDelays: z
+        .array(
+          z
+            .number()
+            .min(0)
+            .max(7 * 86_400),
+        )
+        .max(50)
+        .default([...DEFAULT_RETRY_DELAYS]),
       /** Allow destinations on loopback/private networks (development and tests only). */
       allowPrivateNetworks: z.boolean().default(false),
       /** Deliveries sent at the same time by one worker. */
@@ -181,7 +213,12 @@ export const optionsSchema = z.strictObject({
   releases: z
     .strictObject({
       /** Bytes all files of one bundle may unpack to (default 512 MiB). Memory does not grow with it: files are stored in 1 MiB pieces as they inflate. */
-      maxBundleBytes: z.number().int().min(1024 * 1024).max(2 ** 31 - 1).default(512 * 1024 * 1024),
+      maxBundleBytes: z
+        .number()
+        .int()
+        .min(1024 * 1024)
+        .max(2 ** 31 - 1)
+        .default(512 * 1024 * 1024),
       /** Files one bundle may hold (default 20000). */
       maxBundleFiles: z.number().int().min(1).max(1_000_000).default(20_000),
     })
@@ -203,7 +240,9 @@ export const optionsSchema = z.strictObject({
    * `false` when a separate process runs `faultline.worker.start()`.
    */
   worker: z.boolean().default(true),
-  clock: z.custom<Clock>((value) => isObject(value) && isFunction(value.now), { message: "expected { now(): Date }" }).optional(),
+  clock: z
+    .custom<Clock>((value) => isObject(value) && isFunction(value.now), { message: "expected { now(): Date }" })
+    .optional(),
 });
 
 export type FaultlineOptions = z.input<typeof optionsSchema>;

@@ -16,7 +16,11 @@ function constantTimeEqual(a: string, b: string): boolean {
  * Checks the `X-Svc-Hook-Signature` / `Svc-Hook-Signature` header: hex HMAC-SHA256 of the exact
  * raw body bytes, keyed with the hook secret or the app's client secret.
  */
-export function verifySignature(rawBody: string | Uint8Array, header: string | null | undefined, secret: string): boolean {
+export function verifySignature(
+  rawBody: string | Uint8Array,
+  header: string | null | undefined,
+  secret: string,
+): boolean {
   try {
     if (typeof header !== "string" || typeof secret !== "string" || secret === "") return false;
     return constantTimeEqual(hexSignature(secret, rawBody), header.trim().toLowerCase());
@@ -46,12 +50,25 @@ function header(headers: HeaderSource, name: string): string | undefined {
  * `webhook-signature`, any letter case): one of the space-separated `v1,<base64>` signatures
  * must match, and the timestamp must be within the tolerance (replay protection).
  */
-export function verifyStandardWebhook(rawBody: string | Uint8Array, headers: HeaderSource, secret: string, options: StandardWebhookOptions = {}): boolean {
+export function verifyStandardWebhook(
+  rawBody: string | Uint8Array,
+  headers: HeaderSource,
+  secret: string,
+  options: StandardWebhookOptions = {},
+): boolean {
   try {
     const id = header(headers, "webhook-id");
     const timestamp = header(headers, "webhook-timestamp");
     const signatures = header(headers, "webhook-signature");
-    if (!id || !timestamp || !signatures || !/^\d{1,12}$/.test(timestamp) || typeof secret !== "string" || secret === "") return false;
+    if (
+      !id ||
+      !timestamp ||
+      !signatures ||
+      !/^\d{1,12}$/.test(timestamp) ||
+      typeof secret !== "string" ||
+      secret === ""
+    )
+      return false;
     const now = (options.now ?? new Date()).getTime() / 1000;
     if (Math.abs(now - Number(timestamp)) > (options.toleranceSeconds ?? 300)) return false;
     const expected = standardWebhookSignature(secret, id, Number(timestamp), rawBody);

@@ -70,7 +70,14 @@ export function toExpressHandler(faultline: HasHandler): ExpressHandler {
   return async (req, res, next) => {
     try {
       const body = bytesAlreadyRead(req);
-      const requestOptions = { url: req.originalUrl, origin: originOf(req), body, bodyDecoded: body !== undefined, parsedBody: parsedJson(req), consumedFix: MOUNT_FIRST };
+      const requestOptions = {
+        url: req.originalUrl,
+        origin: originOf(req),
+        body,
+        bodyDecoded: body !== undefined,
+        parsedBody: parsedJson(req),
+        consumedFix: MOUNT_FIRST,
+      };
       // `req.ip` follows the app's `trust proxy` setting (X-Forwarded-For only from trusted peers).
       const handlerOptions = { basePath: req.baseUrl, clientAddress: req.ip ?? req.socket.remoteAddress };
       // A malformed Host or request target is a 400 here already; anything unexpected goes to the app's error handler.

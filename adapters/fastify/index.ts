@@ -29,18 +29,30 @@ const REGISTER_AS_IS =
  * routes outside the prefix are untouched.
  */
 function registerRoutes(app: FastifyInstance, faultline: HasHandler, bodyLimit: number): void {
-  if (!faultline || typeof faultline.handler !== "function") throw new TypeError("toFastifyPlugin: pass an instance from createFaultline");
+  if (!faultline || typeof faultline.handler !== "function")
+    throw new TypeError("toFastifyPlugin: pass an instance from createFaultline");
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit }, (_request, body, done) => done(null, body));
   const basePath = app.prefix;
   // Fastify sends a web Response itself (status, every header, the streamed body); JSON goes as
   // one Buffer with a Content-Length instead of a chunked stream.
-  const handle = async (request: FastifyRequest, reply: FastifyReply): Promise<Response | Buffer | string | undefined> => {
+  const handle = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<Response | Buffer | string | undefined> => {
     const body = Buffer.isBuffer(request.body) ? request.body : undefined;
-    const requestOptions = { url: request.raw.url, body, parsedBody: body ? undefined : request.body, consumedFix: REGISTER_AS_IS };
+    const requestOptions = {
+      url: request.raw.url,
+      body,
+      parsedBody: body ? undefined : request.body,
+      consumedFix: REGISTER_AS_IS,
+    };
     // `request.ip` follows the server's `trustProxy` option (X-Forwarded-For only from trusted peers).
     // A malformed Host or request target is answered 400 by the guard, not thrown to Fastify's 500.
-    const response = await serveNodeRequest(faultline, request.raw, requestOptions, { basePath, clientAddress: request.ip });
+    const response = await serveNodeRequest(faultline, request.raw, requestOptions, {
+      basePath,
+      clientAddress: request.ip,
+    });
     // A streaming Response goes to Fastify as it is; a wire reply and a whole JSON body as their text or bytes.
     if (!isWireReply(response) && (!response.body || !isJson(response))) return response;
     reply.code(response.status);
@@ -58,7 +70,8 @@ function registerRoutes(app: FastifyInstance, faultline: HasHandler, bodyLimit: 
  * exact bytes of every request whatever parsers the host registered, and the host keeps them.
  */
 export function toFastifyPlugin(faultline: HasHandler, options: FastifyPluginOptions = {}): FastifyPluginAsync {
-  const plugin: FastifyPluginAsync = async (app) => registerRoutes(app, faultline, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  const plugin: FastifyPluginAsync = async (app) =>
+    registerRoutes(app, faultline, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
   return fastifyPlugin(plugin, PLUGIN_META);
 }
 

@@ -45,11 +45,19 @@ function asFaultlineSees(request: Request): Request {
   const host = first(request.headers.get("x-forwarded-host"));
   const url = new URL(request.url);
   const scheme = host ? (first(request.headers.get("x-forwarded-proto")) ?? url.protocol.slice(0, -1)) : "";
-  const clientUrl = host ? requestUrl(`${url.pathname}${url.search}`, { scheme, host, hostSource: "X-Forwarded-Host header" }) : url.href;
+  const clientUrl = host
+    ? requestUrl(`${url.pathname}${url.search}`, { scheme, host, hostSource: "X-Forwarded-Host header" })
+    : url.href;
   if (clientUrl === url.href && !request.headers.has("accept-encoding")) return request;
   const headers = new Headers(request.headers);
   headers.delete("accept-encoding");
-  const init: RequestInit & { duplex?: "half" } = { method: request.method, headers, body: request.body, duplex: "half", signal: request.signal };
+  const init: RequestInit & { duplex?: "half" } = {
+    method: request.method,
+    headers,
+    body: request.body,
+    duplex: "half",
+    signal: request.signal,
+  };
   return new Request(clientUrl, init);
 }
 
@@ -74,7 +82,10 @@ function clientRequestOrAnswer(request: Request): Request | Response {
  * one the client used (see `X-Forwarded-Host`), or set `publicUrl` on the instance. Pass the instance,
  * or a function returning it, so nothing is created when Next only imports the module to build.
  */
-export function toNextJsHandler(source: HasHandler | (() => HasHandler | Promise<HasHandler>), options: NextHandlerOptions = {}): NextRouteHandlers {
+export function toNextJsHandler(
+  source: HasHandler | (() => HasHandler | Promise<HasHandler>),
+  options: NextHandlerOptions = {},
+): NextRouteHandlers {
   const basePath = options.basePath ?? "/api/faultline";
   const handle: RouteHandler = async (request) => {
     const clientRequest = clientRequestOrAnswer(request);
@@ -95,7 +106,10 @@ const INSTANCES = Symbol.for("faultline.next.instances");
  *     export const faultline = getOrCreateFaultline("main", () => createFaultline({ database: process.env.DATABASE_URL }));
  */
 export function getOrCreateFaultline<T>(key: string, factory: () => T): T {
-  const store = ((globalThis as Record<symbol, unknown>)[INSTANCES] ??= new Map<string, unknown>()) as Map<string, unknown>;
+  const store = ((globalThis as Record<symbol, unknown>)[INSTANCES] ??= new Map<string, unknown>()) as Map<
+    string,
+    unknown
+  >;
   if (!store.has(key)) store.set(key, factory());
   return store.get(key) as T;
 }

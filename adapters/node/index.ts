@@ -22,7 +22,11 @@ export interface HasHandler {
  * Serves a request through the handler's wire entry when it has one (JSON replies without a
  * `Response` object), else through the handler itself.
  */
-export function serveForNode(faultline: HasHandler, request: Request, options: HandlerOptions): Promise<Response | WireReply> {
+export function serveForNode(
+  faultline: HasHandler,
+  request: Request,
+  options: HandlerOptions,
+): Promise<Response | WireReply> {
   const wire = faultline.handler[WIRE_HANDLER];
   return wire ? wire(request, options) : faultline.handler(request, options);
 }

@@ -33,7 +33,12 @@ const NODE_FIX = "Pass Faultline the request before anything reads its body (no 
 const DIRECT = new Set<PropertyKey>(["url", "method", "headers"]);
 
 function originOf(req: IncomingMessage, trustProxy: boolean): RequestOrigin {
-  const first = (name: string) => (trustProxy ? String(req.headers[name] ?? "").split(",")[0]?.trim() : "");
+  const first = (name: string) =>
+    trustProxy
+      ? String(req.headers[name] ?? "")
+          .split(",")[0]
+          ?.trim()
+      : "";
   const encrypted = (req.socket as { encrypted?: boolean } | null)?.encrypted === true;
   const scheme = first("x-forwarded-proto") || (encrypted ? "https" : "http");
   const forwardedHost = first("x-forwarded-host");
@@ -48,7 +53,11 @@ function originOf(req: IncomingMessage, trustProxy: boolean): RequestOrigin {
  * claim and is ignored.
  */
 export function clientAddressOf(req: IncomingMessage, trustProxy: boolean): string | undefined {
-  const forwarded = trustProxy ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0]?.trim() : "";
+  const forwarded = trustProxy
+    ? String(req.headers["x-forwarded-for"] ?? "")
+        .split(",")[0]
+        ?.trim()
+    : "";
   return forwarded || req.socket?.remoteAddress || undefined;
 }
 
@@ -78,7 +87,8 @@ function bodyReader(req: IncomingMessage, hasBody: boolean, alreadyRead: Uint8Ar
         resolve(null);
       };
       const onEnd = () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-      const onClose = () => (req.complete ? undefined : reject(new Error("the client closed the connection before the body ended")));
+      const onClose = () =>
+        req.complete ? undefined : reject(new Error("the client closed the connection before the body ended"));
       req.on("data", onData).once("end", onEnd).once("error", reject).once("close", onClose);
     });
   };
@@ -95,25 +105,41 @@ function bodyReader(req: IncomingMessage, hasBody: boolean, alreadyRead: Uint8Ar
 export function toWebRequest(req: IncomingMessage, options: NodeRequestOptions = {}): Request {
   const method = req.method ?? "GET";
   const target = options.url ?? req.url ?? "/";
-  const origin = typeof options.origin === "string" ? originOfString(options.origin) : (options.origin ?? originOf(req, options.trustProxy ?? false));
+  const origin =
+    typeof options.origin === "string"
+      ? originOfString(options.origin)
+      : (options.origin ?? originOf(req, options.trustProxy ?? false));
   const url = requestUrl(target, origin);
   const declared = req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
   const hasBody = method !== "GET" && method !== "HEAD" && (options.body !== undefined || declared);
   // Read to the end by someone else (a body parser) and no bytes handed over: nothing left to stream.
   const consumed: ConsumedBody | undefined =
-    hasBody && options.body === undefined && req.readableEnded ? { parsed: options.parsedBody, fix: options.consumedFix ?? NODE_FIX } : undefined;
+    hasBody && options.body === undefined && req.readableEnded
+      ? { parsed: options.parsedBody, fix: options.consumedFix ?? NODE_FIX }
+      : undefined;
   let headers: Headers | undefined;
   let real: Request | undefined;
   const materialize = (): Request => {
     if (real) return real;
-    const init: RequestInit & { duplex?: "half" } = { method, headers: (headers ??= headersOf(req, options.bodyDecoded === true)) };
+    const init: RequestInit & { duplex?: "half" } = {
+      method,
+      headers: (headers ??= headersOf(req, options.bodyDecoded === true)),
+    };
     if (hasBody) {
-      init.body = options.body ? (options.body as unknown as BodyInit) : (Readable.toWeb(req) as ReadableStream<Uint8Array>);
+      init.body = options.body
+        ? (options.body as unknown as BodyInit)
+        : (Readable.toWeb(req) as ReadableStream<Uint8Array>);
       init.duplex = "half";
     }
     return (real = new Request(url, init));
   };
-  const direct = { url, method, get headers() { return real ? real.headers : (headers ??= headersOf(req, options.bodyDecoded === true)); } };
+  const direct = {
+    url,
+    method,
+    get headers() {
+      return real ? real.headers : (headers ??= headersOf(req, options.bodyDecoded === true));
+    },
+  };
   return new Proxy(Object.create(Request.prototype) as Request, {
     get(_target, property) {
       if (DIRECT.has(property)) return direct[property as keyof typeof direct];

@@ -22,9 +22,18 @@ export interface ResolvedActor {
 /** Who is acting: the principal's user, the app behind an installation token, or an API token. */
 export async function resolveActor(db: Kysely<Database>, principal: Principal | null): Promise<ResolvedActor> {
   if (principal?.userId != null) {
-    const user = await db.selectFrom("users").select(["id", "username", "name", "email"]).where("id", "=", principal.userId).executeTakeFirst();
+    const user = await db
+      .selectFrom("users")
+      .select(["id", "username", "name", "email"])
+      .where("id", "=", principal.userId)
+      .executeTakeFirst();
     if (user) {
-      const status = { id: String(user.id), name: user.name || user.username, username: user.username, email: user.email };
+      const status = {
+        id: String(user.id),
+        name: user.name || user.username,
+        username: user.username,
+        email: user.email,
+      };
       return { actor: { type: "user", id: String(user.id), name: status.name }, user: status, userId: user.id };
     }
   }

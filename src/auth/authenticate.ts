@@ -29,10 +29,7 @@ export interface AuthenticateDeps {
  * throws 401 for credentials that are malformed, unknown or expired. With a `cache`, a token
  * found in the last few seconds is not read again (see token-cache.ts).
  */
-export async function authenticateRequest(
-  request: Request,
-  deps: AuthenticateDeps,
-): Promise<Principal | null> {
+export async function authenticateRequest(request: Request, deps: AuthenticateDeps): Promise<Principal | null> {
   const fromHost = deps.hook ? await deps.hook(request) : null;
   if (fromHost) return hostPrincipal(fromHost);
 
@@ -55,7 +52,10 @@ export async function authenticateRequest(
   };
 }
 
-async function findToken(hash: string, deps: { db: Kysely<Database>; clock: Clock; cache?: TokenCache }): Promise<TokenRecord | undefined> {
+async function findToken(
+  hash: string,
+  deps: { db: Kysely<Database>; clock: Clock; cache?: TokenCache },
+): Promise<TokenRecord | undefined> {
   const now = deps.clock.now().getTime();
   const cached = deps.cache?.lookup(hash, now);
   if (cached) return cached;

@@ -51,8 +51,12 @@ const withRole = (db: Kysely<Database>, column: "o.id" | "o.slug", value: string
   );
 const BY_ID = new PreparedStatement(1, (db, id: string | number) => byColumn(db, "o.id", id));
 const BY_SLUG = new PreparedStatement(1, (db, slug: string | number) => byColumn(db, "o.slug", slug));
-const WITH_ROLE_BY_ID = new PreparedStatement(2, (db, id: string | number, userId: number) => withRole(db, "o.id", id, userId));
-const WITH_ROLE_BY_SLUG = new PreparedStatement(2, (db, slug: string | number, userId: number) => withRole(db, "o.slug", slug, userId));
+const WITH_ROLE_BY_ID = new PreparedStatement(2, (db, id: string | number, userId: number) =>
+  withRole(db, "o.id", id, userId),
+);
+const WITH_ROLE_BY_SLUG = new PreparedStatement(2, (db, slug: string | number, userId: number) =>
+  withRole(db, "o.slug", slug, userId),
+);
 
 /**
  * Resolves the organization named in a URL for this principal. Anything the principal may not

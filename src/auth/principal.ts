@@ -7,8 +7,7 @@ import type { Scope } from "./scopes.js";
  * organization (no user: per-user fields read false).
  */
 export type PrincipalInput =
-  | { userId: number; scopes: readonly string[] }
-  | { organizationId: number; scopes: readonly string[] };
+  { userId: number; scopes: readonly string[] } | { organizationId: number; scopes: readonly string[] };
 
 /** A resolved caller, as endpoint handlers see it. */
 export interface Principal {

@@ -1,8 +1,24 @@
 import { isScope, type Scope } from "../auth/scopes.js";
-import { type CliCommand, commandFaultline, DATABASE_OPTIONS, DATABASE_USAGE, parseCommandArgs, UsageError } from "./io.js";
+import {
+  type CliCommand,
+  commandFaultline,
+  DATABASE_OPTIONS,
+  DATABASE_USAGE,
+  parseCommandArgs,
+  UsageError,
+} from "./io.js";
 
 /** A first operator's token: every scope, each `admin` implying its `write` and `read`. */
-const BOOTSTRAP_SCOPES: Scope[] = ["org:admin", "member:admin", "team:admin", "project:admin", "project:releases", "event:admin", "alerts:read", "alerts:write"];
+const BOOTSTRAP_SCOPES: Scope[] = [
+  "org:admin",
+  "member:admin",
+  "team:admin",
+  "project:admin",
+  "project:releases",
+  "event:admin",
+  "alerts:read",
+  "alerts:write",
+];
 
 /**
  * `faultline bootstrap`: a first install without code. Migrates, then creates an organization,
@@ -58,14 +74,26 @@ ${DATABASE_USAGE}`,
       }
       let project = await api.projects.get(slug, values.project);
       if (!project && !existing) {
-        project = await api.projects.create({ organization: slug, slug: values.project, platform: values.platform ?? null });
+        project = await api.projects.create({
+          organization: slug,
+          slug: values.project,
+          platform: values.platform ?? null,
+        });
         created.push(`project "${slug}/${values.project}"`);
       }
-      io.out(created.length > 0 ? `faultline: created ${created.join(", ")}\n` : `faultline: organization "${slug}" already exists; nothing created\n`);
+      io.out(
+        created.length > 0
+          ? `faultline: created ${created.join(", ")}\n`
+          : `faultline: organization "${slug}" already exists; nothing created\n`,
+      );
       if (project) {
         const [key] = await api.projects.keys(slug, project.id);
         if (key) {
-          io.out(key.dsn.public ? `DSN:   ${key.dsn.public}\n` : `DSN:   (give --public-url to print it) public key ${key.public}, project id ${project.id}\n`);
+          io.out(
+            key.dsn.public
+              ? `DSN:   ${key.dsn.public}\n`
+              : `DSN:   (give --public-url to print it) public key ${key.public}, project id ${project.id}\n`,
+          );
         }
       } else {
         io.out(`faultline: organization "${slug}" has no project "${values.project}"\n`);
@@ -74,13 +102,17 @@ ${DATABASE_USAGE}`,
         // The dashboard has no login of its own: the host's authenticate hook maps its session to
         // this id, which nothing else prints (ids are strings in the API, numbers in the hook).
         io.out(`Owner: ${owner.username}, Faultline user id ${owner.id}\n`);
-        io.out(`       authenticate hook: return { userId: ${Number(owner.id)}, scopes: [...SCOPES] } when your app's session is this person's (docs/dashboard.md#signing-in)\n`);
+        io.out(
+          `       authenticate hook: return { userId: ${Number(owner.id)}, scopes: [...SCOPES] } when your app's session is this person's (docs/dashboard.md#signing-in)\n`,
+        );
       }
       if (!existing || values["new-token"]) {
         if (!owner) throw new UsageError(`no user "${values.owner}" to create a token for`);
         const scopes = BOOTSTRAP_SCOPES.filter(isScope);
         const { token } = await api.tokens.create({ user: owner.id, name: "faultline bootstrap", scopes });
-        io.out(`Token: ${token}\n       (an API token of "${values.owner}" with every scope; shown once, store it now)\n`);
+        io.out(
+          `Token: ${token}\n       (an API token of "${values.owner}" with every scope; shown once, store it now)\n`,
+        );
       } else {
         io.out("Token: none created (tokens are shown only when created; --new-token creates another)\n");
       }

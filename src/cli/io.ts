@@ -28,7 +28,10 @@ export class UsageError extends Error {}
 
 /** What {@link parseCommandArgs} found: each option's value (string or boolean, by its type), and the positionals. */
 export interface CommandArgs<T extends CommandOptions> {
-  values: { [K in keyof T]: (T[K]["type"] extends "boolean" ? boolean : string) | (T[K] extends { default: unknown } ? never : undefined) } & { help?: boolean };
+  values: {
+    [K in keyof T]:
+      (T[K]["type"] extends "boolean" ? boolean : string) | (T[K] extends { default: unknown } ? never : undefined);
+  } & { help?: boolean };
   positionals: string[];
 }
 
@@ -37,7 +40,12 @@ type CommandOptions = Record<string, { type: "string" | "boolean"; short?: strin
 /** parseArgs, strict, with a usage mistake as a {@link UsageError}. */
 export function parseCommandArgs<T extends CommandOptions>(args: string[], options: T): CommandArgs<T> {
   try {
-    const config: ParseArgsConfig = { args, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true };
+    const config: ParseArgsConfig = {
+      args,
+      options: { ...options, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    };
     return parseArgs(config) as CommandArgs<T>;
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
@@ -72,7 +80,8 @@ export function commandDatabase(values: DatabaseValues): Pick<FaultlineOptions, 
   const url = values["database-url"];
   const dataDir = values["data-dir"];
   if (url !== undefined && dataDir !== undefined) throw new UsageError("give --database-url or --data-dir, not both");
-  if (values.create && dataDir === undefined) throw new UsageError("--create applies to --data-dir only (PostgreSQL databases are created by PostgreSQL)");
+  if (values.create && dataDir === undefined)
+    throw new UsageError("--create applies to --data-dir only (PostgreSQL databases are created by PostgreSQL)");
   if (dataDir !== undefined) checkDataDir(resolve(dataDir), values.create === true);
   const database = url ?? (dataDir !== undefined ? { dataDir } : process.env.DATABASE_URL || undefined);
   if (database === undefined) throw new UsageError("give --database-url or --data-dir (or set DATABASE_URL)");
@@ -87,20 +96,35 @@ export function commandDatabase(values: DatabaseValues): Pick<FaultlineOptions, 
 function checkDataDir(dataDir: string, create: boolean): void {
   if (create || existsSync(join(dataDir, "PG_VERSION"))) return;
   // The likely mistake: the directory above the cluster (.faultline instead of .faultline/data).
-  const inside = existsSync(join(dataDir, "data", "PG_VERSION")) ? ` It holds one in ${join(dataDir, "data")}: did you mean --data-dir ${join(dataDir, "data")}?` : "";
+  const inside = existsSync(join(dataDir, "data", "PG_VERSION"))
+    ? ` It holds one in ${join(dataDir, "data")}: did you mean --data-dir ${join(dataDir, "data")}?`
+    : "";
   const what = existsSync(dataDir) ? "holds no embedded database (no PG_VERSION file)" : "does not exist";
-  throw new UsageError(`--data-dir ${dataDir} ${what}.${inside} Give the data directory of an existing embedded database (the library's default is .faultline/data), or add --create to start a new one there.`);
+  throw new UsageError(
+    `--data-dir ${dataDir} ${what}.${inside} Give the data directory of an existing embedded database (the library's default is .faultline/data), or add --create to start a new one there.`,
+  );
 }
 
 /** An instance for one command: no background work, and the command's own logging only. */
-export function commandFaultline(values: DatabaseValues, options: Partial<FaultlineOptions> = {}): Faultline<FaultlineApi> {
-  return createFaultline({ ...commandDatabase(values), worker: false, autoMigrate: false, logger: quietLogger, ...options });
+export function commandFaultline(
+  values: DatabaseValues,
+  options: Partial<FaultlineOptions> = {},
+): Faultline<FaultlineApi> {
+  return createFaultline({
+    ...commandDatabase(values),
+    worker: false,
+    autoMigrate: false,
+    logger: quietLogger,
+    ...options,
+  });
 }
 
 /** Warnings and errors still reach stderr: a command that fails says why. */
 const quietLogger = {
   debug() {},
   info() {},
-  warn: (obj: object | string, msg?: string) => void process.stderr.write(`faultline: ${msg ?? (typeof obj === "string" ? obj : "")}\n`),
-  error: (obj: object | string, msg?: string) => void process.stderr.write(`faultline: ${msg ?? (typeof obj === "string" ? obj : "")}\n`),
+  warn: (obj: object | string, msg?: string) =>
+    void process.stderr.write(`faultline: ${msg ?? (typeof obj === "string" ? obj : "")}\n`),
+  error: (obj: object | string, msg?: string) =>
+    void process.stderr.write(`faultline: ${msg ?? (typeof obj === "string" ? obj : "")}\n`),
 };

@@ -1,4 +1,11 @@
-import { type CliCommand, commandFaultline, DATABASE_OPTIONS, DATABASE_USAGE, parseCommandArgs, UsageError } from "./io.js";
+import {
+  type CliCommand,
+  commandFaultline,
+  DATABASE_OPTIONS,
+  DATABASE_USAGE,
+  parseCommandArgs,
+  UsageError,
+} from "./io.js";
 
 /** `faultline retention run`: one full retention run now, printed. */
 export const retentionCommand: CliCommand = {
@@ -13,7 +20,8 @@ ${DATABASE_USAGE}`,
     const { values, positionals } = parseCommandArgs(args, { ...DATABASE_OPTIONS, days: { type: "string" } });
     if (positionals[0] !== "run" || positionals.length > 1) throw new UsageError(`expected "retention run"`);
     const days = values.days === undefined ? undefined : Number(values.days);
-    if (days !== undefined && !(Number.isInteger(days) && days > 0)) throw new UsageError("--days must be a whole number of days");
+    if (days !== undefined && !(Number.isInteger(days) && days > 0))
+      throw new UsageError("--days must be a whole number of days");
     const faultline = commandFaultline(values, days === undefined ? {} : { retention: { days } });
     try {
       await faultline.ready();

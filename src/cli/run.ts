@@ -44,7 +44,10 @@ export function packageVersion(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     try {
-      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
+      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+        name?: string;
+        version?: string;
+      };
       if (manifest.name === "faultline" && manifest.version) return manifest.version;
     } catch {
       // no package.json here: look further up
@@ -61,7 +64,11 @@ export async function runCli(argv: string[], io: CliIo = processIo, stop?: Abort
   const command = name === undefined ? undefined : COMMANDS[name];
   if (!command) {
     // Only the global flags before a command.
-    const { values } = parseArgs({ args: argv, options: { version: { type: "boolean", short: "v" }, help: { type: "boolean", short: "h" } }, strict: false });
+    const { values } = parseArgs({
+      args: argv,
+      options: { version: { type: "boolean", short: "v" }, help: { type: "boolean", short: "h" } },
+      strict: false,
+    });
     if (values.version) {
       io.out(`${packageVersion()}\n`);
       return 0;
@@ -70,7 +77,9 @@ export async function runCli(argv: string[], io: CliIo = processIo, stop?: Abort
       io.out(`${usage()}\n`);
       return 0;
     }
-    io.err(`${name === undefined ? "faultline: give a command" : `faultline: unknown command "${name}"`}\n\n${usage()}\n`);
+    io.err(
+      `${name === undefined ? "faultline: give a command" : `faultline: unknown command "${name}"`}\n\n${usage()}\n`,
+    );
     return 2;
   }
   if (rest.includes("--help") || rest.includes("-h")) {

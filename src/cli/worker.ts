@@ -18,14 +18,16 @@ is not given. An embedded PGlite belongs to one process, so a worker of its own 
   async run(args, io, stop) {
     const { values } = parseCommandArgs(args, { "database-url": { type: "string" }, schema: { type: "string" } });
     const { database, schema } = commandDatabase(values);
-    if (typeof database !== "string" || database === "memory://") throw new UsageError("the worker needs --database-url (PostgreSQL)");
+    if (typeof database !== "string" || database === "memory://")
+      throw new UsageError("the worker needs --database-url (PostgreSQL)");
     const faultline = createFaultline({ database, schema, autoMigrate: false });
     // The worker's timers are unref'd (they never hold a host's process open): this one does.
     const keepAlive = setInterval(() => undefined, 60_000);
     try {
       await faultline.ready();
       io.out(`faultline: worker running on schema ${schema ?? "faultline"}\n`);
-      if (!stop.aborted) await new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
+      if (!stop.aborted)
+        await new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
       return 0;
     } finally {
       clearInterval(keepAlive);

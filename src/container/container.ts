@@ -1,4 +1,9 @@
-import { container as globalContainer, type DependencyContainer, type InjectionToken, instancePerContainerCachingFactory } from "tsyringe";
+import {
+  container as globalContainer,
+  type DependencyContainer,
+  type InjectionToken,
+  instancePerContainerCachingFactory,
+} from "tsyringe";
 
 const registered = new WeakMap<DependencyContainer, Set<InjectionToken<unknown>>>();
 
@@ -17,7 +22,11 @@ export function createInstanceContainer(): DependencyContainer {
  * constructors themselves: no decorator metadata is needed, so the bundled build behaves
  * exactly like the sources.
  */
-export function registerFactory<T>(container: DependencyContainer, token: InjectionToken<T>, factory: (c: DependencyContainer) => T): void {
+export function registerFactory<T>(
+  container: DependencyContainer,
+  token: InjectionToken<T>,
+  factory: (c: DependencyContainer) => T,
+): void {
   container.register(token, { useFactory: instancePerContainerCachingFactory(factory) });
   registered.get(container)?.add(token as InjectionToken<unknown>);
 }

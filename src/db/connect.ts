@@ -23,7 +23,8 @@ import type { Database } from "./schema.js";
 export type DatabaseInput = DatabaseSource | (() => DatabaseSource | Promise<DatabaseSource>);
 
 /** A database given directly (not through a factory). */
-export type DatabaseSource = string | PgPoolLike | PGliteLike | Kysely<unknown> | { dataDir: string } | { inMemory: true };
+export type DatabaseSource =
+  string | PgPoolLike | PGliteLike | Kysely<unknown> | { dataDir: string } | { inMemory: true };
 
 /**
  * A PGlite instance (`@electric-sql/pglite`), described by the members Faultline relies on. Public
@@ -65,11 +66,13 @@ export function defaultDatabase(env: NodeJS.ProcessEnv): DatabaseSource {
   if (url === undefined) return { dataDir: resolve(DEFAULT_DATA_DIR) };
   if (url.trim() === "") {
     throw new TypeError(
-      "Invalid Faultline options: DATABASE_URL is set but empty; set it to a postgres:// URL (or \"memory://\" for a throwaway in-memory database), or unset it to use the embedded data directory .faultline/data",
+      'Invalid Faultline options: DATABASE_URL is set but empty; set it to a postgres:// URL (or "memory://" for a throwaway in-memory database), or unset it to use the embedded data directory .faultline/data',
     );
   }
   if (!isConnectionString(url)) {
-    throw new TypeError(`Invalid Faultline options: DATABASE_URL must be a postgres:// or postgresql:// URL, or "memory://" (it starts with ${JSON.stringify(url.split(":")[0])})`);
+    throw new TypeError(
+      `Invalid Faultline options: DATABASE_URL must be a postgres:// or postgresql:// URL, or "memory://" (it starts with ${JSON.stringify(url.split(":")[0])})`,
+    );
   }
   return url;
 }
@@ -117,7 +120,11 @@ export interface ConnectOptions {
   connectTimeoutMs: number;
 }
 
-export async function openDatabase(input: DatabaseInput, schema: string, options: ConnectOptions): Promise<DatabaseConnection> {
+export async function openDatabase(
+  input: DatabaseInput,
+  schema: string,
+  options: ConnectOptions,
+): Promise<DatabaseConnection> {
   const source = typeof input === "function" ? await input() : input;
   const opened = await openSource(source, options);
   return { ...opened, db: (opened.root as Kysely<Database>).withSchema(schema) };
@@ -131,13 +138,20 @@ async function openSource(source: DatabaseSource, options: ConnectOptions): Prom
     // keepAlive: an idle connection (LISTEN above all) notices a silently dropped route.
     // Loaded on demand: an embedded host never needs the driver, and it costs ~45 ms at start-up.
     const { Pool } = (await import("pg")).default;
-    const pool = new Pool({ connectionString: source, connectionTimeoutMillis: options.connectTimeoutMs, keepAlive: true });
+    const pool = new Pool({
+      connectionString: source,
+      connectionTimeoutMillis: options.connectTimeoutMs,
+      keepAlive: true,
+    });
     return openPool(pool, true, options.logger, describeConnectionString(source));
   }
-  if (isKysely(source)) return { root: source, engine: "kysely", label: "the Kysely instance given as `database`", close: async () => {} };
+  if (isKysely(source))
+    return { root: source, engine: "kysely", label: "the Kysely instance given as `database`", close: async () => {} };
   // The structural types stand for these classes (see PGliteLike and PgPoolLike).
-  if (isPGlite(source)) return openPGlite(source as unknown as PGlite, false, "embedded PGlite (the instance given as `database`)");
-  if (isPgPool(source)) return openPool(source as unknown as pg.Pool, false, options.logger, describePool(source as unknown as pg.Pool));
+  if (isPGlite(source))
+    return openPGlite(source as unknown as PGlite, false, "embedded PGlite (the instance given as `database`)");
+  if (isPgPool(source))
+    return openPool(source as unknown as pg.Pool, false, options.logger, describePool(source as unknown as pg.Pool));
   const dataDir = resolve(source.dataDir);
   // PGlite would create only the last level; the default (.faultline/data) has two.
   mkdirSync(dataDir, { recursive: true });
@@ -180,8 +194,13 @@ const IN_MEMORY_LABEL = "in-memory PGlite (data lost on exit)";
  * ends the pool.
  */
 function openPool(pool: pg.Pool, owned: boolean, logger: Logger, label: string): Omit<DatabaseConnection, "db"> {
-  const onIdleError = (error: Error) => logger.warn({ err: error }, "faultline: an idle database connection was lost (the pool opens a new one when needed)");
-  const onClientError = (error: Error) => logger.warn({ err: error }, "faultline: a database connection was lost (a query on it fails and it is discarded)");
+  const onIdleError = (error: Error) =>
+    logger.warn(
+      { err: error },
+      "faultline: an idle database connection was lost (the pool opens a new one when needed)",
+    );
+  const onClientError = (error: Error) =>
+    logger.warn({ err: error }, "faultline: a database connection was lost (a query on it fails and it is discarded)");
   const watched = new Set<pg.PoolClient>();
   const watch = (client: pg.PoolClient) => {
     client.on("error", onClientError);
@@ -208,7 +227,13 @@ function openPool(pool: pg.Pool, owned: boolean, logger: Logger, label: string):
     },
   };
   const root = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: forKysely }) });
-  return { root, engine: "postgres", label, close: () => root.destroy(), listen: listenWith(() => pool.connect(), logger) };
+  return {
+    root,
+    engine: "postgres",
+    label,
+    close: () => root.destroy(),
+    listen: listenWith(() => pool.connect(), logger),
+  };
 }
 
 /** Listens for `'error'` on a checked-out client (one opened before our listener) until it is released. */
@@ -326,12 +351,16 @@ function listenWith(connect: () => Promise<pg.PoolClient>, logger: Logger) {
       current = undefined;
       discard(client, error ?? true);
       if (stop.signal.aborted) return;
-      logger.warn({ err: error, channel }, "faultline: the LISTEN connection was lost; reconnecting (polling covers the gap)");
+      logger.warn(
+        { err: error, channel },
+        "faultline: the LISTEN connection was lost; reconnecting (polling covers the gap)",
+      );
       void pRetry(subscribe, {
         ...LISTEN_RECONNECT,
         retries: Number.POSITIVE_INFINITY,
         signal: stop.signal,
-        onFailedAttempt: ({ error: failure, attemptNumber }) => logger.debug({ err: failure, channel, attemptNumber }, "faultline: LISTEN reconnect failed"),
+        onFailedAttempt: ({ error: failure, attemptNumber }) =>
+          logger.debug({ err: failure, channel, attemptNumber }, "faultline: LISTEN reconnect failed"),
       }).then(
         () => {
           if (stop.signal.aborted) return;

@@ -35,7 +35,8 @@ export class DataDirLockedError extends Error {
 }
 
 function lockedMessage(dataDir: string, holder: DataDirHolder, lockFile: string): string {
-  if (holder.pid === 0) return `Faultline's embedded data directory ${dataDir} has a lock file it cannot read (${lockFile}): if no process uses the directory, delete that file`;
+  if (holder.pid === 0)
+    return `Faultline's embedded data directory ${dataDir} has a lock file it cannot read (${lockFile}): if no process uses the directory, delete that file`;
   const sameHost = holder.hostname === hostname();
   const who =
     holder.pid === process.pid && sameHost
@@ -62,7 +63,13 @@ export interface DataDirLock {
  */
 export function lockDataDir(dataDir: string): DataDirLock {
   const file = join(dataDir, LOCK_FILE_NAME);
-  const mine: DataDirHolder = { pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), command: commandLine(), nonce: randomBytes(8).toString("hex") };
+  const mine: DataDirHolder = {
+    pid: process.pid,
+    hostname: hostname(),
+    startedAt: new Date().toISOString(),
+    command: commandLine(),
+    nonce: randomBytes(8).toString("hex"),
+  };
   const content = `${JSON.stringify(mine)}\n`;
   // Two attempts: the second after removing a stale lock. Another process taking over the same
   // stale lock at the same moment makes our second link fail, and we report that process.
@@ -70,7 +77,8 @@ export function lockDataDir(dataDir: string): DataDirLock {
     const holder = readHolder(file);
     // Gone between our link and our read (its holder closed): try again, a few times at most.
     if (holder === undefined && attempt < 5) continue;
-    if (holder === undefined || attempt > 0 || isAlive(holder)) throw new DataDirLockedError(dataDir, holder ?? UNKNOWN_HOLDER, file);
+    if (holder === undefined || attempt > 0 || isAlive(holder))
+      throw new DataDirLockedError(dataDir, holder ?? UNKNOWN_HOLDER, file);
     removeIfStill(file, holder);
   }
   let released = false;
@@ -114,7 +122,13 @@ function readHolder(file: string): DataDirHolder | undefined {
   try {
     const parsed = JSON.parse(text) as Partial<DataDirHolder>;
     if (typeof parsed.pid === "number" && typeof parsed.hostname === "string") {
-      return { pid: parsed.pid, hostname: parsed.hostname, startedAt: String(parsed.startedAt ?? "an unknown time"), command: String(parsed.command ?? "unknown command"), nonce: String(parsed.nonce ?? "") };
+      return {
+        pid: parsed.pid,
+        hostname: parsed.hostname,
+        startedAt: String(parsed.startedAt ?? "an unknown time"),
+        command: String(parsed.command ?? "unknown command"),
+        nonce: String(parsed.nonce ?? ""),
+      };
     }
   } catch {
     // not ours, or damaged: fall through

@@ -31,7 +31,17 @@ export function isDataException(error: unknown): boolean {
 const CONNECTION_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
 
 /** Socket errors of an unreachable or vanished server (a host name that does not resolve at all is configuration, not an outage). */
-const CONNECTION_ERRNOS = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "ENETDOWN", "EAI_AGAIN"]);
+const CONNECTION_ERRNOS = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EHOSTDOWN",
+  "ENETDOWN",
+  "EAI_AGAIN",
+]);
 
 /**
  * `pg` reports a dead socket, a client made unusable by one and its pool's connect timeout with
@@ -51,8 +61,17 @@ const PG_CONNECTION_MESSAGES = [
  */
 export function isConnectionFailure(error: unknown, depth = 0): boolean {
   if (typeof error !== "object" || error === null || depth > 5) return false;
-  const { code, message, cause, errors } = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof code === "string" && (code.startsWith("08") || CONNECTION_SQLSTATES.has(code) || CONNECTION_ERRNOS.has(code))) return true;
+  const { code, message, cause, errors } = error as {
+    code?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+  };
+  if (
+    typeof code === "string" &&
+    (code.startsWith("08") || CONNECTION_SQLSTATES.has(code) || CONNECTION_ERRNOS.has(code))
+  )
+    return true;
   if (typeof message === "string" && PG_CONNECTION_MESSAGES.some((pattern) => pattern.test(message))) return true;
   if (Array.isArray(errors) && errors.some((inner) => isConnectionFailure(inner, depth + 1))) return true;
   return cause !== undefined && isConnectionFailure(cause, depth + 1);

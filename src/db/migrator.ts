@@ -35,7 +35,8 @@ export async function runMigrations(root: Kysely<unknown>, options: RunMigration
     migrationTableName: options.tableName,
     migrationLockTableName: `${options.tableName}_lock`,
     provider: {
-      getMigrations: async () => Object.fromEntries(options.migrations.map((m) => [m.name, toKyselyMigration(m, quoted)])),
+      getMigrations: async () =>
+        Object.fromEntries(options.migrations.map((m) => [m.name, toKyselyMigration(m, quoted)])),
     },
   });
   const { results } = await pRetry(
@@ -43,7 +44,9 @@ export async function runMigrations(root: Kysely<unknown>, options: RunMigration
       const outcome = await migrator.migrateToLatest();
       if (!outcome.error) return outcome;
       const failed = outcome.results?.find((r) => r.status === "Error")?.migrationName;
-      const wrapped = new Error(`Faultline migration ${failed ?? "run"} failed: ${errorMessage(outcome.error)}`, { cause: outcome.error });
+      const wrapped = new Error(`Faultline migration ${failed ?? "run"} failed: ${errorMessage(outcome.error)}`, {
+        cause: outcome.error,
+      });
       if (failed !== undefined || !isConcurrentDrop(outcome.error)) throw new AbortError(wrapped);
       throw wrapped;
     },
@@ -75,7 +78,9 @@ export async function migrationStatus(root: Kysely<unknown>, options: RunMigrati
   // SCHEMA_NAME_PATTERN refuses: PostgreSQL truncates them, as it does for the Migrator.
   const table = `${quoteIdentifier(options.schema)}."${options.tableName}"`;
   const { rows } = await sql<{ found: boolean }>`SELECT to_regclass(${table}) IS NOT NULL AS found`.execute(root);
-  const recorded = rows[0]?.found ? (await sql<{ name: string }>`SELECT name FROM ${sql.raw(table)}`.execute(root)).rows : [];
+  const recorded = rows[0]?.found
+    ? (await sql<{ name: string }>`SELECT name FROM ${sql.raw(table)}`.execute(root)).rows
+    : [];
   const names = new Set(recorded.map((row) => row.name));
   const all = options.migrations.map((migration) => migration.name);
   return { applied: all.filter((name) => names.has(name)), pending: all.filter((name) => !names.has(name)) };

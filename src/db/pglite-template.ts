@@ -35,7 +35,10 @@ export function installedPGliteVersion(): string | undefined {
   try {
     // The package exports no ./package.json: find it from its entry point (dist/index.cjs).
     const entry = createRequire(import.meta.url).resolve("@electric-sql/pglite");
-    const manifest = JSON.parse(readFileSync(join(dirname(entry), "..", "package.json"), "utf8")) as { name?: string; version?: string };
+    const manifest = JSON.parse(readFileSync(join(dirname(entry), "..", "package.json"), "utf8")) as {
+      name?: string;
+      version?: string;
+    };
     return manifest.name === "@electric-sql/pglite" ? manifest.version : undefined;
   } catch {
     return undefined;
@@ -58,7 +61,8 @@ export function extractPGliteTemplate(templatePath: string, dataDir: string): vo
   let marker: Buffer | undefined;
   for (const entry of readTar(gunzipSync(readFileSync(templatePath)))) {
     const target = resolve(root, `.${sep}${entry.name}`);
-    if (target !== root && !target.startsWith(root + sep)) throw new Error(`PGlite template entry outside the data directory: ${entry.name}`);
+    if (target !== root && !target.startsWith(root + sep))
+      throw new Error(`PGlite template entry outside the data directory: ${entry.name}`);
     if (entry.type === "directory") mkdirSync(target, { recursive: true });
     else if (entry.name.replace(/^\/+/, "") === "PG_VERSION") marker = entry.content;
     else {
@@ -89,10 +93,11 @@ interface TarEntry {
  */
 function* readTar(archive: Buffer): Generator<TarEntry> {
   const BLOCK = 512;
-  for (let offset = 0; offset + BLOCK <= archive.length; ) {
+  for (let offset = 0; offset + BLOCK <= archive.length;) {
     const header = archive.subarray(offset, offset + BLOCK);
     if (header.every((byte) => byte === 0)) return; // end-of-archive blocks
-    const field = (start: number, length: number) => header.toString("utf8", start, start + length).replace(/\0.*$/s, "");
+    const field = (start: number, length: number) =>
+      header.toString("utf8", start, start + length).replace(/\0.*$/s, "");
     const prefix = field(345, 155);
     const name = prefix ? `${prefix}/${field(0, 100)}` : field(0, 100);
     const size = Number.parseInt(field(124, 12).trim() || "0", 8);
@@ -101,7 +106,8 @@ function* readTar(archive: Buffer): Generator<TarEntry> {
     const start = offset + BLOCK;
     offset = start + Math.ceil(size / BLOCK) * BLOCK;
     if (flag === "5") yield { name, type: "directory", mode, content: Buffer.alloc(0) };
-    else if (flag === "0" || flag === "") yield { name, type: "file", mode: mode || 0o600, content: archive.subarray(start, start + size) };
+    else if (flag === "0" || flag === "")
+      yield { name, type: "file", mode: mode || 0o600, content: archive.subarray(start, start + size) };
     else throw new Error(`Unexpected entry type "${flag}" for ${name} in the PGlite template`);
   }
 }

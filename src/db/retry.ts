@@ -27,6 +27,7 @@ export function retryTransientFailures<T>(work: () => Promise<T>, retry: Transie
     retries: DEADLOCK_TRIES - 1,
     minTimeout: 0,
     shouldRetry: ({ error, attemptNumber }) =>
-      (retry.deadlock === true && isDeadlockOrSerializationFailure(error)) || (retry.lostConnection === true && attemptNumber === 1 && isConnectionFailure(error)),
+      (retry.deadlock === true && isDeadlockOrSerializationFailure(error)) ||
+      (retry.lostConnection === true && attemptNumber === 1 && isConnectionFailure(error)),
   });
 }

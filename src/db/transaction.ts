@@ -12,7 +12,10 @@ export interface TransactionScope {
 }
 
 /** Runs `work` in a transaction; after-commit callbacks run only when it committed. */
-export async function runInTransaction<T>(db: Kysely<Database>, work: (scope: TransactionScope) => Promise<T>): Promise<T> {
+export async function runInTransaction<T>(
+  db: Kysely<Database>,
+  work: (scope: TransactionScope) => Promise<T>,
+): Promise<T> {
   const callbacks: Array<() => void> = [];
   const result = await db.transaction().execute((trx) => work({ trx, afterCommit: (cb) => void callbacks.push(cb) }));
   for (const callback of callbacks) callback();

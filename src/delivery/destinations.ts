@@ -26,7 +26,8 @@ export class DestinationRegistry {
   readonly #handlers = new Map<string, DestinationHandler>();
 
   register(handler: DestinationHandler): void {
-    if (this.#handlers.has(handler.type)) throw new Error(`A delivery handler for "${handler.type}" is already registered`);
+    if (this.#handlers.has(handler.type))
+      throw new Error(`A delivery handler for "${handler.type}" is already registered`);
     this.#handlers.set(handler.type, handler);
   }
 

@@ -22,7 +22,11 @@ const LEASE_EXTRA_MS = 30_000;
 declare module "../events/event-bus.js" {
   interface DomainEventMap {
     /** A webhook destination was disabled (410 Gone, or five days of failures). */
-    "delivery.destination_disabled": { destinationType: Delivery["destination_type"]; destinationId: string; reason: "gone" | "failing" };
+    "delivery.destination_disabled": {
+      destinationType: Delivery["destination_type"];
+      destinationId: string;
+      reason: "gone" | "failing";
+    };
   }
 }
 
@@ -56,8 +60,16 @@ export class DeliveryEngine {
     metrics: Metrics,
     private readonly onCapacity: () => void = () => {},
   ) {
-    this.#outcomeCount = metrics.counter("deliveries_total", "Delivery attempts recorded, by destination type and outcome (delivered, retrying, failed)", ["destination", "outcome"]);
-    this.#sendTime = metrics.histogram("delivery_duration_seconds", "Time a destination took to answer a delivery (or to fail)", ["destination"]);
+    this.#outcomeCount = metrics.counter(
+      "deliveries_total",
+      "Delivery attempts recorded, by destination type and outcome (delivered, retrying, failed)",
+      ["destination", "outcome"],
+    );
+    this.#sendTime = metrics.histogram(
+      "delivery_duration_seconds",
+      "Time a destination took to answer a delivery (or to fail)",
+      ["destination"],
+    );
   }
 
   /** Claims as many due deliveries as there are free slots and starts sending them; true when it filled every slot. */
@@ -67,7 +79,9 @@ export class DeliveryEngine {
     const claimed = await this.#claim(free);
     for (const delivery of claimed) {
       const sending = this.#deliver(delivery)
-        .catch((error: unknown) => this.logger.error({ err: error, deliveryId: delivery.id }, "faultline: recording a delivery failed"))
+        .catch((error: unknown) =>
+          this.logger.error({ err: error, deliveryId: delivery.id }, "faultline: recording a delivery failed"),
+        )
         .finally(() => {
           this.#inFlight.delete(sending);
           this.#announceCapacity();
@@ -130,16 +144,24 @@ export class DeliveryEngine {
       "faultline.delivery.attempt": delivery.attempts,
       "faultline.delivery.destination_type": delivery.destination_type,
     };
-    const result = await this.#tracer.startActiveSpan("delivery.send", { kind: SpanKind.CLIENT, attributes }, async (span) => {
-      try {
-        const sent = await postWebhook(delivery.url, delivery.body, headers, { timeoutMs: this.options.timeoutMs, allowPrivateNetworks: this.options.allowPrivateNetworks });
-        span.setAttribute("http.response.status_code", sent.status);
-        if (sent.status < 200 || sent.status >= 300) span.setStatus({ code: SpanStatusCode.ERROR, message: sent.error ?? `HTTP ${sent.status}` });
-        return sent;
-      } finally {
-        span.end();
-      }
-    });
+    const result = await this.#tracer.startActiveSpan(
+      "delivery.send",
+      { kind: SpanKind.CLIENT, attributes },
+      async (span) => {
+        try {
+          const sent = await postWebhook(delivery.url, delivery.body, headers, {
+            timeoutMs: this.options.timeoutMs,
+            allowPrivateNetworks: this.options.allowPrivateNetworks,
+          });
+          span.setAttribute("http.response.status_code", sent.status);
+          if (sent.status < 200 || sent.status >= 300)
+            span.setStatus({ code: SpanStatusCode.ERROR, message: sent.error ?? `HTTP ${sent.status}` });
+          return sent;
+        } finally {
+          span.end();
+        }
+      },
+    );
     this.#sendTime.observe({ destination: delivery.destination_type }, result.durationMs / 1000);
     await this.#outcomes.submit({ delivery, result });
   }
@@ -152,10 +174,15 @@ export class DeliveryEngine {
    * logged: the outcomes are committed, and the destination's next failure disables it again.
    */
   async #recordGroup(attempts: Attempt[]): Promise<void> {
-    const disabling = await this.#untilRecorded(() => runInTransaction(this.db(), (scope) => this.#record(scope, attempts)));
+    const disabling = await this.#untilRecorded(() =>
+      runInTransaction(this.db(), (scope) => this.#record(scope, attempts)),
+    );
     for (const { delivery, reason } of disabling) {
       await runInTransaction(this.db(), (scope) => this.#disable(scope, delivery, reason)).catch((error: unknown) =>
-        this.logger.error({ err: error, destinationType: delivery.destination_type, destinationId: delivery.destination_id }, "faultline: disabling a webhook destination failed"),
+        this.logger.error(
+          { err: error, destinationType: delivery.destination_type, destinationId: delivery.destination_id },
+          "faultline: disabling a webhook destination failed",
+        ),
       );
     }
   }
@@ -175,7 +202,11 @@ export class DeliveryEngine {
       maxRetryTime: LEASE_EXTRA_MS,
       shouldRetry: ({ error }) => isConnectionFailure(error),
       onFailedAttempt: ({ error, attemptNumber }) => {
-        if (isConnectionFailure(error)) this.logger.warn({ err: error, attemptNumber }, "faultline: recording delivery outcomes failed (database unreachable); retrying");
+        if (isConnectionFailure(error))
+          this.logger.warn(
+            { err: error, attemptNumber },
+            "faultline: recording delivery outcomes failed (database unreachable); retrying",
+          );
       },
     });
   }
@@ -186,12 +217,17 @@ export class DeliveryEngine {
     const outcomes = attempts.map((attempt) => ({ ...attempt, ...this.#outcome(attempt, now) }));
     await updateDeliveries(scope, outcomes, now);
     scope.afterCommit(() => {
-      for (const { delivery, status } of outcomes) this.#outcomeCount.inc({ destination: delivery.destination_type, outcome: OUTCOME_LABELS[status] });
+      for (const { delivery, status } of outcomes)
+        this.#outcomeCount.inc({ destination: delivery.destination_type, outcome: OUTCOME_LABELS[status] });
     });
     for (const [type, group] of groupBy(outcomes, (o) => o.delivery.destination_type)) {
       await this.destinations.get(type).onAttempts?.(scope.trx, group, now);
     }
-    await this.#markHealthy(scope, outcomes.filter((o) => o.status === "delivered").map((o) => o.delivery), now);
+    await this.#markHealthy(
+      scope,
+      outcomes.filter((o) => o.status === "delivered").map((o) => o.delivery),
+      now,
+    );
     // A destination that is down fails every send of the group: its health is written once.
     const disabling: Disabling[] = [];
     for (const { delivery, result } of failuresPerDestination(outcomes)) {
@@ -203,7 +239,10 @@ export class DeliveryEngine {
 
   #outcome({ delivery, result }: Attempt, now: Date): { status: DeliveryStatus; nextAttemptAt: Date } {
     const success = result.status >= 200 && result.status < 300;
-    const delay = success || !isRetryable(result.status) ? null : nextAttemptDelayMs(delivery.attempts, this.options.retryDelays, parseRetryAfter(result.retryAfter, now));
+    const delay =
+      success || !isRetryable(result.status)
+        ? null
+        : nextAttemptDelayMs(delivery.attempts, this.options.retryDelays, parseRetryAfter(result.retryAfter, now));
     const status = success ? "delivered" : delay === null ? "failed" : "pending";
     return { status, nextAttemptAt: delay === null ? now : new Date(now.getTime() + delay) };
   }
@@ -214,11 +253,20 @@ export class DeliveryEngine {
     if (keys.size === 0) return;
     const rows = [...keys.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([, d]) => ({ destination_type: d.destination_type, destination_id: d.destination_id, last_success_at: now, first_failure_at: null }));
+      .map(([, d]) => ({
+        destination_type: d.destination_type,
+        destination_id: d.destination_id,
+        last_success_at: now,
+        first_failure_at: null,
+      }));
     await trx
       .insertInto("delivery_destinations")
       .values(rows)
-      .onConflict((oc) => oc.columns(["destination_type", "destination_id"]).doUpdateSet({ last_success_at: now, first_failure_at: null }))
+      .onConflict((oc) =>
+        oc
+          .columns(["destination_type", "destination_id"])
+          .doUpdateSet({ last_success_at: now, first_failure_at: null }),
+      )
       .execute();
   }
 
@@ -226,9 +274,16 @@ export class DeliveryEngine {
   async #markFailing(scope: TransactionScope, delivery: Delivery, now: Date): Promise<boolean> {
     const health = await scope.trx
       .insertInto("delivery_destinations")
-      .values({ destination_type: delivery.destination_type, destination_id: delivery.destination_id, last_success_at: null, first_failure_at: now })
+      .values({
+        destination_type: delivery.destination_type,
+        destination_id: delivery.destination_id,
+        last_success_at: null,
+        first_failure_at: now,
+      })
       .onConflict((oc) =>
-        oc.columns(["destination_type", "destination_id"]).doUpdateSet((eb) => ({ first_failure_at: eb.fn.coalesce("delivery_destinations.first_failure_at", eb.val(now)) })),
+        oc.columns(["destination_type", "destination_id"]).doUpdateSet((eb) => ({
+          first_failure_at: eb.fn.coalesce("delivery_destinations.first_failure_at", eb.val(now)),
+        })),
       )
       .returning(["first_failure_at"])
       .executeTakeFirstOrThrow();
@@ -257,7 +312,12 @@ export class DeliveryEngine {
 type Outcome = Attempt & { status: DeliveryStatus; nextAttemptAt: Date };
 
 /** An attempt's outcome as the `deliveries_total` metric names it: `pending` after an attempt means a retry is scheduled. */
-const OUTCOME_LABELS: Record<DeliveryStatus, string> = { delivered: "delivered", pending: "retrying", failed: "failed", cancelled: "cancelled" };
+const OUTCOME_LABELS: Record<DeliveryStatus, string> = {
+  delivered: "delivered",
+  pending: "retrying",
+  failed: "failed",
+  cancelled: "cancelled",
+};
 
 /** A destination to turn off: 410 Gone, or five days of failures. */
 interface Disabling {

@@ -13,7 +13,12 @@ export function isRetryable(status: number): boolean {
  * When to try again after `attempts` attempts, or null when they are used up. `Retry-After` (on
  * 429/503) wins over the schedule, capped at 24 h; scheduled delays get ±10 % jitter.
  */
-export function nextAttemptDelayMs(attempts: number, delays: readonly number[], retryAfterSeconds: number | null, random = Math.random): number | null {
+export function nextAttemptDelayMs(
+  attempts: number,
+  delays: readonly number[],
+  retryAfterSeconds: number | null,
+  random = Math.random,
+): number | null {
   const scheduled = delays[attempts - 1];
   if (scheduled === undefined) return null;
   if (retryAfterSeconds !== null) return Math.min(retryAfterSeconds, MAX_RETRY_AFTER_SECONDS) * 1000;

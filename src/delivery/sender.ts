@@ -30,7 +30,12 @@ export interface SendOptions {
  * checked against the SSRF policy at connect time. Broken connections are retried at once a
  * couple of times (p-retry); anything else is the attempt's result.
  */
-export async function postWebhook(url: string, body: string, headers: Record<string, string>, options: SendOptions): Promise<SendResult> {
+export async function postWebhook(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: SendOptions,
+): Promise<SendResult> {
   const started = performance.now();
   try {
     return await pRetry(() => postOnce(url, body, headers, options, started), {
@@ -45,7 +50,13 @@ export async function postWebhook(url: string, body: string, headers: Record<str
   }
 }
 
-function postOnce(url: string, body: string, headers: Record<string, string>, options: SendOptions, started: number): Promise<SendResult> {
+function postOnce(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  options: SendOptions,
+  started: number,
+): Promise<SendResult> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     // node:http skips `lookup` for literal addresses, so those are checked here.

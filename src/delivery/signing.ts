@@ -10,7 +10,12 @@ export function standardWebhookKey(secret: string): Buffer {
   return Buffer.from(secret.startsWith("whsec_") ? secret.slice(6) : secret, "base64");
 }
 
-export function standardWebhookSignature(secret: string, id: string, timestamp: number, body: string | Uint8Array): string {
+export function standardWebhookSignature(
+  secret: string,
+  id: string,
+  timestamp: number,
+  body: string | Uint8Array,
+): string {
   const mac = createHmac("sha256", standardWebhookKey(secret));
   mac.update(`${id}.${timestamp}.`);
   mac.update(body);

@@ -4,13 +4,35 @@ import { BlockList, isIP } from "node:net";
 /** Loopback, private, link-local, CGNAT, multicast, reserved and documentation ranges. */
 const blocked = new BlockList();
 for (const [network, prefix] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.0.2.0", 24], ["192.88.99.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["198.51.100.0", 24],
-  ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
-] as const) blocked.addSubnet(network, prefix, "ipv4");
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const)
+  blocked.addSubnet(network, prefix, "ipv4");
 for (const [network, prefix] of [
-  ["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["fec0::", 10], ["ff00::", 8], ["2001:db8::", 32], ["100::", 64], ["2001::", 23],
-] as const) blocked.addSubnet(network, prefix, "ipv6");
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["fec0::", 10],
+  ["ff00::", 8],
+  ["2001:db8::", 32],
+  ["100::", 64],
+  ["2001::", 23],
+] as const)
+  blocked.addSubnet(network, prefix, "ipv6");
 
 /** An IPv4 address embedded in an IPv6 one (`::ffff:10.0.0.1`, `::ffff:a00:1`, NAT64 `64:ff9b::…`), if any. */
 function embeddedIPv4(address: string): string | null {
@@ -43,10 +65,17 @@ export class SsrfError extends Error {
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
 export const systemResolver: Resolver = (hostname) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses),
+    ),
+  );
 
 /** Checks a destination URL at creation: http(s) only, and every resolved address public. */
-export async function checkDestination(url: string, options: { allowPrivateNetworks: boolean; resolve?: Resolver }): Promise<string | null> {
+export async function checkDestination(
+  url: string,
+  options: { allowPrivateNetworks: boolean; resolve?: Resolver },
+): Promise<string | null> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -64,7 +93,9 @@ export async function checkDestination(url: string, options: { allowPrivateNetwo
     return `could not resolve ${host}`;
   }
   const refused = addresses.find(isBlockedAddress);
-  return refused ? `resolves to a private or reserved address (${refused}); private destinations are not allowed` : null;
+  return refused
+    ? `resolves to a private or reserved address (${refused}); private destinations are not allowed`
+    : null;
 }
 
 /**
@@ -80,7 +111,8 @@ export function guardedLookup(allowPrivateNetworks: boolean) {
     dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
       if (error) return callback(error, "", 0);
       const refused = allowPrivateNetworks ? undefined : addresses.find((a) => isBlockedAddress(a.address));
-      if (refused) return callback(new SsrfError(`refused to connect to a private address (${refused.address})`), "", 0);
+      if (refused)
+        return callback(new SsrfError(`refused to connect to a private address (${refused.address})`), "", 0);
       if (options.all) return callback(null, addresses);
       const first = addresses[0] as LookupAddress;
       callback(null, first.address, first.family);

@@ -21,10 +21,14 @@ export const deliveryRetentionTask: TaskDefinition = {
   intervalMs: 3_600_000,
   run: async ({ container }) => {
     const db = container.resolve(Db);
-    const cutoff = new Date(container.resolve(Clock).now().getTime() - container.resolve(Options).delivery.retentionDays * 86_400_000);
+    const cutoff = new Date(
+      container.resolve(Clock).now().getTime() - container.resolve(Options).delivery.retentionDays * 86_400_000,
+    );
     const pruned = await db
       .deleteFrom("deliveries")
-      .where("id", "in", (eb) => eb.selectFrom("deliveries").select("id").where("date_finished", "<", cutoff).limit(PRUNE_BATCH))
+      .where("id", "in", (eb) =>
+        eb.selectFrom("deliveries").select("id").where("date_finished", "<", cutoff).limit(PRUNE_BATCH),
+      )
       .executeTakeFirst();
     return Number(pruned.numDeletedRows) === PRUNE_BATCH;
   },

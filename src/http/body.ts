@@ -49,7 +49,10 @@ export function consumedBodyOf(request: Request): ConsumedBody | undefined {
  * it, whose detail names the fix.
  */
 export function bodyConsumed(consumed: ConsumedBody): ApiError {
-  return new ApiError(500, `Faultline could not read the request body: it was consumed before Faultline saw it. ${consumed.fix}`);
+  return new ApiError(
+    500,
+    `Faultline could not read the request body: it was consumed before Faultline saw it. ${consumed.fix}`,
+  );
 }
 
 /**

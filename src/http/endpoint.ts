@@ -9,7 +9,9 @@ import type { HttpMethod } from "./router.js";
 /** The path parameter that makes the pipeline resolve (and authorize) an organization. */
 export const ORGANIZATION_PARAM = "organization_id_or_slug";
 
-type HasOrganization<Path extends string> = Path extends `${string}{${typeof ORGANIZATION_PARAM}}${string}` ? true : false;
+type HasOrganization<Path extends string> = Path extends `${string}{${typeof ORGANIZATION_PARAM}}${string}`
+  ? true
+  : false;
 
 /** `{name}` segments of a path template, as a string record. */
 type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`

@@ -42,32 +42,47 @@ type PathParamsOf<Path extends string> = Path extends `${string}{${infer Name}}$
   : Record<never, never>;
 /** `{ key: T }`, optional when `T` accepts an empty object or nothing. */
 type Empty = Record<never, never>;
-type Field<K extends string, T> = [T] extends [never] ? unknown : Empty extends T ? { [P in K]?: T } : undefined extends T ? { [P in K]?: T } : { [P in K]: T };
+type Field<K extends string, T> = [T] extends [never]
+  ? unknown
+  : Empty extends T
+    ? { [P in K]?: T }
+    : undefined extends T
+      ? { [P in K]?: T }
+      : { [P in K]: T };
 type Simplify<T> = { [K in keyof T]: T[K] };
 
 export type EndpointInput<E> =
   E extends EndpointDefinition<infer Path, infer P, infer Q, infer B, infer _R>
     ? Simplify<
-        Field<"params", P extends Schema ? z.input<P> : keyof PathParamsOf<Path> extends never ? never : PathParamsOf<Path>> &
+        Field<
+          "params",
+          P extends Schema ? z.input<P> : keyof PathParamsOf<Path> extends never ? never : PathParamsOf<Path>
+        > &
           Field<"query", Q extends Schema ? z.input<Q> : never> &
           Field<"body", B extends Schema ? z.input<B> : E extends { rawBody: true } ? Uint8Array | string : never>
       >
     : CallInput;
 
 /** The reply body an endpoint's handler returns (its JSON, as the HTTP client would parse it). */
-export type EndpointOutput<E> = E extends EndpointDefinition<string, infer _P, infer _Q, infer _B, infer R> ? R : unknown;
+export type EndpointOutput<E> =
+  E extends EndpointDefinition<string, infer _P, infer _Q, infer _B, infer R> ? R : unknown;
 
-export type EndpointFunction<E> = Empty extends EndpointInput<E>
-  ? (input?: EndpointInput<E>, options?: CallOptions) => Promise<EndpointOutput<E>>
-  : (input: EndpointInput<E>, options?: CallOptions) => Promise<EndpointOutput<E>>;
+export type EndpointFunction<E> =
+  Empty extends EndpointInput<E>
+    ? (input?: EndpointInput<E>, options?: CallOptions) => Promise<EndpointOutput<E>>
+    : (input: EndpointInput<E>, options?: CallOptions) => Promise<EndpointOutput<E>>;
 
 type AreaOf<Id> = Id extends `${infer Area}.${string}` ? Area : never;
-type CamelJoin<S extends string> = S extends `${infer Head}.${infer Tail}` ? `${Head}${Capitalize<CamelJoin<Tail>>}` : S;
+type CamelJoin<S extends string> = S extends `${infer Head}.${infer Tail}`
+  ? `${Head}${Capitalize<CamelJoin<Tail>>}`
+  : S;
 type OperationOf<Id> = Id extends `${string}.${infer Rest}` ? CamelJoin<Rest> : never;
 
 /** `{ "issues.update": typeof updateIssue }` → `{ issues: { update(input, options) } }`; `scim.users.list` → `scim.usersList`. */
 export type EndpointApi<Table> = {
-  [Area in AreaOf<keyof Table>]: { [Id in keyof Table as AreaOf<Id> extends Area ? OperationOf<Id> : never]: EndpointFunction<Table[Id]> };
+  [Area in AreaOf<keyof Table>]: {
+    [Id in keyof Table as AreaOf<Id> extends Area ? OperationOf<Id> : never]: EndpointFunction<Table[Id]>;
+  };
 };
 
 // --- runtime ----------------------------------------------------------------------------------
@@ -82,7 +97,8 @@ export function apiNameOf(operationId: string): [area: string, operation: string
 function queryString(query: Record<string, unknown> | undefined): string {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(query ?? {})) {
-    for (const item of Array.isArray(value) ? value : [value]) if (item !== undefined && item !== null) search.append(key, String(item));
+    for (const item of Array.isArray(value) ? value : [value])
+      if (item !== undefined && item !== null) search.append(key, String(item));
   }
   const text = search.toString();
   return text ? `?${text}` : "";
@@ -90,7 +106,10 @@ function queryString(query: Record<string, unknown> | undefined): string {
 
 function pathOf(endpoint: AnyEndpoint, params: Record<string, string | number> = {}): string {
   return endpoint.path.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
-    if (params[name] === undefined) throw new ApiError(400, `Invalid request: params.${name}: required`, { errors: { [`params.${name}`]: ["required"] } });
+    if (params[name] === undefined)
+      throw new ApiError(400, `Invalid request: params.${name}: required`, {
+        errors: { [`params.${name}`]: ["required"] },
+      });
     return encodeURIComponent(String(params[name]));
   });
 }
@@ -137,8 +156,15 @@ export function createInProcess(deps: {
     const response = await deps.handler()(request, { basePath: deps.basePath });
     const result = { status: response.status, headers: response.headers, body: await parsed(response) };
     if (response.status >= 400) {
-      const { detail, ...extra } = (typeof result.body === "object" && result.body !== null ? result.body : { detail: result.body }) as Record<string, unknown>;
-      throw new ApiError(response.status, typeof detail === "string" ? detail : `HTTP ${response.status}`, extra, Object.fromEntries(response.headers));
+      const { detail, ...extra } = (
+        typeof result.body === "object" && result.body !== null ? result.body : { detail: result.body }
+      ) as Record<string, unknown>;
+      throw new ApiError(
+        response.status,
+        typeof detail === "string" ? detail : `HTTP ${response.status}`,
+        extra,
+        Object.fromEntries(response.headers),
+      );
     }
     return result;
   }
@@ -151,7 +177,8 @@ export function createInProcess(deps: {
         const name = apiNameOf(operationId);
         if (!name) continue;
         const area = (api[name[0]] ??= {});
-        area[name[1]] ??= async (input?: CallInput, options?: CallOptions) => (await call(operationId, input, options)).body;
+        area[name[1]] ??= async (input?: CallInput, options?: CallOptions) =>
+          (await call(operationId, input, options)).body;
       }
     },
   };

@@ -87,7 +87,9 @@ export function findJsonProblem(root: unknown, maxDepth: number): FieldErrors | 
     }
     if (typeof value !== "object" || value === null) continue;
     if (path.length >= maxDepth) return { [pathName(path)]: [`nested deeper than ${maxDepth} levels`] };
-    const entries: Array<readonly [string, unknown]> = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+    const entries: Array<readonly [string, unknown]> = Array.isArray(value)
+      ? value.map((item, index) => [String(index), item] as const)
+      : Object.entries(value);
     // Pushed in reverse so the first field in document order is reported first.
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i] as readonly [string, unknown];

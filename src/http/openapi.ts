@@ -26,7 +26,10 @@ const ERRORS: Record<number, string> = {
 const errorSchema = {
   type: "object",
   required: ["detail"],
-  properties: { detail: { type: "string" }, errors: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } } },
+  properties: {
+    detail: { type: "string" },
+    errors: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
+  },
   additionalProperties: true,
 };
 
@@ -45,7 +48,13 @@ function parameters(endpoint: AnyEndpoint): Json[] {
   const query = endpoint.query ? jsonSchema(endpoint.query) : undefined;
   const required = new Set((query?.required as string[] | undefined) ?? []);
   for (const [name, schema] of Object.entries((query?.properties as Record<string, Json> | undefined) ?? {})) {
-    out.push({ name, in: "query", required: required.has(name), schema, ...(schema.type === "array" ? { explode: true } : {}) });
+    out.push({
+      name,
+      in: "query",
+      required: required.has(name),
+      schema,
+      ...(schema.type === "array" ? { explode: true } : {}),
+    });
   }
   return out;
 }
@@ -63,17 +72,33 @@ function errorStatuses(endpoint: AnyEndpoint): number[] {
 function operation(route: RouteInfo): Json {
   const { endpoint } = route;
   const scopes = endpoint.scopes ?? [];
-  const responses: Json = { [endpoint.method === "DELETE" ? "2XX" : "200"]: { description: "Success", content: { "application/json": { schema: {} } } } };
+  const responses: Json = {
+    [endpoint.method === "DELETE" ? "2XX" : "200"]: {
+      description: "Success",
+      content: { "application/json": { schema: {} } },
+    },
+  };
   for (const status of errorStatuses(endpoint)) {
     responses[String(status)] = route.protocolErrors
-      ? { description: `${ERRORS[status]} (in this protocol's own error shape)`, content: { "application/json": { schema: {} } } }
+      ? {
+          description: `${ERRORS[status]} (in this protocol's own error shape)`,
+          content: { "application/json": { schema: {} } },
+        }
       : { $ref: `#/components/responses/E${status}` };
   }
   const body = endpoint.body
     ? // An empty body is read as {}: it is required only when {} is not a valid one.
-      { required: !endpoint.body.safeParse({}).success, content: { "application/json": { schema: jsonSchema(endpoint.body) } } }
+      {
+        required: !endpoint.body.safeParse({}).success,
+        content: { "application/json": { schema: jsonSchema(endpoint.body) } },
+      }
     : endpoint.rawBody
-      ? { required: true, content: { "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } } } }
+      ? {
+          required: true,
+          content: {
+            "application/octet-stream": { schema: { type: "string", contentMediaType: "application/octet-stream" } },
+          },
+        }
       : undefined;
   return {
     operationId: endpoint.operationId,
@@ -81,7 +106,14 @@ function operation(route: RouteInfo): Json {
     tags: [endpoint.operationId.split(".")[0]],
     // Any one scope suffices: one security requirement per scope.
     // `optional`: anonymous ({}) or with a token.
-    security: endpoint.auth === "none" ? [] : endpoint.auth === "optional" ? [{}, { bearerAuth: [] }] : scopes.length > 0 ? scopes.map((scope) => ({ bearerAuth: [scope] })) : [{ bearerAuth: [] }],
+    security:
+      endpoint.auth === "none"
+        ? []
+        : endpoint.auth === "optional"
+          ? [{}, { bearerAuth: [] }]
+          : scopes.length > 0
+            ? scopes.map((scope) => ({ bearerAuth: [scope] }))
+            : [{ bearerAuth: [] }],
     "x-scopes": scopes,
     ...(endpoint.auth === "user" ? { "x-requires-user": true } : {}),
     "x-plugin": route.plugin,
@@ -98,17 +130,29 @@ function operation(route: RouteInfo): Json {
  */
 export function openApiDocument(routes: readonly RouteInfo[], info: { title?: string; version: string }): Json {
   const paths: Record<string, Record<string, Json>> = {};
-  const sorted = [...routes].sort((a, b) => a.endpoint.path.localeCompare(b.endpoint.path) || a.endpoint.method.localeCompare(b.endpoint.method));
-  for (const route of sorted) (paths[route.endpoint.path] ??= {})[route.endpoint.method.toLowerCase()] = operation(route);
+  const sorted = [...routes].sort(
+    (a, b) => a.endpoint.path.localeCompare(b.endpoint.path) || a.endpoint.method.localeCompare(b.endpoint.method),
+  );
+  for (const route of sorted)
+    (paths[route.endpoint.path] ??= {})[route.endpoint.method.toLowerCase()] = operation(route);
   return {
     openapi: "3.1.0",
     info: { title: info.title ?? "Faultline API", version: info.version },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
-    servers: [{ url: "{origin}{basePath}", variables: { origin: { default: "http://localhost:3000" }, basePath: { default: "" } } }],
+    servers: [
+      {
+        url: "{origin}{basePath}",
+        variables: { origin: { default: "http://localhost:3000" }, basePath: { default: "" } },
+      },
+    ],
     paths,
     components: {
       securitySchemes: {
-        bearerAuth: { type: "http", scheme: "bearer", description: "An API token (`Authorization: Bearer flu_…`) or the host's own session" },
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "An API token (`Authorization: Bearer flu_…`) or the host's own session",
+        },
       },
       schemas: { Error: errorSchema },
       responses: Object.fromEntries(
@@ -123,5 +167,10 @@ export function openApiDocument(routes: readonly RouteInfo[], info: { title?: st
 
 /** The document as served: `servers` defaults filled with where this request reached Faultline. */
 export function servedDocument(document: Json, origin: string, basePath: string): Json {
-  return { ...document, servers: [{ url: "{origin}{basePath}", variables: { origin: { default: origin }, basePath: { default: basePath } } }] };
+  return {
+    ...document,
+    servers: [
+      { url: "{origin}{basePath}", variables: { origin: { default: origin }, basePath: { default: basePath } } },
+    ],
+  };
 }

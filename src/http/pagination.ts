@@ -68,7 +68,10 @@ export interface KeysetSpec<Row> {
  * Keyset pagination over a descending (key, id) order. Walking `next` from the first page returns
  * every row exactly once, with no empty page in between, even while newer rows are inserted.
  */
-export async function keysetPage<Row>(fetch: (bound: KeysetBound) => Promise<Row[]>, spec: KeysetSpec<Row>): Promise<Page<Row>> {
+export async function keysetPage<Row>(
+  fetch: (bound: KeysetBound) => Promise<Row[]>,
+  spec: KeysetSpec<Row>,
+): Promise<Page<Row>> {
   const cursor = parseCursor(spec.cursor);
   const position = (row: Row, isPrev: boolean): Cursor => ({ value: spec.keyOf(row), id: spec.idOf(row), isPrev });
   const after = cursor ? { value: cursor.value, id: cursor.id } : null;
@@ -101,7 +104,12 @@ export async function keysetPage<Row>(fetch: (bound: KeysetBound) => Promise<Row
  * The WHERE condition of a keyset bound over a key column and an integer id column. The key is a
  * timestamp (the cursor holds epoch ms) unless `keyKind` says it is a plain number (counters).
  */
-export function keysetCondition(bound: KeysetBound, keyColumn: string, idColumn: string, keyKind: "timestamp" | "number" = "timestamp"): RawBuilder<boolean> | null {
+export function keysetCondition(
+  bound: KeysetBound,
+  keyColumn: string,
+  idColumn: string,
+  keyKind: "timestamp" | "number" = "timestamp",
+): RawBuilder<boolean> | null {
   if (!bound.after) return null;
   const key = sql.ref(keyColumn);
   const id = sql.ref(idColumn);
@@ -120,7 +128,8 @@ export const MAX_LINKED_URL_LENGTH = 6144;
 /** `Link` header in Sentry's format: both relations, absolute URLs carrying the original query. 414 past {@link MAX_LINKED_URL_LENGTH}. */
 export function linkHeader(url: URL, page: Page<unknown>): string {
   const length = urlLength(url);
-  if (length > MAX_LINKED_URL_LENGTH) throw uriTooLong(length, MAX_LINKED_URL_LENGTH, " for a paginated list, whose Link header repeats it");
+  if (length > MAX_LINKED_URL_LENGTH)
+    throw uriTooLong(length, MAX_LINKED_URL_LENGTH, " for a paginated list, whose Link header repeats it");
   const link = (rel: string, part: { cursor: Cursor; results: boolean }) => {
     const cursor = formatCursor(part.cursor);
     return `<${withCursor(url, cursor)}>; rel="${rel}"; results="${part.results}"; cursor="${cursor}"`;
@@ -136,7 +145,10 @@ export function linkHeader(url: URL, page: Page<unknown>): string {
  */
 function withCursor(url: URL, cursor: string): string {
   const parameter = `cursor=${encodeURIComponent(cursor)}`;
-  const parts = url.search.slice(1).split("&").filter((part) => part !== "");
+  const parts = url.search
+    .slice(1)
+    .split("&")
+    .filter((part) => part !== "");
   const isCursor = (part: string) => {
     const key = part.split("=", 1)[0] as string;
     try {

@@ -73,9 +73,18 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   const tokenCache = deps.container.resolve(TokenCacheToken);
   const bodies = new BodyReader(deps.options.limits, deps.logger);
   const tracer = trace.getTracer("faultline");
-  const latency = deps.metrics.histogram("http_request_duration_seconds", "Time to answer an HTTP request, by route template", ["method", "route", "status"]);
+  const latency = deps.metrics.histogram(
+    "http_request_duration_seconds",
+    "Time to answer an HTTP request, by route template",
+    ["method", "route", "status"],
+  );
 
-  async function serve(request: Request, handlerOptions: HandlerOptions | undefined, method: string, span: Span): Promise<Response | WireReply> {
+  async function serve(
+    request: Request,
+    handlerOptions: HandlerOptions | undefined,
+    method: string,
+    span: Span,
+  ): Promise<Response | WireReply> {
     const started = performance.now();
     const url = new URL(request.url);
     const basePath = trimSlash(handlerOptions?.basePath ?? deps.options.basePath);
@@ -100,7 +109,10 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     const seconds = (performance.now() - started) / 1000;
     latency.observe({ method, route: routed.template, status: response.status }, seconds);
     if (span.isRecording()) describeSpan(span, method, routed.template, url, response.status, requestId);
-    info.logger.debug({ method: request.method, path: url.pathname, status: response.status, ms: Math.round(seconds * 1000) }, "faultline request");
+    info.logger.debug(
+      { method: request.method, path: url.pathname, status: response.status, ms: Math.round(seconds * 1000) },
+      "faultline request",
+    );
     return response;
   }
 
@@ -111,7 +123,12 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     checkRouteInput(matched, url);
     const db = await deps.ready();
     const { endpoint } = matched;
-    const principal = await authenticateFor(endpoint, request, { db, clock: deps.clock, hook: deps.options.authenticate, cache: tokenCache });
+    const principal = await authenticateFor(endpoint, request, {
+      db,
+      clock: deps.clock,
+      hook: deps.options.authenticate,
+      cache: tokenCache,
+    });
     const { organization, scopes } = await authorizeFor(endpoint, principal, matched.params, db);
     const ctx = {
       endpoint,
@@ -135,8 +152,10 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   const serveWire: WireHandler = (request, handlerOptions) => {
     const method = KNOWN_METHODS.has(request.method) ? request.method : "_OTHER";
     // A server span per request, child of the host's own when it traces (a no-op without an SDK).
-    return tracer.startActiveSpan(method, { kind: SpanKind.SERVER, attributes: { "http.request.method": method } }, (span) =>
-      serve(request, handlerOptions, method, span).finally(() => span.end()),
+    return tracer.startActiveSpan(
+      method,
+      { kind: SpanKind.SERVER, attributes: { "http.request.method": method } },
+      (span) => serve(request, handlerOptions, method, span).finally(() => span.end()),
     );
   };
   const handle = async (request: Request, handlerOptions?: HandlerOptions): Promise<Response> => {

@@ -51,9 +51,14 @@ function parsedUrl(text: string): URL | null {
 }
 
 function checkOrigin(origin: RequestOrigin): void {
-  if (!SCHEMES.has(origin.scheme)) throw new RequestTargetError(`Invalid X-Forwarded-Proto header: ${quoted(origin.scheme)} is neither http nor https`);
+  if (!SCHEMES.has(origin.scheme))
+    throw new RequestTargetError(
+      `Invalid X-Forwarded-Proto header: ${quoted(origin.scheme)} is neither http nor https`,
+    );
   if (!AUTHORITY.test(origin.host) || !parsedUrl(`http://${origin.host}/`)) {
-    throw new RequestTargetError(`Invalid ${origin.hostSource}: ${quoted(origin.host)} is not a host name or address with an optional port`);
+    throw new RequestTargetError(
+      `Invalid ${origin.hostSource}: ${quoted(origin.host)} is not a host name or address with an optional port`,
+    );
   }
 }
 
@@ -84,17 +89,25 @@ export function requestUrl(target: string, origin: RequestOrigin): string {
     if (!url) throw new RequestTargetError(`Invalid request target ${quoted(target)}`);
     return url.href;
   }
-  if (target === "*") throw new RequestTargetError('The request target "*" (asterisk-form) names no resource; Faultline serves paths ("/api/0/…")');
+  if (target === "*")
+    throw new RequestTargetError(
+      'The request target "*" (asterisk-form) names no resource; Faultline serves paths ("/api/0/…")',
+    );
   return absoluteFormUrl(target);
 }
 
 function absoluteFormUrl(target: string): string {
   const url = parsedUrl(target);
   if (!url || !SCHEMES.has(url.protocol.slice(0, -1)) || !url.host) {
-    throw new RequestTargetError(`Invalid request target ${quoted(target)}: expected a path ("/…") or an absolute http(s) URL`);
+    throw new RequestTargetError(
+      `Invalid request target ${quoted(target)}: expected a path ("/…") or an absolute http(s) URL`,
+    );
   }
   // Not quoted back: the credentials are the point of refusing it.
-  if (url.username || url.password) throw new RequestTargetError("Invalid request target: an absolute URL with credentials (user:password@) is not accepted");
+  if (url.username || url.password)
+    throw new RequestTargetError(
+      "Invalid request target: an absolute URL with credentials (user:password@) is not accepted",
+    );
   return url.href;
 }
 

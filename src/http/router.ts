@@ -39,7 +39,8 @@ export class Router<T> {
   /** Accepts `alias` wherever the static segment `segment` is routed; throws if `alias` already names another. */
   alias(alias: string, segment: string, owner: string): void {
     const existing = this.#aliases.get(alias);
-    if (existing !== undefined && existing !== segment) throw new Error(`Path alias conflict: "${alias}" (plugin "${owner}") already stands for "${existing}"`);
+    if (existing !== undefined && existing !== segment)
+      throw new Error(`Path alias conflict: "${alias}" (plugin "${owner}") already stands for "${existing}"`);
     this.#aliases.set(alias, segment);
   }
 
@@ -87,13 +88,19 @@ export class Router<T> {
     const stack: Node<T>[] = [this.#root];
     while (stack.length > 0) {
       const node = stack.pop() as Node<T>;
-      for (const [method, entry] of node.routes) yield { method, template: entry.template, value: entry.value, owner: entry.owner };
+      for (const [method, entry] of node.routes)
+        yield { method, template: entry.template, value: entry.value, owner: entry.owner };
       stack.push(...node.statics.values());
       if (node.param) stack.push(node.param);
     }
   }
 
-  #find(node: Node<T>, segments: string[], index: number, values: string[]): { node: Node<T>; values: string[] } | undefined {
+  #find(
+    node: Node<T>,
+    segments: string[],
+    index: number,
+    values: string[],
+  ): { node: Node<T>; values: string[] } | undefined {
     if (index === segments.length) return node.routes.size > 0 ? { node, values } : undefined;
     const segment = segments[index] as string;
     const alias = this.#aliases.get(segment);

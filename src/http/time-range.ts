@@ -8,7 +8,9 @@ const MAX_WINDOW_MS = 3650 * UNIT_MS.d;
 export const durationSchema = z
   .string()
   .regex(/^(\d{1,7}[smhdw])?$/, "must be a number followed by s, m, h, d or w (14d, 24h) or empty")
-  .transform((value) => (value === "" ? ("" as const) : Number(value.slice(0, -1)) * UNIT_MS[value.at(-1) as keyof typeof UNIT_MS]))
+  .transform((value) =>
+    value === "" ? ("" as const) : Number(value.slice(0, -1)) * UNIT_MS[value.at(-1) as keyof typeof UNIT_MS],
+  )
   .refine((ms) => ms === "" || (ms > 0 && ms <= MAX_WINDOW_MS), "must be more than 0 and at most 3650d");
 
 /** An ISO 8601 date or date-time; without an offset it is UTC (as Sentry reads `start` / `end`). */

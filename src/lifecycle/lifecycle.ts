@@ -59,7 +59,10 @@ export class InstanceLifecycle {
   /** Opens the database once (a failed attempt is forgotten, so a later call retries). */
   connect(): Promise<DatabaseConnection> {
     const { database, options, logger } = this.deps;
-    this.#connection ??= openDatabase(database, options.schema, { logger, connectTimeoutMs: options.connection.timeoutMs }).catch((error: unknown) => {
+    this.#connection ??= openDatabase(database, options.schema, {
+      logger,
+      connectTimeoutMs: options.connection.timeoutMs,
+    }).catch((error: unknown) => {
       this.#connection = undefined;
       throw error;
     });
@@ -102,7 +105,8 @@ export class InstanceLifecycle {
     await this.#started?.catch(() => undefined);
     await this.deps.worker().stop();
     await this.#unlisten?.().catch(() => undefined);
-    for (const plugin of [...this.deps.composition.plugins].reverse()) await plugin.close?.({ container: this.deps.container });
+    for (const plugin of [...this.deps.composition.plugins].reverse())
+      await plugin.close?.({ container: this.deps.container });
     const opened = await this.#connection?.catch(() => undefined);
     await opened?.close();
     this.#db = undefined;
@@ -147,14 +151,18 @@ export class InstanceLifecycle {
         signal: this.#closing.signal,
         shouldRetry: ({ error }) => isConnectionFailure(error),
         onFailedAttempt: ({ error, attemptNumber }) => {
-          if (waitMs > 0 && isConnectionFailure(error)) logger.warn({ err: error, attemptNumber }, `faultline: waiting for ${opened.label}`);
+          if (waitMs > 0 && isConnectionFailure(error))
+            logger.warn({ err: error, attemptNumber }, `faultline: waiting for ${opened.label}`);
         },
       });
     } catch (error) {
       if (this.#closing.signal.aborted) throw new ApiError(503, "This Faultline instance is closed");
       if (!isConnectionFailure(error)) throw error;
       const waited = waitMs > 0 ? ` (waited ${waitMs} ms)` : "";
-      throw new DatabaseUnavailableError(`Faultline could not connect to ${opened.label}${waited}: ${describeError(error)}`, { cause: error });
+      throw new DatabaseUnavailableError(
+        `Faultline could not connect to ${opened.label}${waited}: ${describeError(error)}`,
+        { cause: error },
+      );
     }
   }
 
@@ -168,7 +176,10 @@ export class InstanceLifecycle {
     const storage = `faultline: storage ${opened.label}, schema ${options.schema}`;
     const fields = { storage: opened.label, schema: options.schema };
     if (this.deps.implicitStore) {
-      logger.warn(fields, `${storage} (the default: no \`database\` option and no DATABASE_URL; one process at a time, use PostgreSQL to share or in production)`);
+      logger.warn(
+        fields,
+        `${storage} (the default: no \`database\` option and no DATABASE_URL; one process at a time, use PostgreSQL to share or in production)`,
+      );
     } else logger.info(fields, storage);
   }
 }

@@ -1,5 +1,11 @@
 import type { Kysely } from "kysely";
-import { type MigrationReport, type MigrationStatus, migrationStatus, type RunMigrationsOptions, runMigrations } from "../db/migrator.js";
+import {
+  type MigrationReport,
+  type MigrationStatus,
+  migrationStatus,
+  type RunMigrationsOptions,
+  runMigrations,
+} from "../db/migrator.js";
 import type { Logger } from "../logging/logger.js";
 import { type Composition, migrationTableName } from "../plugin/compose.js";
 
@@ -20,13 +26,17 @@ export class InstanceMigrations {
       { prefix: "", run: { schema, migrations: composition.coreLedgerMigrations, tableName: "faultline_migration" } },
       ...composition.plugins
         .filter((plugin) => plugin.migrations?.length)
-        .map((plugin) => ({ prefix: `${plugin.id}:`, run: { schema, migrations: plugin.migrations ?? [], tableName: migrationTableName(plugin) } })),
+        .map((plugin) => ({
+          prefix: `${plugin.id}:`,
+          run: { schema, migrations: plugin.migrations ?? [], tableName: migrationTableName(plugin) },
+        })),
     ];
   }
 
   async apply(root: Kysely<unknown>): Promise<MigrationReport> {
     const applied: string[] = [];
-    for (const { prefix, run } of this.#sets) applied.push(...(await runMigrations(root, run)).applied.map((name) => prefix + name));
+    for (const { prefix, run } of this.#sets)
+      applied.push(...(await runMigrations(root, run)).applied.map((name) => prefix + name));
     if (applied.length > 0) this.logger.info({ applied }, "faultline: migrations applied");
     return { applied };
   }

@@ -32,7 +32,10 @@ export interface InstanceServices {
 /** A host's plugin may not add to the core's migration table: refused, naming the plugin. */
 export function refuseCoreLedgerMigrations(hostPlugins: readonly FaultlinePlugin[]): void {
   for (const plugin of hostPlugins) {
-    if (plugin.coreLedgerMigrations?.length) throw new Error(`Plugin "${plugin.id}": coreLedgerMigrations is for Faultline's own plugins; put its migrations in "migrations"`);
+    if (plugin.coreLedgerMigrations?.length)
+      throw new Error(
+        `Plugin "${plugin.id}": coreLedgerMigrations is for Faultline's own plugins; put its migrations in "migrations"`,
+      );
   }
 }
 
@@ -41,7 +44,11 @@ export function refuseCoreLedgerMigrations(hostPlugins: readonly FaultlinePlugin
  * domain events, metrics, the token cache, the database, the delivery outbox and engine), then
  * each plugin's registrations and domain-event subscriptions, in dependency order.
  */
-export function registerServices(container: DependencyContainer, composition: Composition, services: InstanceServices): void {
+export function registerServices(
+  container: DependencyContainer,
+  composition: Composition,
+  services: InstanceServices,
+): void {
   const { options, logger, clock, metrics, wake } = services;
   const bus = new EventBus();
   registerValue(container, tokens.Options, options);
@@ -53,17 +60,34 @@ export function registerServices(container: DependencyContainer, composition: Co
   registerValue(container, tokens.WakeTask, wake);
   registerFactory(container, tokens.Db, services.db);
   registerValue(container, DestinationRegistryToken, new DestinationRegistry());
-  registerFactory(container, OutboxToken, () => new Outbox(clock, services.notifyChannel, () => wake(DELIVERY_TASK_ID)));
+  registerFactory(
+    container,
+    OutboxToken,
+    () => new Outbox(clock, services.notifyChannel, () => wake(DELIVERY_TASK_ID)),
+  );
   registerFactory(
     container,
     DeliveryEngineToken,
-    (c) => new DeliveryEngine(() => c.resolve(tokens.Db), clock, logger, bus, c.resolve(DestinationRegistryToken), options.delivery, metrics, () => wake(DELIVERY_TASK_ID)),
+    (c) =>
+      new DeliveryEngine(
+        () => c.resolve(tokens.Db),
+        clock,
+        logger,
+        bus,
+        c.resolve(DestinationRegistryToken),
+        options.delivery,
+        metrics,
+        () => wake(DELIVERY_TASK_ID),
+      ),
   );
   for (const plugin of composition.plugins) {
     plugin.register?.(container);
     for (const [name, handler] of Object.entries(plugin.on ?? {})) {
       const subscriber = handler as PluginEventHandler<DomainEventName>;
-      bus.subscribe(name as DomainEventName, ((event, scope) => subscriber(event, scope, { container })) as DomainEventHandler);
+      bus.subscribe(
+        name as DomainEventName,
+        ((event, scope) => subscriber(event, scope, { container })) as DomainEventHandler,
+      );
     }
   }
 }

@@ -20,7 +20,14 @@ const LEVELS: readonly Level[] = ["debug", "info", "warn", "error"];
 function writeLine(level: Level, bindings: object, obj: object | string, msg?: string): void {
   const fields = typeof obj === "string" ? {} : obj;
   const text = typeof obj === "string" ? obj : (msg ?? "");
-  const line = { level, time: new Date().toISOString(), name: "faultline", msg: text, ...serializable(bindings), ...serializable(fields) };
+  const line = {
+    level,
+    time: new Date().toISOString(),
+    name: "faultline",
+    msg: text,
+    ...serializable(bindings),
+    ...serializable(fields),
+  };
   process.stderr.write(`${JSON.stringify(line)}\n`);
 }
 
@@ -62,7 +69,8 @@ export function childLogger(logger: Logger, bindings: Record<string, unknown>): 
   if (typeof logger.child === "function") return logger.child(bindings);
   const bound: Partial<Logger> = {};
   for (const level of LEVELS) {
-    bound[level] = (obj: object | string, msg?: string) => (typeof obj === "string" ? logger[level](bindings, obj) : emit(logger, level, { ...bindings, ...obj }, msg));
+    bound[level] = (obj: object | string, msg?: string) =>
+      typeof obj === "string" ? logger[level](bindings, obj) : emit(logger, level, { ...bindings, ...obj }, msg);
   }
   bound.child = (more) => childLogger(logger, { ...bindings, ...more });
   return bound as Logger;

@@ -47,7 +47,10 @@ export function createHealth(deps: HealthDeps): Health {
 
   const timed = <T>(work: () => Promise<T> | T, what: string): Promise<T> =>
     new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${what} did not answer within ${deps.options.timeoutMs} ms`)), deps.options.timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${what} did not answer within ${deps.options.timeoutMs} ms`)),
+        deps.options.timeoutMs,
+      );
       Promise.resolve()
         .then(work)
         .then(resolve, reject)
@@ -68,7 +71,8 @@ export function createHealth(deps: HealthDeps): Health {
     checks.database = await attempt(async () => (await deps.ping(), ok), "the database");
     const skipped = (detail: string): CheckResult => ({ status: "skipped", detail });
     if (checks.database.status !== "ok") {
-      for (const name of ["startup", "migrations", "worker", ...deps.checks.map((c) => c.name)]) checks[name] = skipped("the database is unreachable");
+      for (const name of ["startup", "migrations", "worker", ...deps.checks.map((c) => c.name)])
+        checks[name] = skipped("the database is unreachable");
       return report(checks);
     }
     checks.startup = await attempt(async () => (await deps.initialise(), ok), "initialisation");
@@ -76,7 +80,9 @@ export function createHealth(deps: HealthDeps): Health {
       if (migrationsCurrent) return ok;
       const pending = await deps.pendingMigrations();
       migrationsCurrent = pending.length === 0;
-      return migrationsCurrent ? ok : { status: "fail", detail: "migrations are pending: run `faultline migrate`", pending };
+      return migrationsCurrent
+        ? ok
+        : { status: "fail", detail: "migrations are pending: run `faultline migrate`", pending };
     }, "the migration tables");
     checks.worker = workerCheck();
     const initialised = checks.startup.status === "ok";
@@ -91,14 +97,19 @@ export function createHealth(deps: HealthDeps): Health {
   function workerCheck(): CheckResult {
     if (!deps.worker.started) return { status: "skipped", detail: "this instance runs no worker" };
     const overdue = deps.worker.overdueTasks(deps.options.workerStallMs);
-    return overdue.length === 0 ? ok : { status: "fail", detail: `background tasks overdue by more than ${deps.options.workerStallMs} ms`, overdue };
+    return overdue.length === 0
+      ? ok
+      : { status: "fail", detail: `background tasks overdue by more than ${deps.options.workerStallMs} ms`, overdue };
   }
 
   return {
     live: async () => new Response(JSON.stringify({ status: "ok" }), { status: 200, headers: JSON_HEADERS }),
     ready: async () => {
       const result = await check();
-      return new Response(JSON.stringify(result), { status: result.status === "ok" ? 200 : 503, headers: JSON_HEADERS });
+      return new Response(JSON.stringify(result), {
+        status: result.status === "ok" ? 200 : 503,
+        headers: JSON_HEADERS,
+      });
     },
     check,
   };

@@ -33,11 +33,19 @@ export class Metrics {
   }
 
   counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
-    return this.#once(name, () => new Counter<L>({ name: this.#prefix + name, help, labelNames, registers: [this.registry] }));
+    return this.#once(
+      name,
+      () => new Counter<L>({ name: this.#prefix + name, help, labelNames, registers: [this.registry] }),
+    );
   }
 
   /** A gauge; with `collect`, its value is computed when scraped (`this` is the gauge). */
-  gauge<L extends string>(name: string, help: string, labelNames: readonly L[] = [], collect?: (gauge: Gauge<L>) => Promise<void> | void): Gauge<L> {
+  gauge<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    collect?: (gauge: Gauge<L>) => Promise<void> | void,
+  ): Gauge<L> {
     return this.#once(
       name,
       () =>
@@ -55,14 +63,25 @@ export class Metrics {
     );
   }
 
-  histogram<L extends string>(name: string, help: string, labelNames: readonly L[] = [], buckets: number[] = LATENCY_BUCKETS): Histogram<L> {
-    return this.#once(name, () => new Histogram<L>({ name: this.#prefix + name, help, labelNames, buckets, registers: [this.registry] }));
+  histogram<L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+    buckets: number[] = LATENCY_BUCKETS,
+  ): Histogram<L> {
+    return this.#once(
+      name,
+      () => new Histogram<L>({ name: this.#prefix + name, help, labelNames, buckets, registers: [this.registry] }),
+    );
   }
 
   /** The text exposition of the registry (every metric in it, the host's too when it is the host's). */
   async handler(): Promise<Response> {
     const text = await this.registry.metrics();
-    return new Response(text, { status: 200, headers: { "Content-Type": this.registry.contentType, "Cache-Control": "no-store" } });
+    return new Response(text, {
+      status: 200,
+      headers: { "Content-Type": this.registry.contentType, "Cache-Control": "no-store" },
+    });
   }
 
   #once<M extends Counter<string> | Gauge<string> | Histogram<string>>(name: string, create: () => M): M {

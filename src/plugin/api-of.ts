@@ -5,7 +5,10 @@ import type { EndpointApi } from "../http/in-process.js";
 import type { FaultlinePlugin } from "./plugin.js";
 
 /** What the plugins' `api()` return, merged (element by element, so a plugin without an API adds nothing). */
-export type PluginApisOf<P extends readonly FaultlinePlugin[]> = P extends readonly [infer Head, ...infer Tail extends readonly FaultlinePlugin[]]
+export type PluginApisOf<P extends readonly FaultlinePlugin[]> = P extends readonly [
+  infer Head,
+  ...infer Tail extends readonly FaultlinePlugin[],
+]
   ? (Head extends FaultlinePlugin<infer A> ? A : unknown) & PluginApisOf<Tail>
   : unknown;
 
@@ -25,14 +28,17 @@ export type EndpointsById<P extends readonly FaultlinePlugin[]> = {
 type EndpointFunctionsOf<P extends readonly FaultlinePlugin[]> = EndpointApi<EndpointsById<P>>;
 
 /** `Functions` without the names `Apis` take (at run time those win: `extend` only fills gaps). */
-type Without<Functions, Apis> = { [Area in keyof Functions]: Area extends keyof Apis ? Omit<Functions[Area], keyof Apis[Area]> : Functions[Area] };
+type Without<Functions, Apis> = {
+  [Area in keyof Functions]: Area extends keyof Apis ? Omit<Functions[Area], keyof Apis[Area]> : Functions[Area];
+};
 
 /**
  * The `faultline.api` type of an instance with the plugins `P`: their admin operations, and
  * `api.<area>.<operation>` for each endpoint they list (inputs and outputs inferred from its
  * definition). A plugin's new endpoint appears here as soon as it is in its `endpoints`.
  */
-export type ApiOf<P extends readonly FaultlinePlugin[]> = PluginApisOf<P> & Without<EndpointFunctionsOf<P>, PluginApisOf<P>>;
+export type ApiOf<P extends readonly FaultlinePlugin[]> = PluginApisOf<P> &
+  Without<EndpointFunctionsOf<P>, PluginApisOf<P>>;
 
 /**
  * `ApiOf<[...Base, ...Extra]>`, built as `ApiOf<Base> & …` with `ApiOf<Base>` as it is: the base's
@@ -43,9 +49,15 @@ export type ApiOf<P extends readonly FaultlinePlugin[]> = PluginApisOf<P> & With
  * like an area of `Base`'s endpoints adds its functions there, and where a name is both, both
  * signatures stay (at run time the `api()` one answers).
  */
-export type ExtendedApiOf<Base extends readonly FaultlinePlugin[], Extra extends readonly FaultlinePlugin[]> = ApiOf<Base> & ExtraApiOf<Base, Extra>;
+export type ExtendedApiOf<
+  Base extends readonly FaultlinePlugin[],
+  Extra extends readonly FaultlinePlugin[],
+> = ApiOf<Base> & ExtraApiOf<Base, Extra>;
 
 /** What `Extra` adds: its namespaces, and its endpoints where no namespace (of `Base` or its own) has the name. */
-type ExtraApiOf<Base extends readonly FaultlinePlugin[], Extra extends readonly FaultlinePlugin[]> = Extra extends readonly []
+type ExtraApiOf<
+  Base extends readonly FaultlinePlugin[],
+  Extra extends readonly FaultlinePlugin[],
+> = Extra extends readonly []
   ? unknown
   : PluginApisOf<Extra> & Without<EndpointFunctionsOf<Extra>, PluginApisOf<Base> & PluginApisOf<Extra>>;

@@ -29,7 +29,10 @@ export function composePlugins(plugins: readonly FaultlinePlugin[]): Composition
     if (!plugin.migrations?.length) continue;
     const table = migrationTableName(plugin);
     const owner = migrationTables.get(table);
-    if (owner) throw new Error(`Plugin migration conflict: plugins "${owner}" and "${plugin.id}" would share the migration table "${table}"; rename one`);
+    if (owner)
+      throw new Error(
+        `Plugin migration conflict: plugins "${owner}" and "${plugin.id}" would share the migration table "${table}"; rename one`,
+      );
     migrationTables.set(table, plugin.id);
   }
   const ordered = orderByDependencies(byId);
@@ -40,11 +43,17 @@ export function composePlugins(plugins: readonly FaultlinePlugin[]): Composition
     for (const endpoint of plugin.endpoints ?? []) {
       router.add(endpoint.method, endpoint.path, { endpoint, plugin }, plugin.id);
       const owner = operationOwners.get(endpoint.operationId);
-      if (owner) throw new Error(`Operation id conflict: "${endpoint.operationId}" is defined by plugins "${owner}" and "${plugin.id}"`);
+      if (owner)
+        throw new Error(
+          `Operation id conflict: "${endpoint.operationId}" is defined by plugins "${owner}" and "${plugin.id}"`,
+        );
       operationOwners.set(endpoint.operationId, plugin.id);
     }
   }
-  const coreLedgerMigrations = mergeMigrationShares([coreMigrations, ...ordered.map((plugin) => plugin.coreLedgerMigrations ?? [])]);
+  const coreLedgerMigrations = mergeMigrationShares([
+    coreMigrations,
+    ...ordered.map((plugin) => plugin.coreLedgerMigrations ?? []),
+  ]);
   return { plugins: ordered, router, coreLedgerMigrations };
 }
 
@@ -53,7 +62,8 @@ function orderByDependencies(byId: Map<string, FaultlinePlugin>): FaultlinePlugi
   const state = new Map<string, "visiting" | "done">();
   const visit = (plugin: FaultlinePlugin, path: string[]) => {
     if (state.get(plugin.id) === "done") return;
-    if (state.get(plugin.id) === "visiting") throw new Error(`Plugin dependency cycle: ${[...path, plugin.id].join(" → ")}`);
+    if (state.get(plugin.id) === "visiting")
+      throw new Error(`Plugin dependency cycle: ${[...path, plugin.id].join(" → ")}`);
     state.set(plugin.id, "visiting");
     for (const dependency of plugin.dependencies ?? []) {
       const required = byId.get(dependency);

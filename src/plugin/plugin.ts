@@ -46,7 +46,10 @@ export type PluginEventSubscriptions = { [N in DomainEventName]?: PluginEventHan
  * `TApi` is what `api()` returns and `TEndpoints` what `endpoints` lists: together they type the
  * plugin's part of `faultline.api` (see `ApiOf`).
  */
-export interface FaultlinePlugin<TApi extends object = object, TEndpoints extends readonly AnyEndpoint[] = readonly AnyEndpoint[]> {
+export interface FaultlinePlugin<
+  TApi extends object = object,
+  TEndpoints extends readonly AnyEndpoint[] = readonly AnyEndpoint[],
+> {
   /** Unique, stable id (`installations`, `acme-audit`). */
   id: string;
   /** Ids of plugins that must be present (and are initialised first). */
@@ -90,9 +93,10 @@ export interface FaultlinePlugin<TApi extends object = object, TEndpoints extend
  * Declares a plugin; the identity function keeps the types of its API and of each endpoint it
  * lists (a tuple, `const`), which is all `faultline.api` is typed from. No endpoints: none typed.
  */
-export function definePlugin<TApi extends object = object, const TEndpoints extends readonly AnyEndpoint[] = readonly []>(
-  plugin: FaultlinePlugin<TApi, TEndpoints>,
-): FaultlinePlugin<TApi, TEndpoints>;
+export function definePlugin<
+  TApi extends object = object,
+  const TEndpoints extends readonly AnyEndpoint[] = readonly [],
+>(plugin: FaultlinePlugin<TApi, TEndpoints>): FaultlinePlugin<TApi, TEndpoints>;
 /**
  * With the API type given explicitly (`definePlugin<MyApi>({ … })`): TypeScript then infers no
  * other type argument, so the endpoints are not typed in `faultline.api` (still callable there).

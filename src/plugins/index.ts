@@ -14,7 +14,21 @@ import { serviceHooksPlugin } from "./service-hooks/index.js";
 import { webhooksPlugin } from "./webhooks/index.js";
 
 /** The first-party feature areas every instance has. */
-export const firstPartyPlugins = [organizationsPlugin, apiTokensPlugin, installationsPlugin, issuesPlugin, releasesPlugin, ingestPlugin, serviceHooksPlugin, webhooksPlugin, scimPlugin, externalIssuesPlugin, deliveriesPlugin, alertsPlugin, openApiPlugin] as const;
+export const firstPartyPlugins = [
+  organizationsPlugin,
+  apiTokensPlugin,
+  installationsPlugin,
+  issuesPlugin,
+  releasesPlugin,
+  ingestPlugin,
+  serviceHooksPlugin,
+  webhooksPlugin,
+  scimPlugin,
+  externalIssuesPlugin,
+  deliveriesPlugin,
+  alertsPlugin,
+  openApiPlugin,
+] as const;
 
 /** Every first-party endpoint by operation id (what `faultline.api.<area>.<operation>` is typed from), computed from the plugins' `endpoints`. */
 export type FirstPartyEndpoints = EndpointsById<typeof firstPartyPlugins>;

@@ -12,7 +12,10 @@ import { dockerMightBeAvailable } from "./docker.js";
 
 export type TestBackend = "postgres" | "testcontainers" | "pglite";
 
-export interface TestInstanceOptions<P extends readonly FaultlinePlugin[] = []> extends Omit<FaultlineOptions, "database" | "schema" | "plugins"> {
+export interface TestInstanceOptions<P extends readonly FaultlinePlugin[] = []> extends Omit<
+  FaultlineOptions,
+  "database" | "schema" | "plugins"
+> {
   plugins?: P;
   /** Force a backend instead of the automatic choice. */
   backend?: TestBackend;
@@ -85,7 +88,12 @@ export async function createTestInstance<const P extends readonly FaultlinePlugi
   options: TestInstanceOptions<P> = {},
 ): Promise<TestInstance<P>> {
   const { backend: forced, announce: shouldAnnounce = true, ...faultlineOptions } = options;
-  const picked = forced === "pglite" ? { backend: "pglite" as const } : forced ? { ...(await pickBackend()), backend: forced } : await pickBackend();
+  const picked =
+    forced === "pglite"
+      ? { backend: "pglite" as const }
+      : forced
+        ? { ...(await pickBackend()), backend: forced }
+        : await pickBackend();
   const schema = `faultline_test_${randomHex(6)}`;
 
   if (picked.backend === "pglite") {
@@ -107,7 +115,12 @@ export async function createTestInstance<const P extends readonly FaultlinePlugi
 
   const url = picked.url;
   if (!url) throw new Error(`faultline/testing: no connection URL for backend "${picked.backend}"`);
-  announce(shouldAnnounce, picked.backend === "postgres" ? "using PostgreSQL from TEST_DATABASE_URL" : "using PostgreSQL in a testcontainers container");
+  announce(
+    shouldAnnounce,
+    picked.backend === "postgres"
+      ? "using PostgreSQL from TEST_DATABASE_URL"
+      : "using PostgreSQL in a testcontainers container",
+  );
   const faultline = createFaultline<P>({ ...faultlineOptions, database: url, schema });
   await faultline.ready();
   return {

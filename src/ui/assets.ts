@@ -64,7 +64,9 @@ export async function loadAssets(dir: string): Promise<AssetStore> {
   try {
     raw = await readFile(join(dir, "manifest.json"), "utf8");
   } catch {
-    throw new Error(`faultline/ui: no dashboard build in ${dir} (manifest.json missing). Build the package (npm run build) or run \`node scripts/build-ui.mjs\`.`);
+    throw new Error(
+      `faultline/ui: no dashboard build in ${dir} (manifest.json missing). Build the package (npm run build) or run \`node scripts/build-ui.mjs\`.`,
+    );
   }
   const manifest = Manifest.parse(JSON.parse(raw));
   const read = async (name: string): Promise<Variant> => {

@@ -27,7 +27,10 @@ export const DashboardOptionsSchema = z.object({
   /** The dashboard's mount path when the adapter does not report one (`toNodeHandler` without `basePath`). */
   basePath: mountPath.default(""),
   /** The organization the dashboard opens at its root; without it, the root asks for a slug. */
-  organization: z.string().regex(/^[\w-]+$/).optional(),
+  organization: z
+    .string()
+    .regex(/^[\w-]+$/)
+    .optional(),
   /** How often open screens look for new events, in milliseconds (0: never). */
   pollIntervalMs: z.number().int().min(0).max(3_600_000).default(10_000),
   /**
@@ -39,7 +42,9 @@ export const DashboardOptionsSchema = z.object({
    * The query parameter of `signInUrl` that carries the dashboard page to come back to (a path on
    * this origin, `/admin/errors/acme/issues/12`); `false`: none.
    */
-  signInReturnParam: z.union([z.string().regex(/^[\w.-]+$/, "a query parameter name"), z.literal(false)]).default("returnTo"),
+  signInReturnParam: z
+    .union([z.string().regex(/^[\w.-]+$/, "a query parameter name"), z.literal(false)])
+    .default("returnTo"),
   /** A directory holding a dashboard build (`ui-assets/` of the package by default). */
   assetsDir: z.string().min(1).optional(),
 });
@@ -53,7 +58,10 @@ export interface Dashboard {
 const IMMUTABLE = "public, max-age=31536000, immutable";
 
 function text(status: number, body: string, headers: Record<string, string> = {}): Response {
-  return new Response(body, { status, headers: { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff", ...headers } });
+  return new Response(body, {
+    status,
+    headers: { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff", ...headers },
+  });
 }
 
 /**
@@ -104,7 +112,8 @@ export function createDashboard(input: DashboardOptions = {}): Dashboard {
     if (!base.success) return text(500, "faultline/ui: the adapter reported an invalid mount path");
     const path = new URL(request.url).pathname;
     if (path !== base.data && !path.startsWith(`${base.data}/`)) return text(404, "Not found");
-    if (request.method !== "GET" && request.method !== "HEAD") return text(405, "Method not allowed", { allow: "GET, HEAD" });
+    if (request.method !== "GET" && request.method !== "HEAD")
+      return text(405, "Method not allowed", { allow: "GET, HEAD" });
     const rest = path.slice(base.data.length);
     let store: AssetStore;
     try {
@@ -128,9 +137,15 @@ export function createDashboard(input: DashboardOptions = {}): Dashboard {
         etag: variant.etag,
         "x-content-type-options": "nosniff",
       };
-      if (matchesEtag(request.headers.get("if-none-match"), variant.etag)) return new Response(null, { status: 304, headers });
+      if (matchesEtag(request.headers.get("if-none-match"), variant.etag))
+        return new Response(null, { status: 304, headers });
       return new Response(head ? null : variant.body, {
-        headers: { ...headers, "content-type": asset.type, "content-length": String(variant.body.byteLength), ...(encoding && { "content-encoding": encoding }) },
+        headers: {
+          ...headers,
+          "content-type": asset.type,
+          "content-length": String(variant.body.byteLength),
+          ...(encoding && { "content-encoding": encoding }),
+        },
       });
     }
     // A page path of the client's router; anything shaped like a file (or an encoded slash/dot

@@ -37,9 +37,19 @@ export class Worker {
 
   constructor(
     private readonly tasks: readonly TaskDefinition[],
-    private readonly deps: { container: DependencyContainer; clock: Clock; logger: Logger; ready: () => Promise<unknown>; metrics?: Metrics },
+    private readonly deps: {
+      container: DependencyContainer;
+      clock: Clock;
+      logger: Logger;
+      ready: () => Promise<unknown>;
+      metrics?: Metrics;
+    },
   ) {
-    this.#failureCount = deps.metrics?.counter("worker_task_failures_total", "Background task runs that failed, per task", ["task"]);
+    this.#failureCount = deps.metrics?.counter(
+      "worker_task_failures_total",
+      "Background task runs that failed, per task",
+      ["task"],
+    );
   }
 
   get started(): boolean {
@@ -63,7 +73,9 @@ export class Worker {
   overdueTasks(graceMs: number): string[] {
     if (!this.#started) return [];
     const now = performance.now();
-    return this.tasks.filter((task) => now - (this.#lastEnded.get(task.id) ?? now) - this.#nextDelay(task) > graceMs).map((task) => task.id);
+    return this.tasks
+      .filter((task) => now - (this.#lastEnded.get(task.id) ?? now) - this.#nextDelay(task) > graceMs)
+      .map((task) => task.id);
   }
 
   async stop(): Promise<void> {
@@ -138,7 +150,8 @@ export class Worker {
     this.#loggedAt.set(task.id, now);
     const details = { err: error, task: task.id, consecutiveFailures: failures, nextRunMs: this.#nextDelay(task) };
     // An outage is expected to pass and is said once per streak (then every few minutes), not as a crash.
-    if (isConnectionFailure(error)) this.deps.logger.warn(details, "faultline: background task could not reach the database; retrying later");
+    if (isConnectionFailure(error))
+      this.deps.logger.warn(details, "faultline: background task could not reach the database; retrying later");
     else this.deps.logger.error(details, "faultline: background task failed");
   }
 

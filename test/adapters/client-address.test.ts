@@ -35,11 +35,21 @@ describe("adapters: the sender's address for {{auto}} follows the framework's tr
   async function storedAddress(origin: string): Promise<unknown> {
     const eventId = randomUUID().replaceAll("-", "");
     const dsnKey = acme.project.keys[0]?.public as string;
-    const body = [JSON.stringify({ event_id: eventId }), '{"type":"event"}', JSON.stringify({ ...errorEvent(), event_id: eventId, user: { ip_address: "{{auto}}" } })].join("\n");
-    const response = await fetch(`${origin}/api/${acme.project.id}/envelope/?sentry_key=${dsnKey}`, { method: "POST", headers: { "X-Forwarded-For": "203.0.113.9" }, body });
+    const body = [
+      JSON.stringify({ event_id: eventId }),
+      '{"type":"event"}',
+      JSON.stringify({ ...errorEvent(), event_id: eventId, user: { ip_address: "{{auto}}" } }),
+    ].join("\n");
+    const response = await fetch(`${origin}/api/${acme.project.id}/envelope/?sentry_key=${dsnKey}`, {
+      method: "POST",
+      headers: { "X-Forwarded-For": "203.0.113.9" },
+      body,
+    });
     expect(response.status).toBe(200);
     await instance.faultline.worker.runDue("ingest.digest");
-    const raw = await fetch(`${origin}/api/0/projects/acme/web/events/${eventId}/json/`, { headers: bearer(acme.allScopesToken) });
+    const raw = await fetch(`${origin}/api/0/projects/acme/web/events/${eventId}/json/`, {
+      headers: bearer(acme.allScopesToken),
+    });
     return ((await raw.json()) as { user?: { ip_address?: unknown } }).user?.ip_address;
   }
 

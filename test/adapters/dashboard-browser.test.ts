@@ -19,10 +19,13 @@ import { captureWithSdk } from "./sdk.js";
 
 const SESSION = "dashboard-test-session";
 /** expect.poll with room for a loaded CI machine (its default gives up after 1 s). */
-const poll = <T>(read: () => Promise<T> | T, options: { timeout?: number; interval?: number } = {}) => expect.poll(read, { timeout: 10_000, ...options });
+const poll = <T>(read: () => Promise<T> | T, options: { timeout?: number; interval?: number } = {}) =>
+  expect.poll(read, { timeout: 10_000, ...options });
 const FAILED_DELIVERY = "00000000-0000-4000-8000-0000000000d1";
 /** Screenshots go to docs/ when asked (UPDATE_SCREENSHOTS=1), else beside the test run. */
-const SHOTS = process.env.UPDATE_SCREENSHOTS ? join(import.meta.dirname, "../../docs") : join(import.meta.dirname, "../../.scratch/screenshots");
+const SHOTS = process.env.UPDATE_SCREENSHOTS
+  ? join(import.meta.dirname, "../../docs")
+  : join(import.meta.dirname, "../../.scratch/screenshots");
 
 function frames(file: string, fn: string) {
   return [
@@ -57,7 +60,10 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
   const problems: string[] = [];
   const base = () => `${server.url}/admin/errors`;
   const api = async (path: string, init: RequestInit = {}) => {
-    const response = await fetch(`${server.url}/faultline/api/0${path}`, { ...init, headers: { authorization: `Bearer ${acme.allScopesToken}`, "content-type": "application/json" } });
+    const response = await fetch(`${server.url}/faultline/api/0${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${acme.allScopesToken}`, "content-type": "application/json" },
+    });
     return response.status === 204 ? null : response.json();
   };
 
@@ -66,7 +72,10 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     instance = await createTestInstance({
       worker: false, // nothing is sent: the redelivered row stays pending
       delivery: { allowPrivateNetworks: true },
-      authenticate: (request) => ((request.headers.get("cookie") ?? "").includes(`session=${SESSION}`) && ownerId ? { userId: ownerId, scopes: [...SCOPES] } : null),
+      authenticate: (request) =>
+        (request.headers.get("cookie") ?? "").includes(`session=${SESSION}`) && ownerId
+          ? { userId: ownerId, scopes: [...SCOPES] }
+          : null,
     });
     const { faultline } = instance;
     acme = await seedOrganization(faultline, "acme");
@@ -81,7 +90,15 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
         environment: i % 2 ? "production" : "staging",
         release: "shop@1.4.2",
         fingerprint: [`seed-${i}`],
-        exception: { values: [{ type: i % 2 ? "TypeError" : "RangeError", value: `Seeded failure number ${i}`, stacktrace: { frames: frames(`src/seed-${i}.ts`, `step${i}`) } }] },
+        exception: {
+          values: [
+            {
+              type: i % 2 ? "TypeError" : "RangeError",
+              value: `Seeded failure number ${i}`,
+              stacktrace: { frames: frames(`src/seed-${i}.ts`, `step${i}`) },
+            },
+          ],
+        },
       });
     }
     for (let i = 0; i < 3; i++) {
@@ -94,19 +111,35 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
         user: { id: `customer-${i}`, email: `c${i}@shop.test` },
         tags: { region: "eu-west", checkout: i === 0 ? "v2" : "v1" },
         request: { url: "https://shop.test/checkout", method: "POST", headers: { "User-Agent": "Mozilla/5.0" } },
-        breadcrumbs: { values: [{ timestamp: now - 70, category: "http", message: "POST /api/cart 200" }, { timestamp: now - 65, category: "ui.click", message: "button#pay" }] },
+        breadcrumbs: {
+          values: [
+            { timestamp: now - 70, category: "http", message: "POST /api/cart 200" },
+            { timestamp: now - 65, category: "ui.click", message: "button#pay" },
+          ],
+        },
         contexts: { runtime: { name: "node", version: "v20.20.2" } },
         exception: {
           values: [
-            { type: "ConnectionError", value: "gateway timed out", stacktrace: { frames: frames("src/gateway.ts", "connect") } },
-            { type: "PaymentDeclined", value: "Card declined for order 1187", stacktrace: { frames: frames("src/payments/charge.ts", "charge") } },
+            {
+              type: "ConnectionError",
+              value: "gateway timed out",
+              stacktrace: { frames: frames("src/gateway.ts", "connect") },
+            },
+            {
+              type: "PaymentDeclined",
+              value: "Card declined for order 1187",
+              stacktrace: { frames: frames("src/payments/charge.ts", "charge") },
+            },
           ],
         },
       });
     }
     const app = express();
     app.use("/faultline", toExpressHandler(faultline));
-    app.use("/admin/errors", toExpressHandler(createDashboard({ apiBasePath: "/faultline", organization: "acme", pollIntervalMs: 700 })));
+    app.use(
+      "/admin/errors",
+      toExpressHandler(createDashboard({ apiBasePath: "/faultline", organization: "acme", pollIntervalMs: 700 })),
+    );
     // Without an `organization` option: the root lists the caller's organizations.
     app.use("/admin/all", toExpressHandler(createDashboard({ apiBasePath: "/faultline" })));
     server = await listen(createServer(app));
@@ -115,21 +148,59 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     await captureWithSdk(key?.dsn.public ?? "", "Checkout crashed in the real SDK");
     await instance.faultline.worker.runDue("ingest.digest").catch(() => undefined);
     // A service hook and one failed delivery of it, for the delivery log's Redeliver.
-    await faultline.api.projects.create({ organization: "acme", slug: "shop", platform: "node", features: ["servicehooks"] });
-    const hook = (await api("/projects/acme/shop/hooks/", { method: "POST", body: JSON.stringify({ url: "http://127.0.0.1:9/in", events: ["event.created"] }) })) as { id: string };
+    await faultline.api.projects.create({
+      organization: "acme",
+      slug: "shop",
+      platform: "node",
+      features: ["servicehooks"],
+    });
+    const hook = (await api("/projects/acme/shop/hooks/", {
+      method: "POST",
+      body: JSON.stringify({ url: "http://127.0.0.1:9/in", events: ["event.created"] }),
+    })) as { id: string };
     // An issue alert rule and a metric alert rule, for the Alerts screen.
     await api("/projects/acme/web/rules/", {
       method: "POST",
-      body: JSON.stringify({ name: "New production errors", actionMatch: "all", conditions: [{ id: "first_seen_event" }], filters: [], environment: "production", frequency: 30 }),
+      body: JSON.stringify({
+        name: "New production errors",
+        actionMatch: "all",
+        conditions: [{ id: "first_seen_event" }],
+        filters: [],
+        environment: "production",
+        frequency: 30,
+      }),
     });
     await api("/organizations/acme/alert-rules/", {
       method: "POST",
-      body: JSON.stringify({ name: "Checkout error burst", projects: ["web"], query: "level:error", aggregate: "count()", timeWindow: 5, thresholdType: "above", triggers: [{ label: "critical", alertThreshold: 100 }], resolveThreshold: 20 }),
+      body: JSON.stringify({
+        name: "Checkout error burst",
+        projects: ["web"],
+        query: "level:error",
+        aggregate: "count()",
+        timeWindow: 5,
+        thresholdType: "above",
+        triggers: [{ label: "critical", alertThreshold: 100 }],
+        resolveThreshold: 20,
+      }),
     });
     const failedAt = new Date(Date.now() - 60_000);
-    await faultline.container.resolve(tokens.Db).insertInto("deliveries").values(
-      outboxRow({ id: FAILED_DELIVERY, organization_id: Number(acme.organization.id), destination_id: hook.id, status: "failed", next_attempt_at: failedAt, date_created: failedAt, date_finished: failedAt, attempts: 5, last_response_code: 503 }),
-    ).execute();
+    await faultline.container
+      .resolve(tokens.Db)
+      .insertInto("deliveries")
+      .values(
+        outboxRow({
+          id: FAILED_DELIVERY,
+          organization_id: Number(acme.organization.id),
+          destination_id: hook.id,
+          status: "failed",
+          next_attempt_at: failedAt,
+          date_created: failedAt,
+          date_finished: failedAt,
+          attempts: 5,
+          last_response_code: 503,
+        }),
+      )
+      .execute();
 
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.addCookies([{ name: "session", value: SESSION, url: server.url }]);
@@ -146,8 +217,10 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     await instance?.close();
   });
 
-  const section = (title: string) => page.locator("section", { has: page.getByRole("heading", { level: 2, name: title, exact: true }) });
-  const nav = (name: string) => page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name, exact: true });
+  const section = (title: string) =>
+    page.locator("section", { has: page.getByRole("heading", { level: 2, name: title, exact: true }) });
+  const nav = (name: string) =>
+    page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name, exact: true });
 
   const expectAccessible = async (screen: string) => {
     const violations = await seriousViolations(page);
@@ -201,9 +274,14 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     await page.getByRole("heading", { level: 1, name: /PaymentDeclined/ }).waitFor();
     const trace = section("Stack trace");
     await trace.locator(".exception").first().waitFor();
-    await expect(trace.locator(".exception h3").allTextContents()).resolves.toEqual(["PaymentDeclined: Card declined for order 1187", "ConnectionError: gateway timed out"]);
+    await expect(trace.locator(".exception h3").allTextContents()).resolves.toEqual([
+      "PaymentDeclined: Card declined for order 1187",
+      "ConnectionError: gateway timed out",
+    ]);
     await expect(trace.locator(".exception").first().locator(".frame").count()).resolves.toBe(1); // library frames folded
-    await expect(trace.locator(".context .hit").first().textContent()).resolves.toContain("gateway.charge(card.token, order.total)");
+    await expect(trace.locator(".context .hit").first().textContent()).resolves.toContain(
+      "gateway.charge(card.token, order.total)",
+    );
     await trace.getByRole("button", { name: "Show 2 library frames" }).first().click();
     await expect(trace.locator(".exception").first().locator(".frame").count()).resolves.toBe(3);
     await expect(section("Breadcrumbs").textContent()).resolves.toContain("button#pay");
@@ -212,7 +290,9 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     await expect(section("Tags").textContent()).resolves.toContain("eu-west");
     // The issue's tag distributions, over all three events (not only the latest): one region; two checkout versions.
     const distribution = section("Tag distribution");
-    await poll(() => distribution.locator(".tag-key", { has: page.getByRole("heading", { name: /^region/ }) }).textContent()).toMatch(/1 value[\s\S]*eu-west\s*100%/);
+    await poll(() =>
+      distribution.locator(".tag-key", { has: page.getByRole("heading", { name: /^region/ }) }).textContent(),
+    ).toMatch(/1 value[\s\S]*eu-west\s*100%/);
     const checkout = distribution.locator(".tag-key", { has: page.getByRole("heading", { name: /^checkout/ }) });
     await expect(checkout.locator(".tag-value").allTextContents()).resolves.toEqual(["v1", "v2"]);
     await expect(checkout.locator(".tag-share").allTextContents()).resolves.toEqual(["67%", "33%"]);
@@ -250,7 +330,12 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     await poll(() => page.getByRole("toolbar").textContent()).toMatch(/Assigned to acme-owner: 1 issue/);
     expect((await api("/organizations/acme/issues/?query=assigned:acme-owner")) as unknown[]).toHaveLength(1);
 
-    await capture({ platform: "node", level: "fatal", fingerprint: ["fresh"], exception: { values: [{ type: "FreshError", value: "arrived while watching" }] } });
+    await capture({
+      platform: "node",
+      level: "fatal",
+      fingerprint: ["fresh"],
+      exception: { values: [{ type: "FreshError", value: "arrived while watching" }] },
+    });
     await poll(() => page.locator("li.issue", { hasText: "FreshError" }).count()).toBe(1);
   });
 

@@ -32,7 +32,10 @@ describe("the dashboard's signed-out screen, with the documented authenticate ho
     mkdirSync(join(file, ".."), { recursive: true });
     writeFileSync(file, hookSource ?? "");
     process.env.SESSION_SECRET = "a secret only the server knows, for this test";
-    const hook = (await import(/* @vite-ignore */ file)) as { authenticate: AuthenticateHook; signSession: (userId: string) => string };
+    const hook = (await import(/* @vite-ignore */ file)) as {
+      authenticate: AuthenticateHook;
+      signSession: (userId: string) => string;
+    };
     signSession = hook.signSession;
     browser = await launchChromium();
     instance = await createTestInstance({ worker: false, authenticate: (request) => hook.authenticate(request) });
@@ -46,11 +49,17 @@ describe("the dashboard's signed-out screen, with the documented authenticate ho
 
     const app = express();
     app.use("/faultline", toExpressHandler(faultline));
-    app.use("/admin/errors", toExpressHandler(createDashboard({ apiBasePath: "/faultline", organization: "acme", signInUrl: "/login?app=shop" })));
+    app.use(
+      "/admin/errors",
+      toExpressHandler(
+        createDashboard({ apiBasePath: "/faultline", organization: "acme", signInUrl: "/login?app=shop" }),
+      ),
+    );
     app.use("/admin/plain", toExpressHandler(createDashboard({ apiBasePath: "/faultline", organization: "acme" })));
     // The host's own sign-in, a stand-in: signs "ada" in and returns to a local path only.
     app.get("/login", (req, res) => {
-      const returnTo = typeof req.query.returnTo === "string" && /^\/(?![/\\])/.test(req.query.returnTo) ? req.query.returnTo : "/";
+      const returnTo =
+        typeof req.query.returnTo === "string" && /^\/(?![/\\])/.test(req.query.returnTo) ? req.query.returnTo : "/";
       res.cookie("session", signSession("ada"), { httpOnly: true, sameSite: "lax" }).redirect(303, returnTo);
     });
     server = await listen(createServer(app));
@@ -70,10 +79,15 @@ describe("the dashboard's signed-out screen, with the documented authenticate ho
       const alert = page.getByRole("alert").filter({ hasText: "not signed in" }).first();
       await alert.waitFor({ timeout: 8000 });
       const link = alert.getByRole("link", { name: "Sign in" });
-      expect(await link.getAttribute("href")).toBe(`${server.url}/login?app=shop&returnTo=%2Fadmin%2Ferrors%2Facme%2Fprojects`);
+      expect(await link.getAttribute("href")).toBe(
+        `${server.url}/login?app=shop&returnTo=%2Fadmin%2Ferrors%2Facme%2Fprojects`,
+      );
       await link.click();
       await page.waitForURL(`${server.url}/admin/errors/acme/projects`);
-      await page.getByRole("textbox", { name: /^DSN of / }).first().waitFor({ timeout: 8000 });
+      await page
+        .getByRole("textbox", { name: /^DSN of / })
+        .first()
+        .waitFor({ timeout: 8000 });
       expect(await page.getByRole("alert").filter({ hasText: "not signed in" }).count()).toBe(0);
     } finally {
       await context.close();
@@ -98,7 +112,8 @@ describe("the dashboard's signed-out screen, with the documented authenticate ho
   });
 
   it("the hook refuses a forged or missing signature, and a change from another origin", async () => {
-    const get = (cookie: string) => instance.faultline.handler(new Request(`${server.url}/api/0/organizations/acme/`, { headers: { cookie } }));
+    const get = (cookie: string) =>
+      instance.faultline.handler(new Request(`${server.url}/api/0/organizations/acme/`, { headers: { cookie } }));
     expect((await get(`session=${signSession("ada")}`)).status).toBe(200);
     expect((await get("session=ada")).status).toBe(401);
     expect((await get(`session=${signSession("ada").replace(/.$/, (c) => (c === "A" ? "B" : "A"))}`)).status).toBe(401);
@@ -106,7 +121,11 @@ describe("the dashboard's signed-out screen, with the documented authenticate ho
     // A change with the session's cookie: creating one of ada's own tokens.
     const post = (origin: string) =>
       instance.faultline.handler(
-        new Request(`${server.url}/api/0/api-tokens/`, { method: "POST", headers: { cookie: `session=${signSession("ada")}`, origin, "content-type": "application/json" }, body: '{"scopes":["event:read"]}' }),
+        new Request(`${server.url}/api/0/api-tokens/`, {
+          method: "POST",
+          headers: { cookie: `session=${signSession("ada")}`, origin, "content-type": "application/json" },
+          body: '{"scopes":["event:read"]}',
+        }),
       );
     expect((await post("https://evil.test")).status).toBe(401);
     expect((await post(server.url)).status).toBe(201);

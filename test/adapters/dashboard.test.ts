@@ -29,7 +29,11 @@ function rawGet(url: string, path: string): Promise<{ status: number; body: stri
 }
 
 /** A raw request: node:http leaves the body as sent (fetch would decompress it and hide the encoding). */
-function rawBytes(url: string, path: string, init: { method?: string; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function rawBytes(
+  url: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${url}${path}`, { method: init.method ?? "GET", headers: init.headers ?? {} }, (res) => {
       const chunks: Buffer[] = [];
@@ -40,7 +44,8 @@ function rawBytes(url: string, path: string, init: { method?: string; headers?: 
   });
 }
 
-const assetPaths = (html: string) => [...html.matchAll(/(?:src|href)="([^"]+\/assets\/[^"]+)"/g)].map((m) => m[1] as string);
+const assetPaths = (html: string) =>
+  [...html.matchAll(/(?:src|href)="([^"]+\/assets\/[^"]+)"/g)].map((m) => m[1] as string);
 
 const hosts: Array<[string, () => Promise<RunningServer>]> = [
   [
@@ -88,9 +93,17 @@ describe.each(hosts)("the dashboard mounted at %s under /admin/errors", (_name, 
       expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
       expect(html).not.toMatch(/\sstyle=|<style/); // no inline style
       expect(assetPaths(html)).toHaveLength(2);
-      for (const asset of assetPaths(html)) expect(asset).toMatch(/^\/admin\/errors\/assets\/app-[A-Z0-9]{8}\.(js|css)$/);
+      for (const asset of assetPaths(html))
+        expect(asset).toMatch(/^\/admin\/errors\/assets\/app-[A-Z0-9]{8}\.(js|css)$/);
       const config = /name="faultline-dashboard" content="([^"]+)"/.exec(html)?.[1]?.replace(/&quot;/g, '"');
-      expect(JSON.parse(config ?? "null")).toEqual({ base: BASE, api: "/faultline", organization: "acme", pollMs: 5000, signInUrl: null, signInReturnParam: "returnTo" });
+      expect(JSON.parse(config ?? "null")).toEqual({
+        base: BASE,
+        api: "/faultline",
+        organization: "acme",
+        pollMs: 5000,
+        signInUrl: null,
+        signInReturnParam: "returnTo",
+      });
     }
     expect(CONTENT_SECURITY_POLICY).toContain("script-src 'self'");
     expect(CONTENT_SECURITY_POLICY).not.toContain("unsafe");
@@ -150,19 +163,29 @@ describe.each(hosts)("the dashboard mounted at %s under /admin/errors", (_name, 
           expect(response.headers.etag, label).toBe(identity.headers.etag);
         }
         const head = await rawBytes(server.url, asset, { method: "HEAD", headers: { "accept-encoding": accept } });
-        expect([head.status, head.headers["content-encoding"], head.headers["content-length"], head.headers.etag, head.body.byteLength], `HEAD ${label}`).toEqual([
-          200,
-          expected,
-          response.headers["content-length"],
-          response.headers.etag,
-          0,
-        ]);
-        const again = await rawBytes(server.url, asset, { headers: { "accept-encoding": accept, "if-none-match": String(response.headers.etag) } });
-        expect([again.status, again.headers.etag, again.headers.vary, again.body.byteLength], `If-None-Match ${label}`).toEqual([304, response.headers.etag, "Accept-Encoding", 0]);
+        expect(
+          [
+            head.status,
+            head.headers["content-encoding"],
+            head.headers["content-length"],
+            head.headers.etag,
+            head.body.byteLength,
+          ],
+          `HEAD ${label}`,
+        ).toEqual([200, expected, response.headers["content-length"], response.headers.etag, 0]);
+        const again = await rawBytes(server.url, asset, {
+          headers: { "accept-encoding": accept, "if-none-match": String(response.headers.etag) },
+        });
+        expect(
+          [again.status, again.headers.etag, again.headers.vary, again.body.byteLength],
+          `If-None-Match ${label}`,
+        ).toEqual([304, response.headers.etag, "Accept-Encoding", 0]);
       }
       expect(etags.size, asset).toBe(3); // one per variant: a cache never serves one encoding's bytes for another
       // Another variant's ETag is not a match.
-      const other = await rawBytes(server.url, asset, { headers: { "accept-encoding": "gzip", "if-none-match": String(identity.headers.etag) } });
+      const other = await rawBytes(server.url, asset, {
+        headers: { "accept-encoding": "gzip", "if-none-match": String(identity.headers.etag) },
+      });
       expect(other.status).toBe(200);
     }
   });
@@ -229,17 +252,38 @@ describe("createDashboard options", () => {
   });
 
   it("takes a sign-in URL (a path on this origin or an http(s) URL) for the 401 screen, and the name of its return parameter", async () => {
-    for (const bad of ["javascript:alert(1)", "//evil.test/login", "/\\evil.test", "login", "ftp://x.test/", "/login\nx"]) {
+    for (const bad of [
+      "javascript:alert(1)",
+      "//evil.test/login",
+      "/\\evil.test",
+      "login",
+      "ftp://x.test/",
+      "/login\nx",
+    ]) {
       expect(() => createDashboard({ signInUrl: bad }), bad).toThrow(/signInUrl/);
     }
     expect(() => createDashboard({ signInReturnParam: "a b" })).toThrow(/signInReturnParam/);
     const config = async (options: Parameters<typeof createDashboard>[0]) => {
       const html = await (await createDashboard(options).handler(new Request("http://localhost/"))).text();
-      return JSON.parse(/name="faultline-dashboard" content="([^"]+)"/.exec(html)?.[1]?.replace(/&quot;/g, '"').replace(/&amp;/g, "&") ?? "null") as Record<string, unknown>;
+      return JSON.parse(
+        /name="faultline-dashboard" content="([^"]+)"/
+          .exec(html)?.[1]
+          ?.replace(/&quot;/g, '"')
+          .replace(/&amp;/g, "&") ?? "null",
+      ) as Record<string, unknown>;
     };
-    expect(await config({ signInUrl: "/login?from=faultline&x=1" })).toMatchObject({ signInUrl: "/login?from=faultline&x=1", signInReturnParam: "returnTo" });
-    expect(await config({ signInUrl: "https://sso.example.com/authorize", signInReturnParam: "next" })).toMatchObject({ signInUrl: "https://sso.example.com/authorize", signInReturnParam: "next" });
-    expect(await config({ signInUrl: "/login", signInReturnParam: false })).toMatchObject({ signInUrl: "/login", signInReturnParam: null });
+    expect(await config({ signInUrl: "/login?from=faultline&x=1" })).toMatchObject({
+      signInUrl: "/login?from=faultline&x=1",
+      signInReturnParam: "returnTo",
+    });
+    expect(await config({ signInUrl: "https://sso.example.com/authorize", signInReturnParam: "next" })).toMatchObject({
+      signInUrl: "https://sso.example.com/authorize",
+      signInReturnParam: "next",
+    });
+    expect(await config({ signInUrl: "/login", signInReturnParam: false })).toMatchObject({
+      signInUrl: "/login",
+      signInReturnParam: null,
+    });
   });
 
   it("answers 503 naming the fix when there is no build", async () => {

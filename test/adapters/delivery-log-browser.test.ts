@@ -39,7 +39,12 @@ describe("the dashboard's delivery log in Chromium (#27)", () => {
   let ownerId = 0;
   const problems: string[] = [];
   const api = async (path: string, init: RequestInit = {}) =>
-    (await fetch(`${server.url}/faultline/api/0${path}`, { ...init, headers: { ...bearer(acme.allScopesToken), "content-type": "application/json" } })).json();
+    (
+      await fetch(`${server.url}/faultline/api/0${path}`, {
+        ...init,
+        headers: { ...bearer(acme.allScopesToken), "content-type": "application/json" },
+      })
+    ).json();
 
   beforeAll(async () => {
     browser = await launchChromium();
@@ -48,24 +53,44 @@ describe("the dashboard's delivery log in Chromium (#27)", () => {
     instance = await createTestInstance({
       // One retry, an hour away: the failing delivery stays "retrying" for the whole test.
       delivery: { allowPrivateNetworks: true, pollIntervalMs: 20, retryDelays: [3600], timeoutMs: 15_000 },
-      authenticate: (request) => ((request.headers.get("cookie") ?? "").includes(`session=${SESSION}`) && ownerId ? { userId: ownerId, scopes: [...SCOPES] } : null),
+      authenticate: (request) =>
+        (request.headers.get("cookie") ?? "").includes(`session=${SESSION}`) && ownerId
+          ? { userId: ownerId, scopes: [...SCOPES] }
+          : null,
     });
     const { faultline } = instance;
     acme = await seedOrganization(faultline, "acme");
     ownerId = Number(acme.owner.id);
     const app = express();
     app.use("/faultline", toExpressHandler(faultline));
-    app.use("/admin/errors", toExpressHandler(createDashboard({ apiBasePath: "/faultline", organization: "acme", pollIntervalMs: 700 })));
+    app.use(
+      "/admin/errors",
+      toExpressHandler(createDashboard({ apiBasePath: "/faultline", organization: "acme", pollIntervalMs: 700 })),
+    );
     server = await listen(createServer(app));
-    const project = await faultline.api.projects.create({ organization: "acme", slug: "shop", platform: "node", features: ["servicehooks"] });
+    const project = await faultline.api.projects.create({
+      organization: "acme",
+      slug: "shop",
+      platform: "node",
+      features: ["servicehooks"],
+    });
     for (const url of [`${failing.url}/failing`, `${healthy.url}/healthy`]) {
-      await api("/projects/acme/shop/hooks/", { method: "POST", body: JSON.stringify({ url, events: ["event.created"] }) });
+      await api("/projects/acme/shop/hooks/", {
+        method: "POST",
+        body: JSON.stringify({ url, events: ["event.created"] }),
+      });
     }
-    await captureFor(faultline, { id: project.id, organizationId: acme.organization.id })(errorEvent({ fingerprint: ["delivery-log-browser"] }));
-    await waitFor(async () => {
-      const all = (await api("/organizations/acme/deliveries/")) as Listed[];
-      return all.some((d) => d.state === "retrying" && d.attempts === 1) && all.some((d) => d.state === "delivered");
-    }, 20_000, "one delivery retrying, one delivered");
+    await captureFor(faultline, { id: project.id, organizationId: acme.organization.id })(
+      errorEvent({ fingerprint: ["delivery-log-browser"] }),
+    );
+    await waitFor(
+      async () => {
+        const all = (await api("/organizations/acme/deliveries/")) as Listed[];
+        return all.some((d) => d.state === "retrying" && d.attempts === 1) && all.some((d) => d.state === "delivered");
+      },
+      20_000,
+      "one delivery retrying, one delivered",
+    );
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.addCookies([{ name: "session", value: SESSION, url: server.url }]);
@@ -82,7 +107,8 @@ describe("the dashboard's delivery log in Chromium (#27)", () => {
     await instance?.close();
   });
 
-  const log = () => page.locator("section", { has: page.getByRole("heading", { level: 2, name: "Delivery log", exact: true }) });
+  const log = () =>
+    page.locator("section", { has: page.getByRole("heading", { level: 2, name: "Delivery log", exact: true }) });
   const rows = () => log().locator("table.deliveries > tbody > tr.delivery");
 
   it("the Failed filter shows the delivery still being retried, with its target, last answer and next retry", async () => {
@@ -111,7 +137,7 @@ describe("the dashboard's delivery log in Chromium (#27)", () => {
   it("a row opens to its attempts: number, outcome, duration, URL; accessible", async () => {
     await log().getByRole("combobox", { name: "Status" }).selectOption("failed");
     await poll(() => rows().count()).toBe(1);
-    const [failed] = ((await api("/organizations/acme/deliveries/?status=failed")) as Listed[]);
+    const [failed] = (await api("/organizations/acme/deliveries/?status=failed")) as Listed[];
     const opener = log().getByRole("button", { name: `Attempts of event.created ${failed?.id}` });
     expect(await opener.getAttribute("aria-expanded")).toBe("false");
     await opener.click();

@@ -17,7 +17,15 @@ const guides = [
   { doc: "docs/embedding-hono.md", files: ["server.mjs", "send-error.mjs"] },
   {
     doc: "docs/embedding-next.md",
-    files: ["lib/faultline.ts", "instrumentation.ts", "app/api/faultline/[...path]/route.ts", "app/admin/errors/[[...path]]/route.ts", "app/login/route.ts", "next.config.mjs", "send-error.mjs"],
+    files: [
+      "lib/faultline.ts",
+      "instrumentation.ts",
+      "app/api/faultline/[...path]/route.ts",
+      "app/admin/errors/[[...path]]/route.ts",
+      "app/login/route.ts",
+      "next.config.mjs",
+      "send-error.mjs",
+    ],
   },
 ];
 
@@ -30,8 +38,13 @@ describe("embedding guides", () => {
         expect(named, file).toHaveLength(1);
         expect(named[0]?.code.trimEnd().split("\n").length, file).toBeLessThan(60);
       }
-      const curls = blocks.filter((block) => block.lang === "sh").flatMap((block) => block.code.split("\n").filter((line) => line.startsWith("curl ")));
-      expect(curls.map((line) => /\/api\/0\/\S+/.exec(line)?.[0])).toEqual(["/api/0/projects/acme/web/keys/", "/api/0/organizations/acme/issues/"]);
+      const curls = blocks
+        .filter((block) => block.lang === "sh")
+        .flatMap((block) => block.code.split("\n").filter((line) => line.startsWith("curl ")));
+      expect(curls.map((line) => /\/api\/0\/\S+/.exec(line)?.[0])).toEqual([
+        "/api/0/projects/acme/web/keys/",
+        "/api/0/organizations/acme/issues/",
+      ]);
     });
   }
 
@@ -40,7 +53,9 @@ describe("embedding guides", () => {
     const body = (title: string, stop: RegExp) => {
       const lines = blocks.find((block) => block.title === title)?.code.split("\n") ?? [];
       const end = lines.findIndex((line) => stop.test(line));
-      return lines.slice(0, end).filter((line) => line.trim() && !line.startsWith("//") && !/^import |require\("/.test(line));
+      return lines
+        .slice(0, end)
+        .filter((line) => line.trim() && !line.startsWith("//") && !/^import |require\("/.test(line));
     };
     const esm = body("server.mjs", /^const owner = await provision\(\)/);
     expect(esm.length).toBeGreaterThan(20);
@@ -48,7 +63,8 @@ describe("embedding guides", () => {
   });
 
   it("codeBlocks reads titled fences and fences indented in list items", () => {
-    const markdown = '# x\n\n```js title="a.mjs"\nconst a = 1;\n```\n\n1. step\n\n   ```sh\n   curl http://localhost:3000/x\n   ```\n';
+    const markdown =
+      '# x\n\n```js title="a.mjs"\nconst a = 1;\n```\n\n1. step\n\n   ```sh\n   curl http://localhost:3000/x\n   ```\n';
     expect(codeBlocks(markdown)).toEqual([
       { lang: "js", title: "a.mjs", code: "const a = 1;\n" },
       { lang: "sh", title: undefined, code: "curl http://localhost:3000/x\n" },
@@ -59,8 +75,15 @@ describe("embedding guides", () => {
 describe("docs/dashboard.md", () => {
   it("the Next.js route snippet is examples/next-host's dashboard route, line for line", () => {
     const file = "examples/next-host/app/admin/errors/[[...path]]/route.ts";
-    const block = new RegExp(`\`\`\`ts\n// ${file.slice("examples/next-host/".length).replace(/[[\].]/g, "\\$&")}\n([\\s\\S]*?)\`\`\``).exec(read("docs/dashboard.md"))?.[1] ?? "";
-    const code = (text: string) => text.split("\n").map((line) => line.trim()).filter((line) => line && !line.startsWith("//"));
+    const block =
+      new RegExp(
+        `\`\`\`ts\n// ${file.slice("examples/next-host/".length).replace(/[[\].]/g, "\\$&")}\n([\\s\\S]*?)\`\`\``,
+      ).exec(read("docs/dashboard.md"))?.[1] ?? "";
+    const code = (text: string) =>
+      text
+        .split("\n")
+        .map((line) => line.trim())
+        .filter((line) => line && !line.startsWith("//"));
     expect(code(block).length).toBeGreaterThan(3);
     expect(code(block)).toEqual(code(read(file)));
   });
@@ -68,7 +91,14 @@ describe("docs/dashboard.md", () => {
 
 describe("runtimes (docs/http.md: Node.js only, no edge runtimes)", () => {
   it("the core cannot be bundled without Node's built-ins: sockets for pg, node:zlib for ingest, the file system for PGlite", async () => {
-    const failure = await build({ entryPoints: [fileURLToPath(new URL("../../src/index.ts", import.meta.url))], bundle: true, write: false, platform: "browser", conditions: ["worker", "edge-light"], logLevel: "silent" }).then(
+    const failure = await build({
+      entryPoints: [fileURLToPath(new URL("../../src/index.ts", import.meta.url))],
+      bundle: true,
+      write: false,
+      platform: "browser",
+      conditions: ["worker", "edge-light"],
+      logLevel: "silent",
+    }).then(
       () => undefined,
       (error: { errors: Message[] }) => error.errors.map((message) => message.text).join("\n"),
     );

@@ -28,12 +28,23 @@ describe.each([
 
   it("takes a real @sentry/node event under /faultline and lists it through the prefix", async () => {
     const digest = () => instance.faultline.worker.runDue("ingest.digest");
-    await sdkRoundTrip({ origin: host.url, prefix: "/faultline", token: host.token, organization: "demo", project: "web", digest });
+    await sdkRoundTrip({
+      origin: host.url,
+      prefix: "/faultline",
+      token: host.token,
+      organization: "demo",
+      project: "web",
+      digest,
+    });
   });
 
   it("leaves the host's own routes working and parsing their JSON", async () => {
     expect(await (await fetch(`${host.url}/health`)).json()).toEqual({ ok: true });
-    const order = await fetch(`${host.url}/api/orders`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"sku":"A-1","qty":2}' });
+    const order = await fetch(`${host.url}/api/orders`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: '{"sku":"A-1","qty":2}',
+    });
     expect([order.status, await order.json()]).toEqual([201, { order: { sku: "A-1", qty: 2 } }]);
   });
 });

@@ -23,8 +23,8 @@ const trapsPlugin = definePlugin({
         const headers = new Headers({ "Content-Type": "text/plain" });
         headers.append("Set-Cookie", "a=1; Path=/");
         headers.append("Set-Cookie", "b=2; Path=/");
-        headers.append("Link", "</one>; rel=\"one\"");
-        headers.append("Link", "</two>; rel=\"two\"");
+        headers.append("Link", '</one>; rel="one"');
+        headers.append("Link", '</two>; rel="two"');
         return new Response("ok", { headers });
       },
     }),
@@ -77,7 +77,12 @@ const trapsPlugin = definePlugin({
 let instance: TestInstance<[typeof trapsPlugin]>;
 /** Warnings the instance logged, as text (the consumed-body warning is asserted once). */
 const warnings: string[] = [];
-const recordingLogger = { debug() {}, info() {}, error() {}, warn: (obj: object | string, msg?: string) => void warnings.push(`${msg ?? ""} ${JSON.stringify(obj)}`) };
+const recordingLogger = {
+  debug() {},
+  info() {},
+  error() {},
+  warn: (obj: object | string, msg?: string) => void warnings.push(`${msg ?? ""} ${JSON.stringify(obj)}`),
+};
 let seed: Awaited<ReturnType<typeof seedOrganization>>;
 const servers: RunningServer[] = [];
 
@@ -88,7 +93,12 @@ async function serve(app: express.Express): Promise<string> {
 }
 
 beforeAll(async () => {
-  instance = await createTestInstance({ announce: false, worker: false, plugins: [trapsPlugin], logger: recordingLogger });
+  instance = await createTestInstance({
+    announce: false,
+    worker: false,
+    plugins: [trapsPlugin],
+    logger: recordingLogger,
+  });
   seed = await seedOrganization(instance.faultline, "acme");
 });
 afterAll(async () => {
@@ -101,7 +111,14 @@ function mounted(build: (app: express.Express, mount: ReturnType<typeof toExpres
   beforeAll(async () => {
     const app = express();
     build(app, toExpressHandler(instance.faultline));
-    target = { origin: await serve(app), prefix, token: seed.allScopesToken, organization: "acme", project: "web", digest: () => instance.faultline.worker.runDue("ingest.digest") };
+    target = {
+      origin: await serve(app),
+      prefix,
+      token: seed.allScopesToken,
+      organization: "acme",
+      project: "web",
+      digest: () => instance.faultline.worker.runDue("ingest.digest"),
+    };
   });
   return () => target;
 }
@@ -175,13 +192,20 @@ describe("Express after a plain express.json() (raw bytes gone)", () => {
       headers: { Authorization: `Bearer ${seed.allScopesToken}`, "Content-Type": "application/json" },
       body: JSON.stringify({ status: "resolved\u0000" }),
     });
-    expect([response.status, await response.text()]).toEqual([400, expect.stringMatching(/status: contains a NUL character/)]);
+    expect([response.status, await response.text()]).toEqual([
+      400,
+      expect.stringMatching(/status: contains a NUL character/),
+    ]);
   });
 
   it("answers ingest whose bytes a parser took with a 500 naming the fix, logged once", async () => {
     const event = { event_id: "a".repeat(32), message: "via store" };
     for (let i = 0; i < 2; i++) {
-      const response = await fetch(await ingestUrl(origin, "store"), { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(event) });
+      const response = await fetch(await ingestUrl(origin, "store"), {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(event),
+      });
       expect(response.status).toBe(500);
       const { detail } = (await response.json()) as { detail: string };
       expect(detail).toMatch(/consumed before Faultline/);
@@ -190,7 +214,10 @@ describe("Express after a plain express.json() (raw bytes gone)", () => {
     }
     const { body } = envelope("read as text by the host");
     const text = await fetch(await ingestUrl(textOrigin, "envelope"), { method: "POST", body });
-    expect([text.status, ((await text.json()) as { detail: string }).detail]).toEqual([500, expect.stringMatching(/Mount Faultline before the body parser/)]);
+    expect([text.status, ((await text.json()) as { detail: string }).detail]).toEqual([
+      500,
+      expect.stringMatching(/Mount Faultline before the body parser/),
+    ]);
     expect(warnings.filter((line) => line.includes("consumed before Faultline"))).toHaveLength(1);
   });
 
@@ -198,7 +225,11 @@ describe("Express after a plain express.json() (raw bytes gone)", () => {
     const { eventId, body } = envelope("after plain json");
     const posted = await fetch(await ingestUrl(origin, "envelope"), { method: "POST", body });
     expect([posted.status, await posted.json()]).toEqual([200, { id: eventId }]);
-    const echo = await fetch(`${origin}/host/echo`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"a":1}' });
+    const echo = await fetch(`${origin}/host/echo`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: '{"a":1}',
+    });
     expect(await echo.json()).toEqual({ parsed: { a: 1 } });
   });
 });
@@ -210,12 +241,20 @@ describe("Express: the origin under trust proxy", () => {
       app.set("trust proxy", trust);
       app.use("/faultline", toExpressHandler(instance.faultline));
       const response = await fetch(`${await serve(app)}/faultline/api/0/projects/acme/web/keys/`, {
-        headers: { Authorization: `Bearer ${seed.allScopesToken}`, "X-Forwarded-Host": "errors.example.com, proxy.internal", "X-Forwarded-Proto": "https" },
+        headers: {
+          Authorization: `Bearer ${seed.allScopesToken}`,
+          "X-Forwarded-Host": "errors.example.com, proxy.internal",
+          "X-Forwarded-Proto": "https",
+        },
       });
       return new URL(((await response.json()) as Array<{ dsn: { public: string } }>)[0]?.dsn.public as string);
     };
     const trusted = await dsn(true);
-    expect([trusted.protocol, trusted.host, trusted.pathname]).toEqual(["https:", "errors.example.com", `/faultline/${seed.project.id}`]);
+    expect([trusted.protocol, trusted.host, trusted.pathname]).toEqual([
+      "https:",
+      "errors.example.com",
+      `/faultline/${seed.project.id}`,
+    ]);
     const untrusted = await dsn(false);
     expect([untrusted.protocol, untrusted.host]).toEqual(["http:", expect.stringMatching(/^127\.0\.0\.1:\d+$/)]);
   });
@@ -281,7 +320,11 @@ describe("Express: headers and streaming", () => {
         controller.enqueue(part);
       },
     });
-    const upload = await fetch(`${origin}/faultline/traps/upload/`, { method: "POST", body, duplex: "half" } as RequestInit);
+    const upload = await fetch(`${origin}/faultline/traps/upload/`, {
+      method: "POST",
+      body,
+      duplex: "half",
+    } as RequestInit);
     expect([upload.status, await upload.json()]).toEqual([200, { bytes: 12 * MiB }]);
   });
 });

@@ -35,7 +35,14 @@ describe("Fastify: real listen under /faultline", () => {
   beforeAll(async () => {
     const app = hostApp((host) => void host.register(toFastifyPlugin(instance.faultline), { prefix: "/faultline" }));
     const origin = await app.listen({ port: 0, host: "127.0.0.1" });
-    target = { origin, prefix: "/faultline", token: seed.allScopesToken, organization: "acme", project: "web", digest: () => instance.faultline.worker.runDue("ingest.digest") };
+    target = {
+      origin,
+      prefix: "/faultline",
+      token: seed.allScopesToken,
+      organization: "acme",
+      project: "web",
+      digest: () => instance.faultline.worker.runDue("ingest.digest"),
+    };
   });
   requestSuite(() => target);
 });
@@ -43,11 +50,22 @@ describe("Fastify: real listen under /faultline", () => {
 describe("Fastify: real listen under /a/b (nested prefixes)", () => {
   let target: MountedTarget;
   beforeAll(async () => {
-    const app = hostApp((host) =>
-      void host.register(async (child) => void child.register(toFastifyPlugin(instance.faultline), { prefix: "/b" }), { prefix: "/a" }),
+    const app = hostApp(
+      (host) =>
+        void host.register(
+          async (child) => void child.register(toFastifyPlugin(instance.faultline), { prefix: "/b" }),
+          { prefix: "/a" },
+        ),
     );
     const origin = await app.listen({ port: 0, host: "127.0.0.1" });
-    target = { origin, prefix: "/a/b", token: seed.allScopesToken, organization: "acme", project: "web", digest: () => instance.faultline.worker.runDue("ingest.digest") };
+    target = {
+      origin,
+      prefix: "/a/b",
+      token: seed.allScopesToken,
+      organization: "acme",
+      project: "web",
+      digest: () => instance.faultline.worker.runDue("ingest.digest"),
+    };
   });
   requestSuite(() => target, { uploads: false });
 });
@@ -60,18 +78,36 @@ describe("Fastify: encapsulation (inject)", () => {
   });
 
   it("honours the prefix: Faultline answers under it and nowhere else", async () => {
-    const inside = await app.inject({ method: "GET", url: "/faultline/api/0/organizations/acme/", headers: { authorization: `Bearer ${seed.allScopesToken}` } });
+    const inside = await app.inject({
+      method: "GET",
+      url: "/faultline/api/0/organizations/acme/",
+      headers: { authorization: `Bearer ${seed.allScopesToken}` },
+    });
     expect([inside.statusCode, inside.json().slug]).toEqual([200, "acme"]);
-    const outside = await app.inject({ method: "GET", url: "/api/0/organizations/acme/", headers: { authorization: `Bearer ${seed.allScopesToken}` } });
+    const outside = await app.inject({
+      method: "GET",
+      url: "/api/0/organizations/acme/",
+      headers: { authorization: `Bearer ${seed.allScopesToken}` },
+    });
     expect([outside.statusCode, outside.json().code]).toEqual([404, undefined]);
     expect(outside.json()).toMatchObject({ message: "Route GET:/api/0/organizations/acme/ not found" });
   });
 
   it("does not leak its Buffer parser: host routes before and after still get parsed JSON, and other types are still refused", async () => {
     for (const path of ["/before", "/after"]) {
-      const json = await app.inject({ method: "POST", url: path, headers: { "content-type": "application/json" }, payload: '{"a":1}' });
+      const json = await app.inject({
+        method: "POST",
+        url: path,
+        headers: { "content-type": "application/json" },
+        payload: '{"a":1}',
+      });
       expect([json.statusCode, json.json()]).toEqual([200, { parsed: { a: 1 } }]);
-      const other = await app.inject({ method: "POST", url: path, headers: { "content-type": "application/x-sentry-envelope" }, payload: "x" });
+      const other = await app.inject({
+        method: "POST",
+        url: path,
+        headers: { "content-type": "application/x-sentry-envelope" },
+        payload: "x",
+      });
       expect(other.statusCode).toBe(415);
     }
   });
@@ -80,14 +116,29 @@ describe("Fastify: encapsulation (inject)", () => {
     const key = (await instance.faultline.api.projects.keys("acme", "web"))[0]?.public;
     const url = `/faultline/api/${seed.project.id}/envelope/?sentry_key=${key}`;
     const gzipped = envelope("fastify gzip");
-    const first = await app.inject({ method: "POST", url, headers: { "content-encoding": "gzip" }, payload: gzipSync(gzipped.body) });
+    const first = await app.inject({
+      method: "POST",
+      url,
+      headers: { "content-encoding": "gzip" },
+      payload: gzipSync(gzipped.body),
+    });
     expect([first.statusCode, first.json()]).toEqual([200, { id: gzipped.eventId }]);
     const typed = envelope("fastify typed");
-    const second = await app.inject({ method: "POST", url, headers: { "content-type": "application/json" }, payload: typed.body });
+    const second = await app.inject({
+      method: "POST",
+      url,
+      headers: { "content-type": "application/json" },
+      payload: typed.body,
+    });
     expect([second.statusCode, second.json()]).toEqual([200, { id: typed.eventId }]);
     const stored = { event_id: randomUUID().replaceAll("-", ""), message: "fastify store" };
     const headers = { "content-type": "application/json", "content-encoding": "gzip" };
-    const third = await app.inject({ method: "POST", url: url.replace("/envelope/", "/store/"), headers, payload: gzipSync(JSON.stringify(stored)) });
+    const third = await app.inject({
+      method: "POST",
+      url: url.replace("/envelope/", "/store/"),
+      headers,
+      payload: gzipSync(JSON.stringify(stored)),
+    });
     expect([third.statusCode, third.json()]).toEqual([200, { id: stored.event_id }]);
   });
 
@@ -105,7 +156,8 @@ describe("Fastify: a host hook that parsed the body before Faultline", () => {
     app = hostApp((host) => {
       // A host-wide hook turning JSON bytes into a value: Faultline's Buffer is gone by its handler.
       host.addHook("preValidation", async (request) => {
-        if (Buffer.isBuffer(request.body) && String(request.headers["content-type"]).startsWith("application/json")) request.body = JSON.parse(request.body.toString()) as unknown;
+        if (Buffer.isBuffer(request.body) && String(request.headers["content-type"]).startsWith("application/json"))
+          request.body = JSON.parse(request.body.toString()) as unknown;
       });
       void host.register(toFastifyPlugin(instance.faultline), { prefix: "/faultline" });
     });
@@ -114,10 +166,24 @@ describe("Fastify: a host hook that parsed the body before Faultline", () => {
 
   it("serves JSON routes from the parsed value and answers ingest with a 500 naming the fix, never hanging", async () => {
     const headers = { authorization: `Bearer ${seed.allScopesToken}`, "content-type": "application/json" };
-    const created = await app.inject({ method: "POST", url: "/faultline/api/0/api-tokens/", headers, payload: { name: "parsed by hook", scopes: ["org:read"] } });
-    expect([created.statusCode, created.json().name, created.json().scopes]).toEqual([201, "parsed by hook", ["org:read"]]);
+    const created = await app.inject({
+      method: "POST",
+      url: "/faultline/api/0/api-tokens/",
+      headers,
+      payload: { name: "parsed by hook", scopes: ["org:read"] },
+    });
+    expect([created.statusCode, created.json().name, created.json().scopes]).toEqual([
+      201,
+      "parsed by hook",
+      ["org:read"],
+    ]);
     const key = (await instance.faultline.api.projects.keys("acme", "web"))[0]?.public;
-    const store = await app.inject({ method: "POST", url: `/faultline/api/${seed.project.id}/store/?sentry_key=${key}`, headers, payload: { message: "hooked" } });
+    const store = await app.inject({
+      method: "POST",
+      url: `/faultline/api/${seed.project.id}/store/?sentry_key=${key}`,
+      headers,
+      payload: { message: "hooked" },
+    });
     expect(store.statusCode).toBe(500);
     expect(store.json().detail).toMatch(/consumed before Faultline.*toFastifyPlugin\(faultline\)/);
   });
@@ -125,8 +191,14 @@ describe("Fastify: a host hook that parsed the body before Faultline", () => {
 
 describe("Fastify: the deprecated faultlineFastify plugin", () => {
   it("still serves under its prefix with the instance in register's options", async () => {
-    const app = hostApp((host) => void host.register(faultlineFastify, { prefix: "/old", faultline: instance.faultline }));
-    const response = await app.inject({ method: "GET", url: "/old/api/0/organizations/acme/", headers: { authorization: `Bearer ${seed.allScopesToken}` } });
+    const app = hostApp(
+      (host) => void host.register(faultlineFastify, { prefix: "/old", faultline: instance.faultline }),
+    );
+    const response = await app.inject({
+      method: "GET",
+      url: "/old/api/0/organizations/acme/",
+      headers: { authorization: `Bearer ${seed.allScopesToken}` },
+    });
     expect([response.statusCode, response.json().slug]).toEqual([200, "acme"]);
   });
 });

@@ -39,13 +39,23 @@ function mounted(register: (app: Hono) => void, prefix: string): () => MountedTa
     const app = new Hono();
     app.post("/host/echo", async (c) => c.json({ parsed: await c.req.json<unknown>() }));
     register(app);
-    target = { origin: await serve(app), prefix, token: seed.allScopesToken, organization: "acme", project: "web", digest: () => instance.faultline.worker.runDue("ingest.digest") };
+    target = {
+      origin: await serve(app),
+      prefix,
+      token: seed.allScopesToken,
+      organization: "acme",
+      project: "web",
+      digest: () => instance.faultline.worker.runDue("ingest.digest"),
+    };
   });
   return () => target;
 }
 
 describe("Hono: app.all(prefix/*) calling faultline.handler", () => {
-  const target = mounted((app) => void app.all("/faultline/*", (c) => instance.faultline.handler(c.req.raw, { basePath: "/faultline" })), "/faultline");
+  const target = mounted(
+    (app) => void app.all("/faultline/*", (c) => instance.faultline.handler(c.req.raw, { basePath: "/faultline" })),
+    "/faultline",
+  );
   requestSuite(target);
 
   it("takes a real @sentry/node event under the prefix and lists it through the prefix", async () => {
@@ -53,7 +63,11 @@ describe("Hono: app.all(prefix/*) calling faultline.handler", () => {
   });
 
   it("leaves the host's own JSON route parsing its body", async () => {
-    const echo = await fetch(`${target().origin}/host/echo`, { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"a":1}' });
+    const echo = await fetch(`${target().origin}/host/echo`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: '{"a":1}',
+    });
     expect(await echo.json()).toEqual({ parsed: { a: 1 } });
   });
 });
@@ -64,7 +78,10 @@ describe("Hono: mount() from hono/mount, in a sub-app at /a/b", () => {
       const api = new Hono();
       // replaceRequest: false keeps the prefix in the URL (DSNs and Link headers carry it);
       // the option handler replaces the (request, env, executionCtx) call with Faultline's options.
-      api.all("/b/*", mount(instance.faultline.handler, { replaceRequest: false, optionHandler: () => ({ basePath: "/a/b" }) }));
+      api.all(
+        "/b/*",
+        mount(instance.faultline.handler, { replaceRequest: false, optionHandler: () => ({ basePath: "/a/b" }) }),
+      );
       app.route("/a", api);
     }, "/a/b"),
     { uploads: false },
@@ -82,8 +99,13 @@ describe("Hono: a middleware that read the body before Faultline", () => {
 
   it("answers a 500 that names the fix instead of failing on the used body", async () => {
     const key = (await instance.faultline.api.projects.keys("acme", "web"))[0]?.public;
-    const response = await fetch(`${target().origin}/faultline/api/${seed.project.id}/envelope/?sentry_key=${key}`, { method: "POST", body: "{}\n{}" });
+    const response = await fetch(`${target().origin}/faultline/api/${seed.project.id}/envelope/?sentry_key=${key}`, {
+      method: "POST",
+      body: "{}\n{}",
+    });
     expect(response.status).toBe(500);
-    expect(((await response.json()) as { detail: string }).detail).toMatch(/consumed before Faultline.*Mount Faultline ahead of it/);
+    expect(((await response.json()) as { detail: string }).detail).toMatch(
+      /consumed before Faultline.*Mount Faultline ahead of it/,
+    );
   });
 });

@@ -12,7 +12,13 @@ const auditPlugin = definePlugin({
   id: "audit-hook",
   // Listed here and nowhere else: `api.audit.echo` is typed from this declaration.
   endpoints: [
-    defineEndpoint({ method: "GET", path: "/audit/echo/{name}", operationId: "audit.echo", auth: "none", handler: ({ params }) => json({ name: params.name }) }),
+    defineEndpoint({
+      method: "GET",
+      path: "/audit/echo/{name}",
+      operationId: "audit.echo",
+      auth: "none",
+      handler: ({ params }) => json({ name: params.name }),
+    }),
   ],
   hooks: {
     before: (ctx: HookContext) => void seen.push(`${ctx.endpoint.operationId} ${ctx.principal?.kind ?? "anonymous"}`),
@@ -26,8 +32,13 @@ let issueId: string;
 beforeAll(async () => {
   instance = await createTestInstance({ announce: false, worker: false, plugins: [auditPlugin] as const });
   seed = await seedOrganization(instance.faultline, "acme");
-  const captured = (await captureFor(instance.faultline, { id: seed.project.id, organizationId: seed.organization.id })(errorEvent())) as unknown;
-  const [issue] = await instance.faultline.api.issues.list({ params: { organization_id_or_slug: "acme" } }, { token: seed.allScopesToken });
+  const captured = (await captureFor(instance.faultline, { id: seed.project.id, organizationId: seed.organization.id })(
+    errorEvent(),
+  )) as unknown;
+  const [issue] = await instance.faultline.api.issues.list(
+    { params: { organization_id_or_slug: "acme" } },
+    { token: seed.allScopesToken },
+  );
   expect(captured).toBeDefined();
   issueId = issue?.id as string;
 });
@@ -37,8 +48,13 @@ describe("the typed in-process API", () => {
   it("is typed from the endpoint definitions: inputs and outputs inferred", () => {
     const { api } = instance.faultline;
     type UpdateInput = Parameters<typeof api.issues.update>[0];
-    expectTypeOf<UpdateInput["params"]>().toEqualTypeOf<{ organization_id_or_slug: string | number; issue_id: string | number }>();
-    expectTypeOf<NonNullable<UpdateInput["body"]>["status"]>().toEqualTypeOf<"resolved" | "resolvedInNextRelease" | "unresolved" | "ignored" | "muted" | undefined>();
+    expectTypeOf<UpdateInput["params"]>().toEqualTypeOf<{
+      organization_id_or_slug: string | number;
+      issue_id: string | number;
+    }>();
+    expectTypeOf<NonNullable<UpdateInput["body"]>["status"]>().toEqualTypeOf<
+      "resolved" | "resolvedInNextRelease" | "unresolved" | "ignored" | "muted" | undefined
+    >();
     expectTypeOf<Awaited<ReturnType<typeof api.issues.update>>>().toHaveProperty("shortId");
     expectTypeOf<Awaited<ReturnType<typeof api.issues.list>>>().items.toHaveProperty("title");
     // Admin operations of the plugins keep their own signature where the names meet.
@@ -54,7 +70,10 @@ describe("the typed in-process API", () => {
   it("updates an issue as an explicit principal, through validation, scopes and hooks", async () => {
     seen.length = 0;
     const principal = { userId: Number(seed.owner.id), scopes: ["event:write"] };
-    const issue = await instance.faultline.api.issues.update({ params: { organization_id_or_slug: "acme", issue_id: issueId }, body: { status: "resolved" } }, { principal });
+    const issue = await instance.faultline.api.issues.update(
+      { params: { organization_id_or_slug: "acme", issue_id: issueId }, body: { status: "resolved" } },
+      { principal },
+    );
     expect(issue.status).toBe("resolved");
     expect(seen).toEqual(["issues.update host"]);
   });
@@ -62,9 +81,14 @@ describe("the typed in-process API", () => {
   it("rejects with the same ApiError as HTTP: 400 on invalid input, 403 without the scope, 401 without a principal", async () => {
     const params = { organization_id_or_slug: "acme", issue_id: issueId };
     const principal = { userId: Number(seed.owner.id), scopes: ["event:read"] };
-    const invalid = instance.faultline.api.issues.update({ params, body: { status: "bogus" as "resolved" } }, { principal: { ...principal, scopes: ["event:write"] } });
+    const invalid = instance.faultline.api.issues.update(
+      { params, body: { status: "bogus" as "resolved" } },
+      { principal: { ...principal, scopes: ["event:write"] } },
+    );
     await expect(invalid).rejects.toMatchObject({ status: 400, extra: { errors: { status: expect.any(Array) } } });
-    await expect(instance.faultline.api.issues.update({ params, body: { status: "unresolved" } }, { principal })).rejects.toMatchObject({
+    await expect(
+      instance.faultline.api.issues.update({ params, body: { status: "unresolved" } }, { principal }),
+    ).rejects.toMatchObject({
       status: 403,
       extra: { requiredScopes: ["event:write"] },
     });
@@ -75,12 +99,19 @@ describe("the typed in-process API", () => {
   it("keeps organizations apart: another organization's issue is a 404", async () => {
     await seedOrganization(instance.faultline, "other");
     const other = await instance.faultline.api.users.get("other-owner");
-    const call = instance.faultline.api.issues.get({ params: { organization_id_or_slug: "acme", issue_id: issueId } }, { principal: { userId: Number(other?.id), scopes: ["event:read"] } });
+    const call = instance.faultline.api.issues.get(
+      { params: { organization_id_or_slug: "acme", issue_id: issueId } },
+      { principal: { userId: Number(other?.id), scopes: ["event:read"] } },
+    );
     await expect(call).rejects.toMatchObject({ status: 404 });
   });
 
   it("call() answers status, headers and body, with a token as the principal", async () => {
-    const result = await instance.faultline.call("issues.list", { params: { organization_id_or_slug: "acme" }, query: { limit: 1, query: "" } }, { token: seed.allScopesToken });
+    const result = await instance.faultline.call(
+      "issues.list",
+      { params: { organization_id_or_slug: "acme" }, query: { limit: 1, query: "" } },
+      { token: seed.allScopesToken },
+    );
     expect(result.status).toBe(200);
     expect(result.headers.get("link")).toContain("/api/0/organizations/acme/issues/");
     expect(result.body).toHaveLength(1);
@@ -88,7 +119,9 @@ describe("the typed in-process API", () => {
   });
 
   it("a principal cannot be smuggled over HTTP", async () => {
-    const response = await instance.faultline.handler(new Request(`http://localhost/api/0/organizations/acme/issues/${issueId}/`, { headers: { "X-Principal": "{}" } }));
+    const response = await instance.faultline.handler(
+      new Request(`http://localhost/api/0/organizations/acme/issues/${issueId}/`, { headers: { "X-Principal": "{}" } }),
+    );
     expect(response.status).toBe(401);
   });
 

@@ -16,18 +16,30 @@ describe("faultline/next", () => {
     const handlers = toNextJsHandler(instance.faultline);
     expect(Object.keys(handlers).sort()).toEqual(["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"]);
     const auth = { Authorization: `Bearer ${seed.allScopesToken}` };
-    const ok = await handlers.GET(new Request("http://app.test/api/faultline/api/0/organizations/acme/", { headers: auth }));
+    const ok = await handlers.GET(
+      new Request("http://app.test/api/faultline/api/0/organizations/acme/", { headers: auth }),
+    );
     expect([ok.status, ((await ok.json()) as { slug: string }).slug]).toEqual([200, "acme"]);
-    const outside = await handlers.GET(new Request("http://app.test/elsewhere/api/0/organizations/acme/", { headers: auth }));
+    const outside = await handlers.GET(
+      new Request("http://app.test/elsewhere/api/0/organizations/acme/", { headers: auth }),
+    );
     expect(outside.status).toBe(404);
     const custom = toNextJsHandler(instance.faultline, { basePath: "/errors" });
-    expect((await custom.GET(new Request("http://app.test/errors/api/0/organizations/acme/", { headers: auth }))).status).toBe(200);
+    expect(
+      (await custom.GET(new Request("http://app.test/errors/api/0/organizations/acme/", { headers: auth }))).status,
+    ).toBe(200);
   });
 
   it("builds Link URLs and DSNs from the origin the client used (X-Forwarded-Host), not Next's own hostname", async () => {
     const { GET } = toNextJsHandler(instance.faultline);
-    const headers = { Authorization: `Bearer ${seed.allScopesToken}`, "X-Forwarded-Host": "errors.example.com", "X-Forwarded-Proto": "https" };
-    const keys = await GET(new Request("http://localhost:3000/api/faultline/api/0/projects/acme/web/keys/", { headers }));
+    const headers = {
+      Authorization: `Bearer ${seed.allScopesToken}`,
+      "X-Forwarded-Host": "errors.example.com",
+      "X-Forwarded-Proto": "https",
+    };
+    const keys = await GET(
+      new Request("http://localhost:3000/api/faultline/api/0/projects/acme/web/keys/", { headers }),
+    );
     const [key] = (await keys.json()) as Array<{ dsn: { public: string } }>;
     expect(key?.dsn.public).toMatch(/^https:\/\/[0-9a-f]{32}@errors\.example\.com\/api\/faultline\/\d+$/);
   });
@@ -36,7 +48,9 @@ describe("faultline/next", () => {
     const factory = vi.fn(() => instance.faultline);
     const { POST } = toNextJsHandler(factory);
     expect(factory).not.toHaveBeenCalled();
-    const response = await POST(new Request("http://app.test/api/faultline/api/0/api-tokens/", { method: "POST", body: "{}" }));
+    const response = await POST(
+      new Request("http://app.test/api/faultline/api/0/api-tokens/", { method: "POST", body: "{}" }),
+    );
     expect(response.status).toBe(401);
     expect(factory).toHaveBeenCalledTimes(1);
   });

@@ -45,7 +45,9 @@ describe("faultline/node", () => {
       void request.headers.get("authorization"); // what the pipeline reads on every request
       return new Response("ok");
     });
-    const response = await fetch(`${server.url}/fl/api/0/x/?a=1`, { headers: { Authorization: "Bearer t", "X-Twice": "a" } });
+    const response = await fetch(`${server.url}/fl/api/0/x/?a=1`, {
+      headers: { Authorization: "Bearer t", "X-Twice": "a" },
+    });
     expect(await response.text()).toBe("ok");
     expect(requests.built).toBe(0);
     expect(seen?.method).toBe("GET");
@@ -69,7 +71,13 @@ describe("faultline/node", () => {
   });
 
   it("keeps a path that starts with // a path, on the request's own host", () => {
-    const fake = { method: "GET", url: "//evil.test/x", headers: { host: "app.test" }, rawHeaders: ["Host", "app.test"], socket: {} };
+    const fake = {
+      method: "GET",
+      url: "//evil.test/x",
+      headers: { host: "app.test" },
+      rawHeaders: ["Host", "app.test"],
+      socket: {},
+    };
     expect(toWebRequest(fake as never).url).toBe("http://app.test//evil.test/x");
   });
 
@@ -80,8 +88,15 @@ describe("faultline/node", () => {
       headers.append("Set-Cookie", "b=2");
       return new Response('{"ok":true}', { headers });
     };
-    const streamedInTwoChunks = () => new Response(new ReadableStream({ start: (c) => (c.enqueue(new Uint8Array([1])), c.enqueue(new Uint8Array([2])), c.close()) }));
-    const server = await serveAdapter(async (request) => (new URL(request.url).pathname === "/fl/small" ? withCookies() : streamedInTwoChunks()));
+    const streamedInTwoChunks = () =>
+      new Response(
+        new ReadableStream({
+          start: (c) => (c.enqueue(new Uint8Array([1])), c.enqueue(new Uint8Array([2])), c.close()),
+        }),
+      );
+    const server = await serveAdapter(async (request) =>
+      new URL(request.url).pathname === "/fl/small" ? withCookies() : streamedInTwoChunks(),
+    );
     const small = await rawGet(`${server.url}/fl/small`);
     expect(small.headers["content-length"]).toBe("11");
     expect(small.headers["set-cookie"]).toEqual(["a=1", "b=2"]);
@@ -104,11 +119,15 @@ describe("faultline/node", () => {
     const target = await listen(createServer(toNodeHandler(reader)));
     const send = (chunks: string[]) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = httpRequest(`${target.url}/upload`, { method: "POST", headers: { "Transfer-Encoding": "chunked" } }, (res) => {
-          let body = "";
-          res.on("data", (chunk: Buffer) => (body += chunk.toString()));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-        });
+        const req = httpRequest(
+          `${target.url}/upload`,
+          { method: "POST", headers: { "Transfer-Encoding": "chunked" } },
+          (res) => {
+            let body = "";
+            res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
         req.on("error", reject);
         for (const chunk of chunks) req.write(chunk);
         req.end();
@@ -116,7 +135,10 @@ describe("faultline/node", () => {
     try {
       expect(await send(["a".repeat(600), "b".repeat(400)])).toEqual({ status: 200, body: "read 1000" });
       expect(requests.built).toBe(0);
-      expect(await send(["a".repeat(600), "b".repeat(600), "c".repeat(600)])).toEqual({ status: 413, body: "Request body too large (limit 1 KiB)" });
+      expect(await send(["a".repeat(600), "b".repeat(600), "c".repeat(600)])).toEqual({
+        status: 413,
+        body: "Request body too large (limit 1 KiB)",
+      });
       // The rest of a refused body is discarded, not left to corrupt the next request.
       expect(await send(["ok"])).toEqual({ status: 200, body: "read 2" });
     } finally {
@@ -147,7 +169,9 @@ describe("faultline/node", () => {
     );
     try {
       const response = await fetch(`${target.url}/upload`, { method: "POST", body: "{}" });
-      expect(await response.text()).toMatch(/^true 500 .*consumed before Faultline.*Pass Faultline the request before anything reads its body/);
+      expect(await response.text()).toMatch(
+        /^true 500 .*consumed before Faultline.*Pass Faultline the request before anything reads its body/,
+      );
       expect(requests.built).toBe(0);
     } finally {
       await target.close();

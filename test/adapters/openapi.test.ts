@@ -4,7 +4,13 @@ import { openApiDocument, RouteTable } from "../../src/http/openapi.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { Validator } from "@seriousme/openapi-schema-validator";
 
-type Operation = { operationId: string; parameters?: Array<{ in: string; name: string }>; security: Array<Record<string, string[]>>; "x-scopes": string[]; responses: Record<string, unknown> };
+type Operation = {
+  operationId: string;
+  parameters?: Array<{ in: string; name: string }>;
+  security: Array<Record<string, string[]>>;
+  "x-scopes": string[];
+  responses: Record<string, unknown>;
+};
 type Document = { paths: Record<string, Record<string, Operation>>; servers: unknown };
 
 const committed = JSON.parse(readFileSync(new URL("../../docs/openapi.json", import.meta.url), "utf8")) as Document;
@@ -29,14 +35,19 @@ describe("OpenAPI", () => {
     expect(result.valid).toBe(true);
     expect(validator.version).toBe("3.1");
     // The validator does catch a broken document (so the assertion above can fail).
-    expect((await new Validator().validate({ ...committed, paths: { "/a/": { get: { responses: "none" } } } })).valid).toBe(false);
+    expect(
+      (await new Validator().validate({ ...committed, paths: { "/a/": { get: { responses: "none" } } } })).valid,
+    ).toBe(false);
   });
 
   it("declares exactly the path parameters of each path template", () => {
     for (const [path, item] of Object.entries(committed.paths)) {
       const templated = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]).sort();
       for (const [method, operation] of Object.entries(item)) {
-        const declared = (operation.parameters ?? []).filter((p) => p.in === "path").map((p) => p.name).sort();
+        const declared = (operation.parameters ?? [])
+          .filter((p) => p.in === "path")
+          .map((p) => p.name)
+          .sort();
         expect(declared, `${method} ${path}`).toEqual(templated);
       }
     }
@@ -45,7 +56,9 @@ describe("OpenAPI", () => {
   it("documents every route with its scopes (security and x-scopes) and its error responses", () => {
     const routes = instance.faultline.container.resolve(RouteTable);
     const operations = Object.values(committed.paths).flatMap((item) => Object.values(item));
-    expect(operations.map((op) => op.operationId).sort()).toEqual(routes.map((route) => route.endpoint.operationId).sort());
+    expect(operations.map((op) => op.operationId).sort()).toEqual(
+      routes.map((route) => route.endpoint.operationId).sort(),
+    );
     for (const { endpoint } of routes) {
       const op = operations.find((candidate) => candidate.operationId === endpoint.operationId) as Operation;
       expect(op["x-scopes"], endpoint.operationId).toEqual(endpoint.scopes ?? []);
@@ -62,9 +75,13 @@ describe("OpenAPI", () => {
   it("is generated from the endpoint definitions (zod schemas, input side)", () => {
     const routes = instance.faultline.container.resolve(RouteTable);
     const document = openApiDocument(routes, { version: "0" }) as unknown as Document;
-    const update = document.paths["/api/0/organizations/{organization_id_or_slug}/issues/{issue_id}/"]?.put as unknown as {
+    const update = document.paths["/api/0/organizations/{organization_id_or_slug}/issues/{issue_id}/"]
+      ?.put as unknown as {
       requestBody: { content: { "application/json": { schema: { properties: Record<string, unknown> } } } };
     };
-    expect(update.requestBody.content["application/json"].schema.properties.status).toMatchObject({ type: "string", enum: expect.arrayContaining(["resolved"]) });
+    expect(update.requestBody.content["application/json"].schema.properties.status).toMatchObject({
+      type: "string",
+      enum: expect.arrayContaining(["resolved"]),
+    });
   });
 });

@@ -51,7 +51,17 @@ async function serveNode(server: Server): Promise<string> {
   return running.url;
 }
 
-type HostileId = "bad-host" | "host-with-path" | "host-with-credentials" | "bad-forwarded-host" | "absolute-form" | "asterisk-form" | "absolute-credentials" | "absolute-ftp" | "no-path" | "long-url";
+type HostileId =
+  | "bad-host"
+  | "host-with-path"
+  | "host-with-credentials"
+  | "bad-forwarded-host"
+  | "absolute-form"
+  | "asterisk-form"
+  | "absolute-credentials"
+  | "absolute-ftp"
+  | "no-path"
+  | "long-url";
 
 /** A host serving Faultline under `prefix`. */
 interface Host {
@@ -73,7 +83,10 @@ const HOSTS: Host[] = [
     name: "node:http (toNodeHandler, trustProxy)",
     prefix: "",
     answersItself: NODE_PARSER,
-    start: () => serveNode(createServer({ maxHeaderSize: LARGE_HEADERS }, toNodeHandler(instance.faultline, { trustProxy: true }))),
+    start: () =>
+      serveNode(
+        createServer({ maxHeaderSize: LARGE_HEADERS }, toNodeHandler(instance.faultline, { trustProxy: true })),
+      ),
   },
   {
     name: "Express 5 (toExpressHandler, trust proxy loopback)",
@@ -118,7 +131,9 @@ const HOSTS: Host[] = [
     start: () => {
       const app = new Hono();
       app.all("/faultline/*", (c) => instance.faultline.handler(c.req.raw, { basePath: "/faultline" }));
-      return serveNode(createAdaptorServer({ fetch: app.fetch, serverOptions: { maxHeaderSize: LARGE_HEADERS } }) as Server);
+      return serveNode(
+        createAdaptorServer({ fetch: app.fetch, serverOptions: { maxHeaderSize: LARGE_HEADERS } }) as Server,
+      );
     },
   },
 ];
@@ -132,7 +147,8 @@ interface Hostile {
 }
 
 const organization = (prefix: string) => `${prefix}/api/0/organizations/acme/`;
-const withToken = (line: string, hostHeader: string) => `${line}\r\nHost: ${hostHeader}\r\nAuthorization: Bearer ${token}`;
+const withToken = (line: string, hostHeader: string) =>
+  `${line}\r\nHost: ${hostHeader}\r\nAuthorization: Bearer ${token}`;
 
 /** Faultline's error: the status, and a JSON `{detail}` naming `what`. */
 function expectError(answer: RawAnswer, status: number, what: RegExp): void {
@@ -141,7 +157,8 @@ function expectError(answer: RawAnswer, status: number, what: RegExp): void {
   expect((JSON.parse(answer.body) as { detail: string }).detail).toMatch(what);
 }
 
-const expectOrganization = (answer: RawAnswer) => expect([answer.status, JSON.parse(answer.body || "{}").slug]).toEqual([200, "acme"]);
+const expectOrganization = (answer: RawAnswer) =>
+  expect([answer.status, JSON.parse(answer.body || "{}").slug]).toEqual([200, "acme"]);
 
 const HOSTILE: Hostile[] = [
   {
@@ -165,7 +182,8 @@ const HOSTILE: Hostile[] = [
   {
     id: "bad-forwarded-host",
     name: "a malformed X-Forwarded-Host from the trusted proxy",
-    head: (prefix, authority) => `${withToken(`GET ${organization(prefix)} HTTP/1.1`, authority)}\r\nX-Forwarded-Host: exa mple.com`,
+    head: (prefix, authority) =>
+      `${withToken(`GET ${organization(prefix)} HTTP/1.1`, authority)}\r\nX-Forwarded-Host: exa mple.com`,
     check: (answer) => expectError(answer, 400, /^Invalid X-Forwarded-Host header: "exa mple\.com"/),
   },
   {
@@ -183,7 +201,8 @@ const HOSTILE: Hostile[] = [
   {
     id: "absolute-credentials",
     name: "an absolute-form target with credentials (GET http://user:secret@host/…)",
-    head: (prefix, authority) => withToken(`GET http://user:secret@${authority}${organization(prefix)} HTTP/1.1`, authority),
+    head: (prefix, authority) =>
+      withToken(`GET http://user:secret@${authority}${organization(prefix)} HTTP/1.1`, authority),
     check: (answer) => {
       expectError(answer, 400, /credentials/);
       expect(answer.body).not.toContain("secret");
@@ -251,13 +270,20 @@ describe("node:http with Node's default header limit", () => {
 describe("Next.js route handlers (toNextJsHandler): the origin comes from X-Forwarded-Host", () => {
   const { GET } = toNextJsHandler(() => instance.faultline);
   const call = (headers: Record<string, string>) =>
-    GET(new Request("http://localhost:3000/api/faultline/api/0/organizations/acme/", { headers: { Authorization: `Bearer ${token}`, ...headers } }));
+    GET(
+      new Request("http://localhost:3000/api/faultline/api/0/organizations/acme/", {
+        headers: { Authorization: `Bearer ${token}`, ...headers },
+      }),
+    );
 
-  it.each(["exa mple.com", "evil.example/x?", "user@evil.example"])("a malformed X-Forwarded-Host (%s) is a 400 naming it", async (forwarded) => {
-    const response = await call({ "X-Forwarded-Host": forwarded });
-    expect(response.status).toBe(400);
-    expect(((await response.json()) as { detail: string }).detail).toMatch(/X-Forwarded-Host/);
-  });
+  it.each(["exa mple.com", "evil.example/x?", "user@evil.example"])(
+    "a malformed X-Forwarded-Host (%s) is a 400 naming it",
+    async (forwarded) => {
+      const response = await call({ "X-Forwarded-Host": forwarded });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { detail: string }).detail).toMatch(/X-Forwarded-Host/);
+    },
+  );
 
   it("a malformed X-Forwarded-Proto is a 400 naming it", async () => {
     const response = await call({ "X-Forwarded-Host": "errors.example.com", "X-Forwarded-Proto": "javascript" });
@@ -274,7 +300,12 @@ describe("Next.js route handlers (toNextJsHandler): the origin comes from X-Forw
 describe("node:http (toNodeHandler): an error while serving, outside the pipeline", () => {
   /** A host's own wrapper around Faultline (HasHandler is all toNodeHandler needs), logging to `lines`. */
   function wrapper(serve: () => Promise<Response>, lines: string[]): HasHandler {
-    const logger: Logger = { debug() {}, info() {}, warn() {}, error: (obj, msg) => void lines.push(`${msg ?? ""} ${String((obj as { err?: unknown }).err)}`) };
+    const logger: Logger = {
+      debug() {},
+      info() {},
+      warn() {},
+      error: (obj, msg) => void lines.push(`${msg ?? ""} ${String((obj as { err?: unknown }).err)}`),
+    };
     return { handler: Object.assign(serve, { [HANDLER_LOGGER]: logger }) as FaultlineHandler };
   }
 
@@ -293,10 +324,16 @@ describe("node:http (toNodeHandler): an error while serving, outside the pipelin
     const escapedBefore = escaped.length;
     const lines: string[] = [];
     let calls = 0;
-    const origin = await serveNode(createServer(toNodeHandler(wrapper(async () => {
-      if (calls++ === 0) throw new Error("wrapper broke");
-      return new Response("fine");
-    }, lines))));
+    const origin = await serveNode(
+      createServer(
+        toNodeHandler(
+          wrapper(async () => {
+            if (calls++ === 0) throw new Error("wrapper broke");
+            return new Response("fine");
+          }, lines),
+        ),
+      ),
+    );
     const answer = await rawRequest(origin, `GET /x HTTP/1.1\r\nHost: ${new URL(origin).host}`);
     expectError(answer, 500, /^Internal Error$/);
     expect(lines).toEqual([expect.stringContaining("wrapper broke")]);
@@ -308,7 +345,9 @@ describe("node:http (toNodeHandler): an error while serving, outside the pipelin
   it("a body that fails after the reply began closes the connection (the client sees a cut reply) and is logged", async () => {
     const escapedBefore = escaped.length;
     const lines: string[] = [];
-    const origin = await serveNode(createServer(toNodeHandler(wrapper(async () => new Response(failingBody(3)), lines))));
+    const origin = await serveNode(
+      createServer(toNodeHandler(wrapper(async () => new Response(failingBody(3)), lines))),
+    );
     const answer = await rawRequest(origin, `GET /x HTTP/1.1\r\nHost: ${new URL(origin).host}`);
     // Whatever reached the client before the close (the head, some chunks, or nothing), it is not a whole reply nor a 500.
     expect([answer.status === 500, answer.complete]).toEqual([false, false]);

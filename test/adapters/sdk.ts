@@ -36,5 +36,6 @@ export async function sdkRoundTrip(target: MountedTarget): Promise<void> {
     titles = ((await response.json()) as Array<{ title: string }>).map((issue) => issue.title);
   }
   expect(titles).toContain(`Error: ${message}`);
-  for (const [, href] of link.matchAll(/<([^>]+)>/g)) expect(href).toMatch(new RegExp(`^${target.origin}${target.prefix}/api/0/organizations/`));
+  for (const [, href] of link.matchAll(/<([^>]+)>/g))
+    expect(href).toMatch(new RegExp(`^${target.origin}${target.prefix}/api/0/organizations/`));
 }

@@ -12,30 +12,73 @@ import { fileURLToPath } from "node:url";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const url = process.argv[2] ?? process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const url =
+  process.argv[2] ??
+  process.env.BENCH_DATABASE_URL ??
+  process.env.TEST_DATABASE_URL ??
+  "postgres://postgres@127.0.0.1:5432/test";
 const EVENTS = 20_000;
 
 /** Stages in request order; a sample belongs to the first whose function is on its stack (root first). */
 const STAGES = [
   ["DSN key and rate checks", (f) => f.functionName === "authenticate" || f.functionName === "consume"],
-  ["normalise, validate, fingerprint (zod, grouping)", (f) => f.functionName === "normalize" || f.functionName === "normalizeEvent"],
+  [
+    "normalise, validate, fingerprint (zod, grouping)",
+    (f) => f.functionName === "normalize" || f.functionName === "normalizeEvent",
+  ],
   ["queued text (derived fields serialised, payload text spliced)", (f) => f.functionName === "queuedText"],
-  ["decompress and parse the envelope", (f) => ["parseEnvelope", "eventsOf", "decompressBody", "parseEventPayload"].includes(f.functionName)],
-  ["group commit: the INSERT (pg client, array encoding)", (f) => f.functionName === "#append" || f.functionName === "executeQuery" || f.url.includes("/pg/lib/") || f.url.includes("pg-protocol")],
-  ["reply: rendered and written to node:http", (f) => ["sendReply", "sendWebResponse", "wireReplyOf", "finish", "replyToResponse"].includes(f.functionName)],
-  ["request: node:http → Request, routing, pipeline", (f) => ["toWebRequest", "route", "handle", "match"].includes(f.functionName)],
-  ["node:http parsing and sockets", (f) => f.url.startsWith("node:_http") || f.url.startsWith("node:net") || f.url.startsWith("node:internal/stream") || f.functionName === "writev"],
+  [
+    "decompress and parse the envelope",
+    (f) => ["parseEnvelope", "eventsOf", "decompressBody", "parseEventPayload"].includes(f.functionName),
+  ],
+  [
+    "group commit: the INSERT (pg client, array encoding)",
+    (f) =>
+      f.functionName === "#append" ||
+      f.functionName === "executeQuery" ||
+      f.url.includes("/pg/lib/") ||
+      f.url.includes("pg-protocol"),
+  ],
+  [
+    "reply: rendered and written to node:http",
+    (f) => ["sendReply", "sendWebResponse", "wireReplyOf", "finish", "replyToResponse"].includes(f.functionName),
+  ],
+  [
+    "request: node:http → Request, routing, pipeline",
+    (f) => ["toWebRequest", "route", "handle", "match"].includes(f.functionName),
+  ],
+  [
+    "node:http parsing and sockets",
+    (f) =>
+      f.url.startsWith("node:_http") ||
+      f.url.startsWith("node:net") ||
+      f.url.startsWith("node:internal/stream") ||
+      f.functionName === "writev",
+  ],
   ["garbage collector", (f) => f.functionName === "(garbage collector)"],
 ];
 
 const profileDir = mkdtempSync(join(tmpdir(), "faultline-accept-profile-"));
-const server = spawn(process.execPath, [`--cpu-prof`, `--cpu-prof-dir=${profileDir}`, "--input-type=module", "-e", serverScript()], { stdio: ["ignore", "pipe", "inherit"] });
+const server = spawn(
+  process.execPath,
+  [`--cpu-prof`, `--cpu-prof-dir=${profileDir}`, "--input-type=module", "-e", serverScript()],
+  { stdio: ["ignore", "pipe", "inherit"] },
+);
 try {
   const info = await new Promise((resolve, reject) => {
     server.stdout.once("data", (chunk) => resolve(JSON.parse(String(chunk))));
     server.once("exit", (code) => reject(new Error(`server exited (${code})`)));
   });
-  const client = spawn(process.execPath, [join(here, "post-client.mjs"), `http://127.0.0.1:${info.port}/api/${info.projectId}/envelope/?sentry_key=${info.key}&sentry_version=7`, "32", String(EVENTS)], { stdio: ["ignore", "pipe", "inherit"] });
+  const client = spawn(
+    process.execPath,
+    [
+      join(here, "post-client.mjs"),
+      `http://127.0.0.1:${info.port}/api/${info.projectId}/envelope/?sentry_key=${info.key}&sentry_version=7`,
+      "32",
+      String(EVENTS),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   let output = "";
   client.stdout.on("data", (chunk) => (output += chunk));
   await new Promise((resolve) => client.once("exit", resolve));
@@ -87,7 +130,13 @@ function printBreakdown(profile, rps) {
     totals.set(stage, (totals.get(stage) ?? 0) + delta);
     busy += delta;
   }
-  const lines = [`accept path: ${rps} events/s acknowledged; server CPU ${(busy / 1000 / EVENTS).toFixed(3)} ms per event`, "", "| stage | share of server CPU | µs per event |", "|---|---|---|"];
-  for (const [stage, time] of [...totals].sort((a, b) => b[1] - a[1])) lines.push(`| ${stage} | ${((100 * time) / busy).toFixed(1)} % | ${Math.round(time / EVENTS)} |`);
+  const lines = [
+    `accept path: ${rps} events/s acknowledged; server CPU ${(busy / 1000 / EVENTS).toFixed(3)} ms per event`,
+    "",
+    "| stage | share of server CPU | µs per event |",
+    "|---|---|---|",
+  ];
+  for (const [stage, time] of [...totals].sort((a, b) => b[1] - a[1]))
+    lines.push(`| ${stage} | ${((100 * time) / busy).toFixed(1)} % | ${Math.round(time / EVENTS)} |`);
   process.stdout.write(`${lines.join("\n")}\n`);
 }

@@ -39,10 +39,25 @@ beforeAll(async () => {
   token = (await faultline.api.tokens.create({ user: owner.id, scopes: [...SCOPES] })).token;
   const sink = faultline.container.resolve(EventSinkToken);
   for (let i = 0; i < 300; i++) {
-    const exception = { values: [{ type: "BenchError", value: `failure ${i % 100}`, stacktrace: { frames: [{ function: `handler${i % 100}`, filename: "app.js", in_app: true }] } }] };
-    await sink.capture({ id: Number(project.id), organizationId: Number(org.id), platform: "node" }, { level: "error", platform: "node", exception }, {});
+    const exception = {
+      values: [
+        {
+          type: "BenchError",
+          value: `failure ${i % 100}`,
+          stacktrace: { frames: [{ function: `handler${i % 100}`, filename: "app.js", in_app: true }] },
+        },
+      ],
+    };
+    await sink.capture(
+      { id: Number(project.id), organizationId: Number(org.id), platform: "node" },
+      { level: "error", platform: "node", exception },
+      {},
+    );
   }
-  const [issue] = await faultline.api.issues.list({ params: { organization_id_or_slug: "bench" }, query: { limit: "1" } }, { token });
+  const [issue] = await faultline.api.issues.list(
+    { params: { organization_id_or_slug: "bench" }, query: { limit: "1" } },
+    { token },
+  );
   issueId = issue?.id as string;
 }, 120_000);
 
@@ -54,11 +69,24 @@ afterAll(async () => {
   await client.end();
 });
 
-interface Load { rps: number; p99: number; errors: number; requests: number; warmup: number; cpuMicrosPerRequest: number }
+interface Load {
+  rps: number;
+  p99: number;
+  errors: number;
+  requests: number;
+  warmup: number;
+  cpuMicrosPerRequest: number;
+}
 
 async function load(url: string): Promise<Load> {
   const client = new URL("./load-client.mjs", import.meta.url).pathname;
-  const args = [client, url, String(CONCURRENCY), String(SECONDS), JSON.stringify({ authorization: `Bearer ${token}` })];
+  const args = [
+    client,
+    url,
+    String(CONCURRENCY),
+    String(SECONDS),
+    JSON.stringify({ authorization: `Bearer ${token}` }),
+  ];
   const cpu = process.cpuUsage();
   const { stdout } = await promisify(execFile)(process.execPath, args);
   const used = process.cpuUsage(cpu);
@@ -70,10 +98,13 @@ async function load(url: string): Promise<Load> {
 
 /** The "direct" route: the same Faultline work, called without an adapter. */
 async function direct(req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const response = await faultline.handler(new Request(`http://bench${req.url}`, { headers: { authorization: String(req.headers.authorization) } }));
+  const response = await faultline.handler(
+    new Request(`http://bench${req.url}`, { headers: { authorization: String(req.headers.authorization) } }),
+  );
   res.writeHead(response.status, { "content-type": "application/json; charset=utf-8" }).end(await response.text());
 }
-const hello = (_req: IncomingMessage, res: ServerResponse) => void res.writeHead(200, { "content-type": "application/json" }).end('{"hello":"world"}');
+const hello = (_req: IncomingMessage, res: ServerResponse) =>
+  void res.writeHead(200, { "content-type": "application/json" }).end('{"hello":"world"}');
 
 /** Each framework with three routes: /hello, /direct/… (no adapter) and /fl/… (the adapter). */
 async function frameworks(): Promise<Array<{ name: string; url: string }>> {
@@ -90,12 +121,22 @@ async function frameworks(): Promise<Array<{ name: string; url: string }>> {
   const fastify = Fastify();
   fastify.get("/hello", async () => ({ hello: "world" }));
   fastify.get("/direct/*", async (request, reply) => {
-    const response = await faultline.handler(new Request(`http://bench${request.url.slice(7)}`, { headers: { authorization: String(request.headers.authorization) } }));
-    return reply.code(response.status).header("content-type", "application/json; charset=utf-8").send(await response.text());
+    const response = await faultline.handler(
+      new Request(`http://bench${request.url.slice(7)}`, {
+        headers: { authorization: String(request.headers.authorization) },
+      }),
+    );
+    return reply
+      .code(response.status)
+      .header("content-type", "application/json; charset=utf-8")
+      .send(await response.text());
   });
   await fastify.register(toFastifyPlugin(faultline), { prefix: "/fl" });
   const out = [];
-  for (const [name, listener] of [["node:http", node], ["express", app]] as const) {
+  for (const [name, listener] of [
+    ["node:http", node],
+    ["express", app],
+  ] as const) {
     const server = await listen(createServer(listener as RequestListener));
     servers.push(server);
     out.push({ name, url: server.url });
@@ -114,12 +155,18 @@ it("adapter overhead: each adapter against its bare framework", async () => {
   const pct = (a: number, b: number) => `${Math.round((100 * a) / b)} %`;
   for (const { name, url } of await frameworks()) {
     const ceiling = await load(`${url}/hello`);
-    for (const [operation, path] of [["GET issue", `/api/0/organizations/bench/issues/${issueId}/`], ["GET issue list", "/api/0/organizations/bench/issues/?query="]] as const) {
+    for (const [operation, path] of [
+      ["GET issue", `/api/0/organizations/bench/issues/${issueId}/`],
+      ["GET issue list", "/api/0/organizations/bench/issues/?query="],
+    ] as const) {
       // Alternated (bare, adapter, adapter, bare, bare, adapter), median of three each: background load drifts.
       const bareRuns: Load[] = [];
       const adapterRuns: Load[] = [];
       for (const order of ["ba", "ab", "ba"]) {
-        for (const which of order) (which === "b" ? bareRuns : adapterRuns).push(await load(`${url}${which === "b" ? "/direct" : "/fl"}${path}`));
+        for (const which of order)
+          (which === "b" ? bareRuns : adapterRuns).push(
+            await load(`${url}${which === "b" ? "/direct" : "/fl"}${path}`),
+          );
       }
       const [bare, adapter] = [median(bareRuns), median(adapterRuns)];
       const cpu = (runs: Load[]) => medianOf(runs.map((run) => run.cpuMicrosPerRequest));

@@ -17,7 +17,10 @@ async function openDatabase() {
     return () => pool.end();
   }
   const { PGlite } = await import("@electric-sql/pglite");
-  const pglite = await PGlite.create({ dataDir, startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"] });
+  const pglite = await PGlite.create({
+    dataDir,
+    startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"],
+  });
   await pglite.query("SELECT 1");
   return () => pglite.close();
 }

@@ -14,7 +14,17 @@ export function benchEvent(i, fingerprints) {
     release: "bench@1.0.0",
     tags: { region: `r${i % 4}` },
     user: { id: `user-${i % 500}` },
-    exception: { values: [{ type: "BenchError", value: `failure ${group}`, stacktrace: { frames: [{ filename: "/app/server.js", function: `handler${group}`, lineno: 10, colno: 3, in_app: true }] } }] },
+    exception: {
+      values: [
+        {
+          type: "BenchError",
+          value: `failure ${group}`,
+          stacktrace: {
+            frames: [{ filename: "/app/server.js", function: `handler${group}`, lineno: 10, colno: 3, in_app: true }],
+          },
+        },
+      ],
+    },
   };
 }
 
@@ -22,5 +32,8 @@ export function benchEvent(i, fingerprints) {
 export function benchEnvelope(i, fingerprints = 50) {
   const event = benchEvent(i, fingerprints);
   const eventId = event.event_id;
-  return { eventId, body: `${JSON.stringify({ event_id: eventId, sent_at: new Date().toISOString() })}\n{"type":"event"}\n${JSON.stringify(event)}` };
+  return {
+    eventId,
+    body: `${JSON.stringify({ event_id: eventId, sent_at: new Date().toISOString() })}\n{"type":"event"}\n${JSON.stringify(event)}`,
+  };
 }

@@ -64,7 +64,14 @@ async function receiver() {
   };
 }
 
-async function enqueue(faultline: Faultline<FaultlineApi>, organizationId: number, appId: number, url: string, secret: string, count: number) {
+async function enqueue(
+  faultline: Faultline<FaultlineApi>,
+  organizationId: number,
+  appId: number,
+  url: string,
+  secret: string,
+  count: number,
+) {
   const db = faultline.container.resolve(tokens.Db);
   const outbox = faultline.container.resolve(OutboxToken);
   await runInTransaction(db, (scope) =>
@@ -88,7 +95,9 @@ async function enqueue(faultline: Faultline<FaultlineApi>, organizationId: numbe
 function startWorkers(n: number, schema: string): Promise<ChildProcess[]> {
   return Promise.all(
     Array.from({ length: n }, () => {
-      const child = fork(new URL("./delivery-worker.mjs", import.meta.url).pathname, [BENCH_DATABASE_URL, schema], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+      const child = fork(new URL("./delivery-worker.mjs", import.meta.url).pathname, [BENCH_DATABASE_URL, schema], {
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+      });
       return new Promise<ChildProcess>((resolve) => child.once("message", () => resolve(child)));
     }),
   );
@@ -122,7 +131,10 @@ function postgresCpu(): number | null {
     }
     // "pid (comm) state ppid …": utime, stime, cutime, cstime are fields 14–17 (the postmaster's
     // cutime/cstime hold the backends that have ended).
-    const [comm, rest] = [stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), stat.slice(stat.lastIndexOf(")") + 2).split(" ")];
+    const [comm, rest] = [
+      stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")),
+      stat.slice(stat.lastIndexOf(")") + 2).split(" "),
+    ];
     if (comm !== "postgres") continue;
     found = true;
     ticks += Number(rest[11]) + Number(rest[12]) + Number(rest[13]) + Number(rest[14]);
@@ -131,7 +143,15 @@ function postgresCpu(): number | null {
 }
 
 async function stopWorkers(children: ChildProcess[]) {
-  await Promise.all(children.map((child) => new Promise((resolve) => { child.once("exit", resolve); child.send("stop"); })));
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise((resolve) => {
+          child.once("exit", resolve);
+          child.send("stop");
+        }),
+    ),
+  );
 }
 
 /**
@@ -143,24 +163,49 @@ async function scenario(workers: number, { requestLog = true } = {}) {
   const schema = `bench_delivery_${workers}_${requestLog ? "log" : "nolog"}_${Date.now()}`;
   schemas.push(schema);
   const sink = await receiver();
-  const faultline = createFaultline({ database: BENCH_DATABASE_URL, schema, logger: quietLogger, worker: false, delivery: { allowPrivateNetworks: true } });
+  const faultline = createFaultline({
+    database: BENCH_DATABASE_URL,
+    schema,
+    logger: quietLogger,
+    worker: false,
+    delivery: { allowPrivateNetworks: true },
+  });
   try {
     const org = await faultline.api.organizations.create({ slug: "bench" });
-    const app = await faultline.api.apps.create({ organization: "bench", name: "Sink", slug: "sink", webhookUrl: sink.url, events: ["issue"] });
-    const appId = Number((await faultline.container.resolve(tokens.Db).selectFrom("apps").select("id").where("uuid", "=", app.uuid).executeTakeFirstOrThrow()).id);
+    const app = await faultline.api.apps.create({
+      organization: "bench",
+      name: "Sink",
+      slug: "sink",
+      webhookUrl: sink.url,
+      events: ["issue"],
+    });
+    const appId = Number(
+      (
+        await faultline.container
+          .resolve(tokens.Db)
+          .selectFrom("apps")
+          .select("id")
+          .where("uuid", "=", app.uuid)
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
     if (!requestLog) {
       const client = await sqlClient();
-      await client.query(`CREATE RULE discard_request_log AS ON INSERT TO "${schema}".app_request_log DO INSTEAD NOTHING`);
+      await client.query(
+        `CREATE RULE discard_request_log AS ON INSERT TO "${schema}".app_request_log DO INSTEAD NOTHING`,
+      );
       await client.end();
     }
-    for (let i = 0; i < BACKLOG; i += 1000) await enqueue(faultline, Number(org.id), appId, sink.url, app.clientSecret, Math.min(1000, BACKLOG - i));
+    for (let i = 0; i < BACKLOG; i += 1000)
+      await enqueue(faultline, Number(org.id), appId, sink.url, app.clientSecret, Math.min(1000, BACKLOG - i));
     const children = await startWorkers(workers, schema);
     const [workerCpuBefore, postgresCpuBefore] = [await workersCpu(children), postgresCpu()];
     await sink.until(BACKLOG);
     const throughput = sink.rate();
     const workerCpu = (await workersCpu(children)) - workerCpuBefore;
     const postgresCpuAfter = postgresCpu();
-    const databaseCpu = postgresCpuBefore === null || postgresCpuAfter === null ? null : postgresCpuAfter - postgresCpuBefore;
+    const databaseCpu =
+      postgresCpuBefore === null || postgresCpuAfter === null ? null : postgresCpuAfter - postgresCpuBefore;
     sink.reset();
     const steadyTotal = STEADY_RATE * STEADY_SECONDS;
     for (let sent = 0; sent < steadyTotal; sent += STEADY_RATE / 20) {

@@ -22,7 +22,6 @@ const DSN_KEY = "f00dfeedf00dfeedf00dfeedf00dfeed";
 const HOST = "127.0.0.1";
 const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-
 /**
  * CPU time (user + system, all threads) a process has used, in ms (Linux /proc): the time to the
  * first answer as the process itself spent it, which other load on the machine does not stretch.
@@ -40,10 +39,13 @@ function rssMB(pid) {
 
 function call(port, method, path, body) {
   return new Promise((resolve) => {
-    const req = request({ host: HOST, port, method, path, headers: body ? { "content-type": "application/json" } : {} }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode));
-    });
+    const req = request(
+      { host: HOST, port, method, path, headers: body ? { "content-type": "application/json" } : {} },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode));
+      },
+    );
     req.on("error", () => resolve(0));
     req.end(body);
   });
@@ -58,7 +60,17 @@ function event(i) {
     level: "error",
     tags: { region: `r${i % 4}` },
     user: { id: `user-${i % 500}` },
-    exception: { values: [{ type: "BenchError", value: `failure ${group}`, stacktrace: { frames: [{ filename: "/app/server.js", function: `handler${group}`, lineno: 10, in_app: true }] } }] },
+    exception: {
+      values: [
+        {
+          type: "BenchError",
+          value: `failure ${group}`,
+          stacktrace: {
+            frames: [{ filename: "/app/server.js", function: `handler${group}`, lineno: 10, in_app: true }],
+          },
+        },
+      ],
+    },
   });
 }
 
@@ -81,11 +93,20 @@ async function sendEvents() {
 }
 
 const port = await freePort(HOST);
-const database = where.startsWith("postgres") ? { DATABASE_URL: where } : { FAULTLINE_DATA_DIR: where, DATABASE_URL: "" };
+const database = where.startsWith("postgres")
+  ? { DATABASE_URL: where }
+  : { FAULTLINE_DATA_DIR: where, DATABASE_URL: "" };
 const startedAt = performance.now();
 const child = spawn(process.execPath, [hostScript], {
   cwd: root,
-  env: { ...process.env, ...database, PORT: String(port), HOST, FAULTLINE_DEMO_DSN_KEY: DSN_KEY, NODE_ENV: "production" },
+  env: {
+    ...process.env,
+    ...database,
+    PORT: String(port),
+    HOST,
+    FAULTLINE_DEMO_DSN_KEY: DSN_KEY,
+    NODE_ENV: "production",
+  },
   stdio: ["ignore", "pipe", "pipe"],
   detached: true,
 });
@@ -109,8 +130,7 @@ try {
     if ((await call(port, "GET", "/health")) === 200) {
       firstAnswerMs = Math.round(performance.now() - startedAt);
       firstAnswerCpuMs = cpuMs(child.pid);
-    }
-    else await delay(20);
+    } else await delay(20);
     if (performance.now() - startedAt > 120_000) throw new Error(`no answer in 120 s: ${output}`);
   }
   await delay(2000);

@@ -18,14 +18,21 @@ import { benchEnvelope } from "./bench-envelope.mjs";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const fingerprints = Number(process.argv[2] ?? 50);
-const url = process.argv[3] ?? process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const url =
+  process.argv[3] ??
+  process.env.BENCH_DATABASE_URL ??
+  process.env.TEST_DATABASE_URL ??
+  "postgres://postgres@127.0.0.1:5432/test";
 const EVENTS = Number(process.env.BENCH_INGEST_EVENTS ?? 20_000);
 
 /** Digest steps; a sample belongs to the first (outermost) whose function is on its stack. */
 const STEPS = [
   ["claim: SELECT … FOR UPDATE SKIP LOCKED, JSON.parse of queued events", ["storableEvent", "claim"]],
   ["payload processors (symbolication lookup)", ["#process"]],
-  ["assign issues (hash lookup, new issues, short ids)", ["assignIssues", "lookupHashes", "createIssues", "reserveShortNumbers", "claimHashes", "adoptWinners"]],
+  [
+    "assign issues (hash lookup, new issues, short ids)",
+    ["assignIssues", "lookupHashes", "createIssues", "reserveShortNumbers", "claimHashes", "adoptWinners"],
+  ],
   ["insert events (rows, multi-row INSERT)", ["insertEvents", "eventRow"]],
   ["insert users", ["insertUsers"]],
   ["release bookkeeping", ["releaseRows", "createReleases", "countReleases", "releaseFirstSeen"]],
@@ -64,7 +71,11 @@ function timeStatements() {
     const result = original.call(this, config, values, callback);
     if (!recording || typeof result?.then !== "function") return result;
     const text = typeof config === "string" ? config : config.text;
-    const key = text.replace(/\$\d+/g, "?").replace(/\(\?(, \?)*\)(, \(\?(, \?)*\))*/g, "(…)").replace(/\s+/g, " ").slice(0, 90);
+    const key = text
+      .replace(/\$\d+/g, "?")
+      .replace(/\(\?(, \?)*\)(, \(\?(, \?)*\))*/g, "(…)")
+      .replace(/\s+/g, " ")
+      .slice(0, 90);
     const started = performance.now();
     return result.then((value) => {
       const entry = byStatement.get(key) ?? { calls: 0, ms: 0 };
@@ -81,7 +92,13 @@ const statements = timeStatements();
 const { createFaultline, tokens } = await import(join(root, "dist/index.js"));
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 const schema = `bench_digest_profile_${Date.now()}`;
-const faultline = createFaultline({ database: url, schema, logger: quiet, worker: false, ingest: { queued: true, maxQueueDepth: 10_000_000 } });
+const faultline = createFaultline({
+  database: url,
+  schema,
+  logger: quiet,
+  worker: false,
+  ingest: { queued: true, maxQueueDepth: 10_000_000 },
+});
 try {
   await faultline.api.organizations.create({ slug: "bench" });
   const project = await faultline.api.projects.create({ organization: "bench", slug: "api", platform: "node" });
@@ -91,7 +108,9 @@ try {
   await Promise.all(
     Array.from({ length: 64 }, async () => {
       while (next < EVENTS) {
-        const response = await faultline.handler(new Request(endpoint, { method: "POST", body: benchEnvelope(next++, fingerprints).body }));
+        const response = await faultline.handler(
+          new Request(endpoint, { method: "POST", body: benchEnvelope(next++, fingerprints).body }),
+        );
         if (response.status !== 200) throw new Error(`ingest answered ${response.status}: ${await response.text()}`);
       }
     }),
@@ -114,11 +133,21 @@ try {
   const pgMs = postgresCpuMs() - pgBefore;
   session.disconnect();
 
-  const { rows } = await faultline.container.resolve(tokens.Db).selectFrom("events").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow().then((row) => ({ rows: Number(row.n) }));
+  const { rows } = await faultline.container
+    .resolve(tokens.Db)
+    .selectFrom("events")
+    .select((eb) => eb.fn.countAll().as("n"))
+    .executeTakeFirstOrThrow()
+    .then((row) => ({ rows: Number(row.n) }));
   if (rows !== EVENTS) throw new Error(`${rows} events stored, ${EVENTS} queued`);
   print(profile, { wallMs, nodeMs: (cpu.user + cpu.system) / 1000, pgMs });
 } finally {
-  await faultline.container.resolve(tokens.Db).schema.dropSchema(schema).cascade().execute().catch(() => {});
+  await faultline.container
+    .resolve(tokens.Db)
+    .schema.dropSchema(schema)
+    .cascade()
+    .execute()
+    .catch(() => {});
   await faultline.close();
 }
 
@@ -141,7 +170,14 @@ function print(profile, { wallMs, nodeMs, pgMs }) {
       const stack = [];
       for (let id = leaf.id; id !== undefined; id = parent.get(id)) stack.unshift(byId.get(id).callFrame);
       step = stack.map((frame) => stepOf.get(frame.functionName)).find(Boolean);
-      if (!step && stack.some((frame) => frame.url.includes("/pg/lib/") || frame.url.includes("pg-protocol") || frame.url.includes("/pg-types/"))) step = "pg driver outside a step (reading results)";
+      if (
+        !step &&
+        stack.some(
+          (frame) =>
+            frame.url.includes("/pg/lib/") || frame.url.includes("pg-protocol") || frame.url.includes("/pg-types/"),
+        )
+      )
+        step = "pg driver outside a step (reading results)";
       step ??= "other (promise plumbing, Kysely compile outside a step)";
     }
     totals.set(step, (totals.get(step) ?? 0) + delta);
@@ -156,18 +192,24 @@ function print(profile, { wallMs, nodeMs, pgMs }) {
     "",
     "| Node main thread (CPU profile) | share of wall time | µs per event |",
     "|---|---|---|",
-    ...[...totals].sort((a, b) => b[1] - a[1]).map(([step, ms]) => `| ${step} | ${((100 * ms) / sampled).toFixed(1)} % | ${perEvent(ms)} |`),
+    ...[...totals]
+      .sort((a, b) => b[1] - a[1])
+      .map(([step, ms]) => `| ${step} | ${((100 * ms) / sampled).toFixed(1)} % | ${perEvent(ms)} |`),
     "",
     "| statement (round trip: Node → PostgreSQL → Node) | calls | share of wall time | µs per event |",
     "|---|---|---|---|",
     ...[...statements.byStatement]
       .sort((a, b) => b[1].ms - a[1].ms)
       .slice(0, 16)
-      .map(([text, { calls, ms }]) => `| \`${text.replaceAll("|", "\\|")}\` | ${calls} | ${((100 * ms) / wallMs).toFixed(1)} % | ${perEvent(ms)} |`),
+      .map(
+        ([text, { calls, ms }]) =>
+          `| \`${text.replaceAll("|", "\\|")}\` | ${calls} | ${((100 * ms) / wallMs).toFixed(1)} % | ${perEvent(ms)} |`,
+      ),
   ];
   if (selfTimes.size > 0) {
     lines.push("", `| ${process.env.DIGEST_PROFILE_STEP}…: function (self time) | µs per event |`, "|---|---|");
-    for (const [name, ms] of [...selfTimes].sort((a, b) => b[1] - a[1]).slice(0, 15)) lines.push(`| \`${name}\` | ${perEvent(ms)} |`);
+    for (const [name, ms] of [...selfTimes].sort((a, b) => b[1] - a[1]).slice(0, 15))
+      lines.push(`| \`${name}\` | ${perEvent(ms)} |`);
   }
   process.stdout.write(`${lines.join("\n")}\n`);
 }

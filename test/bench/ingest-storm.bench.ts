@@ -6,7 +6,15 @@ import { createNodeHandler } from "../../adapters/node/index.js";
 import { createFaultline, type Faultline, type FaultlineApi } from "../../src/index.js";
 import { parseExposition, valueOf } from "../helpers/observability.js";
 import { listen, type RunningServer } from "../helpers/server.js";
-import { BENCH_DATABASE_URL, benchEvent, percentile, quietLogger, report, runConcurrently, sqlClient } from "./support.js";
+import {
+  BENCH_DATABASE_URL,
+  benchEvent,
+  percentile,
+  quietLogger,
+  report,
+  runConcurrently,
+  sqlClient,
+} from "./support.js";
 
 /**
  * #14, back-pressure and latency: a host process serving Faultline (queued ingest, in-process
@@ -36,7 +44,12 @@ let ingestUrl = "";
 
 /** The host's Faultline: the default (queued ingest, in-process worker), shedding as given. */
 function host(shedAtEventLoopDelayMs: number | null): Faultline<FaultlineApi> {
-  return createFaultline({ database: BENCH_DATABASE_URL, schema, logger: quietLogger, ingest: { queued: true, maxQueueDepth: MAX_QUEUE_DEPTH, shedAtEventLoopDelayMs } });
+  return createFaultline({
+    database: BENCH_DATABASE_URL,
+    schema,
+    logger: quietLogger,
+    ingest: { queued: true, maxQueueDepth: MAX_QUEUE_DEPTH, shedAtEventLoopDelayMs },
+  });
 }
 
 beforeAll(async () => {
@@ -45,7 +58,13 @@ beforeAll(async () => {
   const project = await faultline.api.projects.create({ organization: "bench", slug: "api", platform: "node" });
   handler = createNodeHandler(faultline);
   // The host's own route: what its users call while Faultline takes the storm.
-  server = await listen(createServer((req, res) => (req.url === "/host/ping" ? res.setHeader("content-type", "application/json").end('{"ok":true}') : void handler(req, res))));
+  server = await listen(
+    createServer((req, res) =>
+      req.url === "/host/ping"
+        ? res.setHeader("content-type", "application/json").end('{"ok":true}')
+        : void handler(req, res),
+    ),
+  );
   ingestUrl = `${server.url}/api/${project.id}/envelope/?sentry_key=${project.keys[0]?.public}&sentry_version=7`;
 });
 
@@ -80,10 +99,14 @@ async function capacity(): Promise<number> {
   const started = performance.now();
   await runConcurrently(CAPACITY_EVENTS, 64, async (i) => {
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(ingestUrl, { method: "POST", agent, headers: { "content-length": Buffer.byteLength(bodies[i] as string) } }, (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      });
+      const req = request(
+        ingestUrl,
+        { method: "POST", agent, headers: { "content-length": Buffer.byteLength(bodies[i] as string) } },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        },
+      );
       req.on("error", reject);
       req.end(bodies[i]);
     });
@@ -128,7 +151,9 @@ async function storm(rate: number): Promise<StormResult & { visibleMs: number[] 
   let lastId = Number((await client.query(`SELECT coalesce(max(id), 0) AS id FROM "${schema}".events`)).rows[0].id);
   let polling = true;
   const poll = async () => {
-    const { rows } = await client.query(`SELECT id, event_id FROM "${schema}".events WHERE id > $1 ORDER BY id`, [lastId]);
+    const { rows } = await client.query(`SELECT id, event_id FROM "${schema}".events WHERE id > $1 ORDER BY id`, [
+      lastId,
+    ]);
     const now = performance.timeOrigin + performance.now();
     for (const row of rows) seen.set(row.event_id, now);
     if (rows.length > 0) lastId = Number(rows.at(-1).id);
@@ -141,13 +166,19 @@ async function storm(rate: number): Promise<StormResult & { visibleMs: number[] 
   })();
   try {
     const script = new URL("./storm-client.mjs", import.meta.url).pathname;
-    const { stdout } = await run(process.execPath, [script, ingestUrl, String(Math.round(rate)), String(STORM_SECONDS), `${server.url}/host/ping`], { maxBuffer: 256 * 2 ** 20 });
+    const { stdout } = await run(
+      process.execPath,
+      [script, ingestUrl, String(Math.round(rate)), String(STORM_SECONDS), `${server.url}/host/ping`],
+      { maxBuffer: 256 * 2 ** 20 },
+    );
     const result = JSON.parse(stdout) as StormResult;
     await drained();
     polling = false;
     await poller;
     await poll();
-    const visibleMs = result.acks.map(([eventId, ackedAt]) => (seen.get(eventId) ?? Number.POSITIVE_INFINITY) - ackedAt);
+    const visibleMs = result.acks.map(
+      ([eventId, ackedAt]) => (seen.get(eventId) ?? Number.POSITIVE_INFINITY) - ackedAt,
+    );
     return { ...result, visibleMs };
   } finally {
     polling = false;
@@ -166,12 +197,24 @@ async function bareStorm(rate: number): Promise<StormResult> {
   const bare = await listen(
     createServer((req, res) => {
       if (req.url === "/host/ping") return void res.setHeader("content-type", "application/json").end('{"ok":true}');
-      req.resume().on("end", () => void res.writeHead(429, { "content-type": "application/json", "retry-after": "1" }).end('{"detail":"Ingest overloaded"}'));
+      req
+        .resume()
+        .on(
+          "end",
+          () =>
+            void res
+              .writeHead(429, { "content-type": "application/json", "retry-after": "1" })
+              .end('{"detail":"Ingest overloaded"}'),
+        );
     }),
   );
   try {
     const script = new URL("./storm-client.mjs", import.meta.url).pathname;
-    const { stdout } = await run(process.execPath, [script, `${bare.url}/api/1/envelope/`, String(Math.round(rate)), String(STORM_SECONDS), `${bare.url}/host/ping`], { maxBuffer: 256 * 2 ** 20 });
+    const { stdout } = await run(
+      process.execPath,
+      [script, `${bare.url}/api/1/envelope/`, String(Math.round(rate)), String(STORM_SECONDS), `${bare.url}/host/ping`],
+      { maxBuffer: 256 * 2 ** 20 },
+    );
     return JSON.parse(stdout) as StormResult;
   } finally {
     await bare.close();
@@ -194,7 +237,11 @@ it("error storm: host route latency, 429s past the queue bound, ack-to-visible l
       "200": result.statuses["200"] ?? 0,
       "429": result.statuses["429"] ?? 0,
       "of which queue_full / overloaded": `${after.queueFull - before.queueFull} / ${after.overloaded - before.overloaded}`,
-      other: Object.entries(result.statuses).filter(([status]) => status !== "200" && status !== "429").map(([status, n]) => `${status}: ${n}`).join(", ") || "0",
+      other:
+        Object.entries(result.statuses)
+          .filter(([status]) => status !== "200" && status !== "429")
+          .map(([status, n]) => `${status}: ${n}`)
+          .join(", ") || "0",
       "ingest p50 / p99 ms": `${ms(result.ingest.p50)} / ${ms(result.ingest.p99)}`,
       "host route p50 / p99 / max ms": `${ms(result.probe.p50)} / ${ms(result.probe.p99)} / ${ms(result.probe.max)}`,
       "ack → visible p50 / p99 ms": `${ms(percentile(result.visibleMs, 50))} / ${ms(percentile(result.visibleMs, 99))}`,
@@ -210,11 +257,18 @@ it("error storm: host route latency, 429s past the queue bound, ack-to-visible l
     "200": floor.statuses["200"] ?? 0,
     "429": floor.statuses["429"] ?? 0,
     "of which queue_full / overloaded": "—",
-    other: Object.entries(floor.statuses).filter(([status]) => status !== "200" && status !== "429").map(([status, n]) => `${status}: ${n}`).join(", ") || "0",
+    other:
+      Object.entries(floor.statuses)
+        .filter(([status]) => status !== "200" && status !== "429")
+        .map(([status, n]) => `${status}: ${n}`)
+        .join(", ") || "0",
     "ingest p50 / p99 ms": `${ms(floor.ingest.p50)} / ${ms(floor.ingest.p99)}`,
     "host route p50 / p99 / max ms": `${ms(floor.probe.p50)} / ${ms(floor.probe.p99)} / ${ms(floor.probe.max)}`,
     "ack → visible p50 / p99 ms": "—",
   });
-  report(`Error storm: capacity ${Math.round(capacityPerSecond)} events/s (64 clients, drained), open-loop load for ${STORM_SECONDS} s, ingest.maxQueueDepth ${MAX_QUEUE_DEPTH}, ingest.shedAtEventLoopDelayMs ${SHED_AT_MS ?? "off"}`, rows);
+  report(
+    `Error storm: capacity ${Math.round(capacityPerSecond)} events/s (64 clients, drained), open-loop load for ${STORM_SECONDS} s, ingest.maxQueueDepth ${MAX_QUEUE_DEPTH}, ingest.shedAtEventLoopDelayMs ${SHED_AT_MS ?? "off"}`,
+    rows,
+  );
   expect(rows).toHaveLength(3);
 });

@@ -42,12 +42,24 @@ async function benchProject(instance: Faultline<FaultlineApi>): Promise<{ key: s
 }
 
 beforeAll(async () => {
-  faultline = createFaultline({ database: BENCH_DATABASE_URL, schema, logger: quietLogger, worker: false, ingest: { queued: false } });
+  faultline = createFaultline({
+    database: BENCH_DATABASE_URL,
+    schema,
+    logger: quietLogger,
+    worker: false,
+    ingest: { queued: false },
+  });
   dsn = await benchProject(faultline);
   void SCOPES;
   server = await serveFaultline(faultline);
   // The worker is started and stopped per run: running for ack/drained, stopped to fill the queue for the digest alone.
-  queued = createFaultline({ database: BENCH_DATABASE_URL, schema: queuedSchema, logger: quietLogger, worker: false, ingest: { queued: true, maxQueueDepth: 10_000_000 } });
+  queued = createFaultline({
+    database: BENCH_DATABASE_URL,
+    schema: queuedSchema,
+    logger: quietLogger,
+    worker: false,
+    ingest: { queued: true, maxQueueDepth: 10_000_000 },
+  });
   queuedDsn = await benchProject(queued);
   queuedServer = await serveFaultline(queued);
 });
@@ -67,10 +79,14 @@ afterAll(async () => {
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 function post(url: string, body: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", agent, headers: { "content-length": Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      url,
+      { method: "POST", agent, headers: { "content-length": Buffer.byteLength(body) } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -82,7 +98,12 @@ async function ingest(fingerprints: number): Promise<number> {
   return EVENTS / ((performance.now() - started) / 1000);
 }
 
-async function postAll(target: RunningServer, project: { key: string; projectId: string }, fingerprints: number, firstIndex: number): Promise<void> {
+async function postAll(
+  target: RunningServer,
+  project: { key: string; projectId: string },
+  fingerprints: number,
+  firstIndex: number,
+): Promise<void> {
   const url = `${target.url}/api/${project.projectId}/envelope/?sentry_key=${project.key}&sentry_version=7`;
   const bodies = Array.from({ length: EVENTS }, (_, i) => envelope(benchEvent(firstIndex + i, fingerprints)));
   await runConcurrently(EVENTS, CONCURRENCY, async (i) => {
@@ -105,7 +126,10 @@ async function queueDepth(): Promise<number> {
  * drained rate (until the queue is empty: everything stored and counted), and the digest alone
  * (the same number of events queued with the worker stopped, then digested).
  */
-async function ingestQueued(fingerprints: number, firstIndex: number): Promise<{ ack: number; drained: number; digest: number }> {
+async function ingestQueued(
+  fingerprints: number,
+  firstIndex: number,
+): Promise<{ ack: number; drained: number; digest: number }> {
   queued.worker.start();
   const started = performance.now();
   await postAll(queuedServer, queuedDsn, fingerprints, firstIndex);
@@ -118,16 +142,27 @@ async function ingestQueued(fingerprints: number, firstIndex: number): Promise<{
   await queued.worker.runDue("ingest.digest");
   const digested = performance.now();
   expect(await queueDepth()).toBe(0);
-  return { ack: EVENTS / ((acked - started) / 1000), drained: EVENTS / ((drained - started) / 1000), digest: EVENTS / ((digested - digestStarted) / 1000) };
+  return {
+    ack: EVENTS / ((acked - started) / 1000),
+    drained: EVENTS / ((drained - started) / 1000),
+    digest: EVENTS / ((digested - digestStarted) / 1000),
+  };
 }
 
 /**
  * Queued, with the digest in a `faultline worker` process (the built CLI) instead of this one:
  * the ack rate, and the drained rate once that process emptied the queue.
  */
-async function ingestQueuedWithWorkerProcess(fingerprints: number, firstIndex: number): Promise<{ ack: number; drained: number }> {
+async function ingestQueuedWithWorkerProcess(
+  fingerprints: number,
+  firstIndex: number,
+): Promise<{ ack: number; drained: number }> {
   const cli = new URL("../../dist/cli.js", import.meta.url).pathname;
-  const worker = spawn(process.execPath, [cli, "worker", "--database-url", BENCH_DATABASE_URL, "--schema", queuedSchema], { stdio: ["ignore", "pipe", "inherit"] });
+  const worker = spawn(
+    process.execPath,
+    [cli, "worker", "--database-url", BENCH_DATABASE_URL, "--schema", queuedSchema],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   await new Promise<void>((resolve, reject) => {
     worker.stdout.once("data", () => resolve());
     worker.once("exit", (code) => reject(new Error(`faultline worker exited (${code})`)));
@@ -152,7 +187,9 @@ async function ingestQueuedWithWorkerProcess(fingerprints: number, firstIndex: n
  */
 async function sketchRequestsPerSecond(): Promise<number> {
   const pool = new pg.Pool({ connectionString: BENCH_DATABASE_URL, max: 4 });
-  await pool.query(`CREATE TABLE IF NOT EXISTS "${schema}".sketch_queue (id bigserial PRIMARY KEY, project_id integer NOT NULL, event text NOT NULL)`);
+  await pool.query(
+    `CREATE TABLE IF NOT EXISTS "${schema}".sketch_queue (id bigserial PRIMARY KEY, project_id integer NOT NULL, event text NOT NULL)`,
+  );
   let waiting: Array<{ event: string; done: () => void }> = [];
   let timer: NodeJS.Timeout | undefined;
   const commit = () => {
@@ -160,18 +197,26 @@ async function sketchRequestsPerSecond(): Promise<number> {
     const batch = waiting;
     waiting = [];
     void pool
-      .query(`INSERT INTO "${schema}".sketch_queue (project_id, event) SELECT * FROM unnest($1::integer[], $2::text[])`, [batch.map(() => 1), batch.map((item) => item.event)])
+      .query(
+        `INSERT INTO "${schema}".sketch_queue (project_id, event) SELECT * FROM unnest($1::integer[], $2::text[])`,
+        [batch.map(() => 1), batch.map((item) => item.event)],
+      )
       .then(() => batch.forEach((item) => item.done()));
   };
   const sketch = await listen(
     createServer((req, res) => {
       const chunks: Buffer[] = [];
-      req.on("data", (chunk: Buffer) => chunks.push(chunk)).on("end", () => {
-        const [, , item = "{}"] = Buffer.concat(chunks).toString().split("\n");
-        const event = JSON.parse(item) as { event_id: string };
-        waiting.push({ event: item, done: () => res.setHeader("content-type", "application/json").end(JSON.stringify({ id: event.event_id })) });
-        timer ??= setTimeout(commit, 2);
-      });
+      req
+        .on("data", (chunk: Buffer) => chunks.push(chunk))
+        .on("end", () => {
+          const [, , item = "{}"] = Buffer.concat(chunks).toString().split("\n");
+          const event = JSON.parse(item) as { event_id: string };
+          waiting.push({
+            event: item,
+            done: () => res.setHeader("content-type", "application/json").end(JSON.stringify({ id: event.event_id })),
+          });
+          timer ??= setTimeout(commit, 2);
+        });
     }),
   );
   try {
@@ -221,7 +266,26 @@ async function rawInsertRowsPerSecond(): Promise<number> {
       for (let i = offset; i < Math.min(EVENTS, offset + chunk); i++) {
         const e = benchEvent(i, 50);
         const base = values.length;
-        values.push(1, Number(dsn.projectId), 1, e.event_id, new Date(), new Date(), "error", "node", "production", "bench@1.0.0", "error", `BenchError: failure ${i % 50}`, `handler(server.js)`, `user:${e.user.id}`, JSON.stringify([["region", e.tags.region]]), [`${i % 50}`], 600, JSON.stringify(e));
+        values.push(
+          1,
+          Number(dsn.projectId),
+          1,
+          e.event_id,
+          new Date(),
+          new Date(),
+          "error",
+          "node",
+          "production",
+          "bench@1.0.0",
+          "error",
+          `BenchError: failure ${i % 50}`,
+          `handler(server.js)`,
+          `user:${e.user.id}`,
+          JSON.stringify([["region", e.tags.region]]),
+          [`${i % 50}`],
+          600,
+          JSON.stringify(e),
+        );
         tuples.push(`(${Array.from({ length: 18 }, (_, k) => `$${base + k + 1}`).join(", ")})`);
       }
       await client.query(

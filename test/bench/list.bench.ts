@@ -32,7 +32,9 @@ async function seed(schema: string, organizationId: number, projectId: number, i
       [organizationId, projectId, issues, events],
     );
     await client.query(`UPDATE ${s}.projects SET next_short_id = $1 WHERE id = $2`, [issues + 1, projectId]);
-    const { rows } = await client.query(`SELECT min(id)::bigint AS first FROM ${s}.issues WHERE project_id = $1`, [projectId]);
+    const { rows } = await client.query(`SELECT min(id)::bigint AS first FROM ${s}.issues WHERE project_id = $1`, [
+      projectId,
+    ]);
     const first = Number(rows[0].first);
     await client.query(
       `INSERT INTO ${s}.events (organization_id, project_id, issue_id, event_id, timestamp, received, level, platform, type, title, culprit, message, user_key, tags, hashes, size, payload)
@@ -123,6 +125,8 @@ it("issue list latency at 10k and 1M events", async () => {
   const small = await measure("10k events / 5k issues", 5_000, 10_000);
   const large = await measure("1M events / 100k issues", 100_000, 1_000_000);
   report("Issue list (default query, 100 per page, 24h stats), " + SAMPLES + " samples", [small, large]);
-  process.stdout.write(`p95 page 1 at 1M / at 10k: ${(Number(large["page 1 p95 ms"]) / Number(small["page 1 p95 ms"])).toFixed(2)}×\n`);
+  process.stdout.write(
+    `p95 page 1 at 1M / at 10k: ${(Number(large["page 1 p95 ms"]) / Number(small["page 1 p95 ms"])).toFixed(2)}×\n`,
+  );
   expect(Number(large["page 1 p95 ms"])).toBeGreaterThan(0);
 });

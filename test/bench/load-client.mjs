@@ -38,5 +38,14 @@ await run(Number(seconds) * 1000, ({ ms, ok }) => (ok ? latencies.push(ms) : (er
 const elapsed = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 const at = (p) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
-process.stdout.write(JSON.stringify({ requests: latencies.length, rps: latencies.length / elapsed, p50: at(0.5), p99: at(0.99), errors, warmup }));
+process.stdout.write(
+  JSON.stringify({
+    requests: latencies.length,
+    rps: latencies.length / elapsed,
+    p50: at(0.5),
+    p99: at(0.99),
+    errors,
+    warmup,
+  }),
+);
 agent.destroy();

@@ -7,13 +7,16 @@ import { benchEnvelope } from "./bench-envelope.mjs";
 const [url, concurrency = "32", total = "20000"] = process.argv.slice(2);
 const agent = new Agent({ keepAlive: true, maxSockets: Number(concurrency) });
 
-
 function post(body) {
   return new Promise((resolve) => {
-    const req = request(url, { method: "POST", agent, headers: { "content-length": Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode));
-    });
+    const req = request(
+      url,
+      { method: "POST", agent, headers: { "content-length": Buffer.byteLength(body) } },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode));
+      },
+    );
     req.on("error", () => resolve(0));
     req.end(body);
   });
@@ -28,5 +31,7 @@ await Promise.all(
     while (next < bodies.length) if ((await post(bodies[next++])) !== 200) failed += 1;
   }),
 );
-process.stdout.write(JSON.stringify({ rps: Math.round(bodies.length / ((performance.now() - started) / 1000)), failed }));
+process.stdout.write(
+  JSON.stringify({ rps: Math.round(bodies.length / ((performance.now() - started) / 1000)), failed }),
+);
 agent.destroy();

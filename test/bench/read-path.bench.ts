@@ -25,7 +25,12 @@ interface Handler {
   close(): Promise<void>;
 }
 
-async function seed(): Promise<{ token: string; issueId: string; close(): Promise<void>; handler: Handler["handler"] }> {
+async function seed(): Promise<{
+  token: string;
+  issueId: string;
+  close(): Promise<void>;
+  handler: Handler["handler"];
+}> {
   const faultline = createFaultline({ database: BENCH_DATABASE_URL, schema, logger: quietLogger, worker: false });
   const org = await faultline.api.organizations.create({ slug: "bench" });
   const owner = await faultline.api.users.create({ username: "bench" });
@@ -44,9 +49,16 @@ async function seed(): Promise<{ token: string; issueId: string; close(): Promis
       [Number(org.id), Number(project.id), Number(owner.id)],
     );
     await client.query(`UPDATE ${s}.projects SET next_short_id = 1001 WHERE id = $1`, [Number(project.id)]);
-    await client.query(`INSERT INTO ${s}.issue_stats_hourly (issue_id, bucket, count) SELECT id, date_trunc('hour', now()) - k * interval '1 hour', 3 FROM ${s}.issues, generate_series(0, 5) AS k`);
-    await client.query(`INSERT INTO ${s}.issue_stats_daily (issue_id, bucket, count) SELECT id, date_trunc('day', now()) - k * interval '1 day', 9 FROM ${s}.issues, generate_series(0, 9) AS k`);
-    await client.query(`INSERT INTO ${s}.issue_user_state (issue_id, user_id, is_bookmarked, is_subscribed, has_seen) SELECT id, $1, id % 2 = 0, true, true FROM ${s}.issues`, [Number(owner.id)]);
+    await client.query(
+      `INSERT INTO ${s}.issue_stats_hourly (issue_id, bucket, count) SELECT id, date_trunc('hour', now()) - k * interval '1 hour', 3 FROM ${s}.issues, generate_series(0, 5) AS k`,
+    );
+    await client.query(
+      `INSERT INTO ${s}.issue_stats_daily (issue_id, bucket, count) SELECT id, date_trunc('day', now()) - k * interval '1 day', 9 FROM ${s}.issues, generate_series(0, 9) AS k`,
+    );
+    await client.query(
+      `INSERT INTO ${s}.issue_user_state (issue_id, user_id, is_bookmarked, is_subscribed, has_seen) SELECT id, $1, id % 2 = 0, true, true FROM ${s}.issues`,
+      [Number(owner.id)],
+    );
     const { rows } = await client.query(`SELECT max(id)::text AS id FROM ${s}.issues`);
     const issueId = rows[0].id as string;
     await client.query(
@@ -84,11 +96,19 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 it("read path: server CPU per request, GET issue and the list of 100 issues with stats", async () => {
   const seeded = await seed();
-  const builds: Array<{ name: string; handler: Handler["handler"]; close(): Promise<void> }> = [{ name: "this build", handler: seeded.handler, close: seeded.close }];
+  const builds: Array<{ name: string; handler: Handler["handler"]; close(): Promise<void> }> = [
+    { name: "this build", handler: seeded.handler, close: seeded.close },
+  ];
   const baselinePath = process.env.BENCH_READ_PATH_BASELINE;
   if (baselinePath) {
     const baseline = (await import(baselinePath)) as { createFaultline: typeof createFaultline };
-    const other = baseline.createFaultline({ database: BENCH_DATABASE_URL, schema, logger: quietLogger, worker: false, autoMigrate: false });
+    const other = baseline.createFaultline({
+      database: BENCH_DATABASE_URL,
+      schema,
+      logger: quietLogger,
+      worker: false,
+      autoMigrate: false,
+    });
     builds.unshift({ name: "baseline", handler: (request) => other.handler(request), close: () => other.close() });
   }
   const operations = [
@@ -110,12 +130,20 @@ it("read path: server CPU per request, GET issue and the list of 100 issues with
       }
       for (const build of builds) {
         const sample = samples.get(build.name) as { cpu: number[]; p50: number[] };
-        rows.push({ operation, build: build.name, "CPU µs/req (median of rounds)": Math.round(median(sample.cpu)), "p50 ms": median(sample.p50).toFixed(2) });
+        rows.push({
+          operation,
+          build: build.name,
+          "CPU µs/req (median of rounds)": Math.round(median(sample.cpu)),
+          "p50 ms": median(sample.p50).toFixed(2),
+        });
       }
     }
   } finally {
     for (const build of builds) await build.close();
   }
-  report(`Read path, in-process, ${REQUESTS} requests × ${ROUNDS} rounds, concurrency ${CONCURRENCY} (measured under contention)`, rows);
+  report(
+    `Read path, in-process, ${REQUESTS} requests × ${ROUNDS} rounds, concurrency ${CONCURRENCY} (measured under contention)`,
+    rows,
+  );
   expect(rows.length).toBeGreaterThan(0);
 });

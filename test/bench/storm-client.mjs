@@ -14,7 +14,6 @@ const agent = new Agent({ keepAlive: true, maxSockets: 1024 });
 const probeAgent = new Agent({ keepAlive: true, maxSockets: 1 });
 const epochNow = () => performance.timeOrigin + performance.now();
 
-
 function send(target, options, body) {
   return new Promise((resolve) => {
     const started = performance.now();
@@ -57,11 +56,13 @@ await new Promise((resolve) => {
     while (sent < due) {
       const { eventId, body } = bodies[sent++];
       inFlight.push(
-        send(url, { method: "POST", agent, headers: { "content-length": Buffer.byteLength(body) } }, body).then(({ status, ms }) => {
-          statuses[status] = (statuses[status] ?? 0) + 1;
-          ingestLatencies.push(ms);
-          if (status === 200) acks.push([eventId, epochNow()]);
-        }),
+        send(url, { method: "POST", agent, headers: { "content-length": Buffer.byteLength(body) } }, body).then(
+          ({ status, ms }) => {
+            statuses[status] = (statuses[status] ?? 0) + 1;
+            ingestLatencies.push(ms);
+            if (status === 200) acks.push([eventId, epochNow()]);
+          },
+        ),
       );
     }
     if (sent >= total) {
@@ -76,4 +77,12 @@ await probe;
 agent.destroy();
 probeAgent.destroy();
 const ingest = summary(ingestLatencies);
-process.stdout.write(JSON.stringify({ sent, statuses, ingest: { p50: ingest.p50, p99: ingest.p99 }, probe: summary(probeLatencies), acks }));
+process.stdout.write(
+  JSON.stringify({
+    sent,
+    statuses,
+    ingest: { p50: ingest.p50, p99: ingest.p99 },
+    probe: summary(probeLatencies),
+    acks,
+  }),
+);

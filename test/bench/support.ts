@@ -2,7 +2,8 @@ import { cpus, totalmem } from "node:os";
 import pg from "pg";
 
 /** The PostgreSQL the benchmarks run on (never PGlite: the figures are about production). */
-export const BENCH_DATABASE_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+export const BENCH_DATABASE_URL =
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 export const quietLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -23,7 +24,11 @@ export function percentile(samples: number[], p: number): number {
 }
 
 /** Runs `task` with `concurrency` workers until `total` calls have been made. */
-export async function runConcurrently(total: number, concurrency: number, task: (index: number) => Promise<void>): Promise<void> {
+export async function runConcurrently(
+  total: number,
+  concurrency: number,
+  task: (index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {

@@ -55,7 +55,14 @@ function framesOf(stack: string, file: string) {
   for (const line of stack.split("\n").slice(1)) {
     const match = /^\s*at (?:(.+?) \()?(.+?):(\d+):(\d+)\)?$/.exec(line);
     if (!match || match[2] !== file) continue;
-    frames.push({ function: match[1] ?? "<anonymous>", filename: file, abs_path: file, lineno: Number(match[3]), colno: Number(match[4]), in_app: true });
+    frames.push({
+      function: match[1] ?? "<anonymous>",
+      filename: file,
+      abs_path: file,
+      lineno: Number(match[3]),
+      colno: Number(match[4]),
+      in_app: true,
+    });
   }
   return frames.reverse();
 }
@@ -83,7 +90,16 @@ it("symbolication: µs per event with a warm cache, cold, and the baselines", as
     const project = await faultline.api.projects.create({ organization: "bench", slug: "web", platform: "javascript" });
     const { token } = await faultline.api.tokens.create({ user: owner.id, scopes: [...SCOPES] });
 
-    await build({ stdin: { contents: APP, loader: "ts", resolveDir: root, sourcefile: "app.ts" }, bundle: true, minify: true, sourcemap: true, format: "cjs", platform: "node", outfile: join(work, "app.js"), logLevel: "silent" });
+    await build({
+      stdin: { contents: APP, loader: "ts", resolveDir: root, sourcefile: "app.ts" },
+      bundle: true,
+      minify: true,
+      sourcemap: true,
+      format: "cjs",
+      platform: "node",
+      outfile: join(work, "app.js"),
+      logLevel: "silent",
+    });
     const env = { url: server.url, token, org: "bench", project: "web" };
     await sentryCli(["sourcemaps", "inject", work], env);
     await sentryCli(["sourcemaps", "upload", work], env);
@@ -119,17 +135,24 @@ it("symbolication: µs per event with a warm cache, cold, and the baselines", as
     const store = faultline.container.resolve(ArtifactStoreToken);
     const ref = { organizationId: Number(organization.id), id: Number(project.id), platform: "javascript" };
     const warm = new SourceMapProcessor(store, new SourceMapCache(64 * 1024 * 1024), new AbsentMaps());
-    const run = (processor: SourceMapProcessor, payload: Record<string, unknown>) => processor.process({ db, project: ref, payload });
+    const run = (processor: SourceMapProcessor, payload: Record<string, unknown>) =>
+      processor.process({ db, project: ref, payload });
 
     // Correctness first: the mapped event names the original functions; the unmatched one maps nothing.
-    const mapped = (await run(warm, matching)) as { exception: { values: Array<{ stacktrace: { frames: Array<{ function?: string; filename?: string }> } }> } };
+    const mapped = (await run(warm, matching)) as {
+      exception: { values: Array<{ stacktrace: { frames: Array<{ function?: string; filename?: string }> } }> };
+    };
     const mappedFrames = mapped.exception.values[0]?.stacktrace.frames ?? [];
-    expect(mappedFrames.filter((frame) => /(^|\/)app\.ts$/.test(frame.filename ?? "")).map((frame) => frame.function)).toContain("step11");
+    expect(
+      mappedFrames.filter((frame) => /(^|\/)app\.ts$/.test(frame.filename ?? "")).map((frame) => frame.function),
+    ).toContain("step11");
     const notMapped = (await run(warm, unmatched)) as { errors?: unknown[] } | null;
     expect(notMapped?.errors).toContainEqual(expect.objectContaining({ type: "js_no_source" }));
 
     // The bare lookups: the map as the warm cache holds it.
-    const parsed = await new SourceMapCache(64 * 1024 * 1024).get("bare", async () => ({ data: readFileSync(`${file}.map`) }));
+    const parsed = await new SourceMapCache(64 * 1024 * 1024).get("bare", async () => ({
+      data: readFileSync(`${file}.map`),
+    }));
     if (!parsed.ok) throw new Error(parsed.reason);
     const bare = async () => {
       for (const frame of frames) originalPositionFor(parsed.map.map, { line: frame.lineno, column: frame.colno - 1 });
@@ -156,16 +179,31 @@ it("symbolication: µs per event with a warm cache, cold, and the baselines", as
       }
     }
     // Cold: every event with a new cache, so the map is read from the store and parsed.
-    const cold = await timePerEvent(COLD, () => run(new SourceMapProcessor(store, new SourceMapCache(64 * 1024 * 1024), new AbsentMaps()), matching));
+    const cold = await timePerEvent(COLD, () =>
+      run(new SourceMapProcessor(store, new SourceMapCache(64 * 1024 * 1024), new AbsentMaps()), matching),
+    );
 
     const warmMean = median(samples.get("warm cache, map found by debug ID")?.mean ?? []);
     const rows: Array<Record<string, string | number>> = [];
     for (const [name, sample] of samples) {
       const mean = median(sample.mean);
-      rows.push({ case: name, "µs/event (median of rounds)": Math.round(mean), "p50 µs": Math.round(median(sample.p50)), "warm ÷ this": (warmMean / mean).toFixed(2) });
+      rows.push({
+        case: name,
+        "µs/event (median of rounds)": Math.round(mean),
+        "p50 µs": Math.round(median(sample.p50)),
+        "warm ÷ this": (warmMean / mean).toFixed(2),
+      });
     }
-    rows.push({ case: `cold: first event, map loaded and parsed (${COLD} events)`, "µs/event (median of rounds)": Math.round(cold.mean), "p50 µs": Math.round(cold.p50), "warm ÷ this": (warmMean / cold.mean).toFixed(2) });
-    report(`Symbolication, in-process, ${frames.length} frames into a ${Math.round(scriptBytes / 1024)} KiB esbuild bundle (${Math.round(mapBytes / 1024)} KiB map), ${EVENTS} events × ${ROUNDS} rounds`, rows);
+    rows.push({
+      case: `cold: first event, map loaded and parsed (${COLD} events)`,
+      "µs/event (median of rounds)": Math.round(cold.mean),
+      "p50 µs": Math.round(cold.p50),
+      "warm ÷ this": (warmMean / cold.mean).toFixed(2),
+    });
+    report(
+      `Symbolication, in-process, ${frames.length} frames into a ${Math.round(scriptBytes / 1024)} KiB esbuild bundle (${Math.round(mapBytes / 1024)} KiB map), ${EVENTS} events × ${ROUNDS} rounds`,
+      rows,
+    );
   } finally {
     await server.close();
     await faultline.close();

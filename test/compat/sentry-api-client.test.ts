@@ -26,14 +26,22 @@ const EXCUSED: Array<{ path: RegExp; problem: RegExp; why: string }> = [
   // The generated schema types these non-null, but Sentry's own serializers send null: shareId
   // for an issue never shared, inbox and owners unless `expand`ed, a frame's or breadcrumb's
   // missing fields, a user without an id.
-  { path: /^\$(\[\d+\]|\.group)?\.(shareId|inbox|owners|assignedTo)$/, problem: /^expected (string|object), got null$/, why: "Sentry sends null" },
+  {
+    path: /^\$(\[\d+\]|\.group)?\.(shareId|inbox|owners|assignedTo)$/,
+    problem: /^expected (string|object), got null$/,
+    why: "Sentry sends null",
+  },
   {
     path: /^\$\.entries\[\d+\]\.data\.values\[\d+\]\.(stacktrace\.frames\[\d+\]\.(function|module|filename|lineNo)|category|value|type)$/,
     problem: /^expected (string|number), got null$/,
     why: "Sentry sends null",
   },
   { path: /^\$\.user\.id$/, problem: /^expected string, got null$/, why: "Sentry sends null" },
-  { path: /^\$(\[\d+\])?\.createdBy$/, problem: /^expected object, got null$/, why: "Sentry sends null for a rule without a recorded creator" },
+  {
+    path: /^\$(\[\d+\])?\.createdBy$/,
+    problem: /^expected object, got null$/,
+    why: "Sentry sends null for a rule without a recorded creator",
+  },
   {
     path: /^\$(\[\d+\])?\.(schema|metadata)$/,
     problem: /^expected string, got (object|null)$/,
@@ -51,7 +59,9 @@ const EXCUSED: Array<{ path: RegExp; problem: RegExp; why: string }> = [
   },
 ];
 
-type SdkFunction = (options: Record<string, unknown>) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+type SdkFunction = (
+  options: Record<string, unknown>,
+) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
 interface Call {
   /** The `@sentry/api` function. */
@@ -64,7 +74,8 @@ interface Call {
   status: number;
 }
 
-const excused = (path: string, problem: string) => EXCUSED.some((excuse) => excuse.path.test(path) && excuse.problem.test(problem));
+const excused = (path: string, problem: string) =>
+  EXCUSED.some((excuse) => excuse.path.test(path) && excuse.problem.test(problem));
 
 describe("@sentry/api, Sentry's generated client, against a Faultline host", () => {
   let instance: TestInstance;
@@ -113,7 +124,9 @@ describe("@sentry/api, Sentry's generated client, against a Faultline host", () 
     await check({ operation: "retrieveAnOrganization", path: org(), status: 200 });
     await check({ operation: "listAnOrganization_sProjects", path: org(), status: 200 });
     await check({ operation: "retrieveAProject", path: project(), status: 200 });
-    const keys = (await check({ operation: "listAProject_sClientKeys", path: project(), status: 200 })) as Array<{ dsn: { public: string } }>;
+    const keys = (await check({ operation: "listAProject_sClientKeys", path: project(), status: 200 })) as Array<{
+      dsn: { public: string };
+    }>;
     expect(keys[0]?.dsn.public).toMatch(/^http:\/\/[0-9a-f]+@127\.0\.0\.1:\d+\/\d+$/);
   });
 
@@ -131,21 +144,47 @@ describe("@sentry/api, Sentry's generated client, against a Faultline host", () 
     expect(created.slug).toBe("mobile-app");
     const mobile = { ...org(), project_id_or_slug: created.slug };
     await check({ operation: "updateAProject", path: mobile, body: { name: "Mobile" }, status: 200 });
-    const key = (await check({ operation: "createANewClientKey", path: mobile, body: { name: "CI", rateLimit: { window: 60, count: 100 } }, status: 201 })) as { id: string; public: string };
+    const key = (await check({
+      operation: "createANewClientKey",
+      path: mobile,
+      body: { name: "CI", rateLimit: { window: 60, count: 100 } },
+      status: 201,
+    })) as { id: string; public: string };
     await check({ operation: "retrieveAClientKey", path: { ...mobile, key_id: key.public }, status: 200 });
-    await check({ operation: "updateAClientKey", path: { ...mobile, key_id: key.public }, body: { rateLimit: null }, status: 200 });
+    await check({
+      operation: "updateAClientKey",
+      path: { ...mobile, key_id: key.public },
+      body: { rateLimit: null },
+      status: 200,
+    });
     await check({ operation: "deleteAClientKey", path: { ...mobile, key_id: key.public }, status: 204 });
-    await check({ operation: "bulkMutateAListOfIssues", path: project(), query: { id: [Number(param("issue_id"))] }, body: { status: "unresolved" }, status: 200 });
+    await check({
+      operation: "bulkMutateAListOfIssues",
+      path: project(),
+      query: { id: [Number(param("issue_id"))] },
+      body: { status: "unresolved" },
+      status: 200,
+    });
     await check({ operation: "deleteAProject", path: mobile, status: 204 });
   });
 
   it("issues: list (org and project), retrieve, update, hashes, bulk mutate", async () => {
-    const list = (await check({ operation: "listAnOrganization_sIssues", path: org(), query: { query: "", statsPeriod: "14d", groupStatsPeriod: "24h" }, status: 200 })) as unknown[];
+    const list = (await check({
+      operation: "listAnOrganization_sIssues",
+      path: org(),
+      query: { query: "", statsPeriod: "14d", groupStatsPeriod: "24h" },
+      status: 200,
+    })) as unknown[];
     expect(list.length).toBeGreaterThan(0);
     await check({ operation: "listAProject_sIssues", path: project(), query: { statsPeriod: "24h" }, status: 200 });
     await check({ operation: "retrieveAnIssue", path: issue(), status: 200 });
     // Sentry's spellings: muted is ignored, snoozeDuration is ignoreDuration.
-    const muted = (await check({ operation: "updateAnIssue", path: issue(), body: { status: "muted", snoozeDuration: 30 }, status: 200 })) as {
+    const muted = (await check({
+      operation: "updateAnIssue",
+      path: issue(),
+      body: { status: "muted", snoozeDuration: 30 },
+      status: 200,
+    })) as {
       status: string;
       statusDetails: { ignoreDuration?: number };
       permalink: string;
@@ -154,29 +193,58 @@ describe("@sentry/api, Sentry's generated client, against a Faultline host", () 
     // No template configured: the issue's absolute API URL on the request's origin.
     expect(muted.permalink).toBe(`${server.url}/api/0/organizations/acme/issues/${param("issue_id")}/`);
     await check({ operation: "listAnIssue_sHashes", path: issue(), status: 200 });
-    await check({ operation: "bulkMutateAnOrganization_sIssues", path: org(), query: { id: [Number(param("issue_id"))] }, body: { status: "unresolved" }, status: 200 });
+    await check({
+      operation: "bulkMutateAnOrganization_sIssues",
+      path: org(),
+      query: { id: [Number(param("issue_id"))] },
+      body: { status: "unresolved" },
+      status: 200,
+    });
     await check({ operation: "retrieveCustomIntegrationIssueLinksForTheGivenSentryIssue", path: issue(), status: 200 });
   });
 
   it("events: retrieve one of a project", async () => {
-    const event = (await check({ operation: "retrieveAnEventForAProject", path: { ...project(), event_id: tenant.eventIds[0] as string }, status: 200 })) as { groupID: string };
+    const event = (await check({
+      operation: "retrieveAnEventForAProject",
+      path: { ...project(), event_id: tenant.eventIds[0] as string },
+      status: 200,
+    })) as { groupID: string };
     expect(event.groupID).toBe(param("issue_id"));
   });
 
   it("an issue's events, tags and the short-id and event-id lookups", async () => {
-    const events = (await check({ operation: "listAnIssue_sEvents", path: issue(), query: { statsPeriod: "14d" }, status: 200 })) as Array<{ eventID: string }>;
+    const events = (await check({
+      operation: "listAnIssue_sEvents",
+      path: issue(),
+      query: { statsPeriod: "14d" },
+      status: 200,
+    })) as Array<{ eventID: string }>;
     expect(events.map((event) => event.eventID).sort()).toEqual([...tenant.eventIds].sort());
     await check({ operation: "listAnIssue_sEvents", path: issue(), query: { full: true }, status: 200 });
     for (const eventId of ["latest", "oldest", "recommended", tenant.eventIds[0] as string]) {
-      const event = (await check({ operation: "retrieveAnIssueEvent", path: { ...issue(), event_id: eventId }, status: 200 })) as { groupID: string };
+      const event = (await check({
+        operation: "retrieveAnIssueEvent",
+        path: { ...issue(), event_id: eventId },
+        status: 200,
+      })) as { groupID: string };
       expect(event.groupID).toBe(param("issue_id"));
     }
-    const tag = (await check({ operation: "retrieveTagDetails", path: { ...issue(), key: "level" }, status: 200 })) as { totalValues: number };
+    const tag = (await check({ operation: "retrieveTagDetails", path: { ...issue(), key: "level" }, status: 200 })) as {
+      totalValues: number;
+    };
     expect(tag.totalValues).toBe(tenant.eventIds.length);
     await check({ operation: "listATag_sValuesForAnIssue", path: { ...issue(), key: "level" }, status: 200 });
-    const resolved = (await check({ operation: "resolveAShortId", path: { ...org(), issue_id: param("short_id") }, status: 200 })) as { groupId: string };
+    const resolved = (await check({
+      operation: "resolveAShortId",
+      path: { ...org(), issue_id: param("short_id") },
+      status: 200,
+    })) as { groupId: string };
     expect(resolved.groupId).toBe(param("issue_id"));
-    const found = (await check({ operation: "resolveAnEventId", path: { ...org(), event_id: tenant.eventIds[1] as string }, status: 200 })) as { groupId: string };
+    const found = (await check({
+      operation: "resolveAnEventId",
+      path: { ...org(), event_id: tenant.eventIds[1] as string },
+      status: 200,
+    })) as { groupId: string };
     expect(found.groupId).toBe(param("issue_id"));
   });
 
@@ -189,7 +257,12 @@ describe("@sentry/api, Sentry's generated client, against a Faultline host", () 
     })) as { id: string };
     await check({ operation: "listAProject_sServiceHooks", path: project(), status: 200 });
     await check({ operation: "retrieveAServiceHook", path: { ...project(), hook_id: hook.id }, status: 200 });
-    await check({ operation: "updateAServiceHook", path: { ...project(), hook_id: hook.id }, body: { url: "https://93.184.215.14/hooks/again", events: ["event.created"] }, status: 200 });
+    await check({
+      operation: "updateAServiceHook",
+      path: { ...project(), hook_id: hook.id },
+      body: { url: "https://93.184.215.14/hooks/again", events: ["event.created"] },
+      status: 200,
+    });
     await check({ operation: "removeAServiceHook", path: { ...project(), hook_id: hook.id }, status: 204 });
   });
 
@@ -197,49 +270,110 @@ describe("@sentry/api, Sentry's generated client, against a Faultline host", () 
     const metric = (await check({
       operation: "deprecatedCreateAMetricAlertRuleForAnOrganization",
       path: org(),
-      body: { name: "many errors", aggregate: "count()", query: "", timeWindow: 5, projects: [param("project_id_or_slug")], triggers: [{ label: "critical", alertThreshold: 5, actions: [] }] },
+      body: {
+        name: "many errors",
+        aggregate: "count()",
+        query: "",
+        timeWindow: 5,
+        projects: [param("project_id_or_slug")],
+        triggers: [{ label: "critical", alertThreshold: 5, actions: [] }],
+      },
       status: 201,
     })) as { id: string };
     await check({ operation: "deprecatedListAnOrganization_sMetricAlertRules", path: org(), status: 200 });
-    await check({ operation: "deprecatedRetrieveAMetricAlertRuleForAnOrganization", path: { ...org(), alert_rule_id: metric.id }, status: 200 });
+    await check({
+      operation: "deprecatedRetrieveAMetricAlertRuleForAnOrganization",
+      path: { ...org(), alert_rule_id: metric.id },
+      status: 200,
+    });
     await check({
       operation: "deprecatedUpdateAMetricAlertRule",
       path: { ...org(), alert_rule_id: metric.id },
-      body: { name: "more errors", aggregate: "count()", query: "", timeWindow: 10, projects: [param("project_id_or_slug")], triggers: [{ label: "critical", alertThreshold: 9, actions: [] }] },
+      body: {
+        name: "more errors",
+        aggregate: "count()",
+        query: "",
+        timeWindow: 10,
+        projects: [param("project_id_or_slug")],
+        triggers: [{ label: "critical", alertThreshold: 9, actions: [] }],
+      },
       status: 200,
     });
-    await check({ operation: "deprecatedDeleteAMetricAlertRule", path: { ...org(), alert_rule_id: metric.id }, status: 204 });
+    await check({
+      operation: "deprecatedDeleteAMetricAlertRule",
+      path: { ...org(), alert_rule_id: metric.id },
+      status: 204,
+    });
 
     const rule = (await check({
       operation: "deprecatedCreateAnIssueAlertRuleForAProject",
       path: project(),
-      body: { name: "new issue", actionMatch: "any", frequency: 30, conditions: [{ id: "first_seen_event" }], actions: [] },
+      body: {
+        name: "new issue",
+        actionMatch: "any",
+        frequency: 30,
+        conditions: [{ id: "first_seen_event" }],
+        actions: [],
+      },
       status: 201,
     })) as { id: string };
     await check({ operation: "deprecatedListAProject_sIssueAlertRules", path: project(), status: 200 });
-    await check({ operation: "deprecatedRetrieveAnIssueAlertRuleForAProject", path: { ...project(), rule_id: rule.id }, status: 200 });
+    await check({
+      operation: "deprecatedRetrieveAnIssueAlertRuleForAProject",
+      path: { ...project(), rule_id: rule.id },
+      status: 200,
+    });
     await check({
       operation: "deprecatedUpdateAnIssueAlertRule",
       path: { ...project(), rule_id: rule.id },
-      body: { name: "new issue again", actionMatch: "any", frequency: 60, conditions: [{ id: "first_seen_event" }], actions: [] },
+      body: {
+        name: "new issue again",
+        actionMatch: "any",
+        frequency: 60,
+        conditions: [{ id: "first_seen_event" }],
+        actions: [],
+      },
       status: 200,
     });
-    await check({ operation: "deprecatedDeleteAnIssueAlertRule", path: { ...project(), rule_id: rule.id }, status: 204 });
+    await check({
+      operation: "deprecatedDeleteAnIssueAlertRule",
+      path: { ...project(), rule_id: rule.id },
+      status: 204,
+    });
   });
 
   it("integration platform: apps and installations under Sentry's own path words", async () => {
     await check({ operation: "retrieveTheCustomIntegrationsCreatedByAnOrganization", path: org(), status: 200 });
-    await check({ operation: "retrieveACustomIntegrationByIdOrSlug", path: { sentry_app_id_or_slug: param("app_slug") }, status: 200 });
-    await check({ operation: "updateAnExistingCustomIntegration", path: { sentry_app_id_or_slug: param("app_slug") }, body: { name: "acme bot 2" }, status: 200 });
+    await check({
+      operation: "retrieveACustomIntegrationByIdOrSlug",
+      path: { sentry_app_id_or_slug: param("app_slug") },
+      status: 200,
+    });
+    await check({
+      operation: "updateAnExistingCustomIntegration",
+      path: { sentry_app_id_or_slug: param("app_slug") },
+      body: { name: "acme bot 2" },
+      status: 200,
+    });
     await check({ operation: "listAnOrganization_sIntegrationPlatformInstallations", path: org(), status: 200 });
     const link = (await check({
       operation: "createOrUpdateAnExternalIssue",
       path: { uuid: param("uuid") },
       token: "installation",
-      body: { issueId: Number(param("issue_id")), webUrl: "https://tracker.test/acme-2", project: "acme-api", identifier: "ACME-2" },
+      body: {
+        issueId: Number(param("issue_id")),
+        webUrl: "https://tracker.test/acme-2",
+        project: "acme-api",
+        identifier: "ACME-2",
+      },
       status: 200,
     })) as { id: string };
-    await check({ operation: "deleteAnExternalIssue", path: { uuid: param("uuid"), external_issue_id: link.id }, token: "installation", status: 204 });
+    await check({
+      operation: "deleteAnExternalIssue",
+      path: { uuid: param("uuid"), external_issue_id: link.id },
+      token: "installation",
+      status: 204,
+    });
   });
 
   it("SCIM: users and groups", async () => {
@@ -252,31 +386,72 @@ describe("@sentry/api, Sentry's generated client, against a Faultline host", () 
       status: 201,
     })) as { id: string; sentryOrgRole?: string };
     expect(user.sentryOrgRole).toBe("admin");
-    await check({ operation: "queryAnIndividualOrganizationMember", path: { ...org(), member_id: user.id }, token: "scim", status: 200 });
+    await check({
+      operation: "queryAnIndividualOrganizationMember",
+      path: { ...org(), member_id: user.id },
+      token: "scim",
+      status: 200,
+    });
     await check({
       operation: "updateAnOrganizationMember_sAttributes",
       path: { ...org(), member_id: user.id },
       token: "scim",
-      body: { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "replace", value: { active: true } }] },
+      body: {
+        schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        Operations: [{ op: "replace", value: { active: true } }],
+      },
       status: 200,
     });
     await check({ operation: "listAnOrganization_sPaginatedTeams", path: org(), token: "scim", status: 200 });
-    const team = (await check({ operation: "provisionANewTeam", path: org(), token: "scim", body: { displayName: "acme sre" }, status: 201 })) as { id: string };
-    await check({ operation: "queryAnIndividualTeam", path: { ...org(), team_id_or_slug: team.id }, token: "scim", status: 200 });
+    const team = (await check({
+      operation: "provisionANewTeam",
+      path: org(),
+      token: "scim",
+      body: { displayName: "acme sre" },
+      status: 201,
+    })) as { id: string };
+    await check({
+      operation: "queryAnIndividualTeam",
+      path: { ...org(), team_id_or_slug: team.id },
+      token: "scim",
+      status: 200,
+    });
     await check({
       operation: "updateATeam_sAttributes",
       path: { ...org(), team_id_or_slug: team.id },
       token: "scim",
-      body: { schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"], Operations: [{ op: "add", path: "members", value: [{ value: user.id }] }] },
+      body: {
+        schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+        Operations: [{ op: "add", path: "members", value: [{ value: user.id }] }],
+      },
       status: 200,
     });
-    await check({ operation: "deleteAnIndividualTeam", path: { ...org(), team_id_or_slug: team.id }, token: "scim", status: 204 });
-    await check({ operation: "deleteAnOrganizationMemberViaScim", path: { ...org(), member_id: user.id }, token: "scim", status: 204 });
+    await check({
+      operation: "deleteAnIndividualTeam",
+      path: { ...org(), team_id_or_slug: team.id },
+      token: "scim",
+      status: 204,
+    });
+    await check({
+      operation: "deleteAnOrganizationMemberViaScim",
+      path: { ...org(), member_id: user.id },
+      token: "scim",
+      status: 204,
+    });
   });
 
   it("removal: an issue, the issues matching a filter, an app", async () => {
     await check({ operation: "removeAnIssue", path: issue(), status: 202 });
-    await check({ operation: "bulkRemoveAnOrganization_sIssues", path: org(), query: { query: "is:unresolved" }, status: 204 });
-    await check({ operation: "deleteACustomIntegration", path: { sentry_app_id_or_slug: param("app_slug") }, status: 204 });
+    await check({
+      operation: "bulkRemoveAnOrganization_sIssues",
+      path: org(),
+      query: { query: "is:unresolved" },
+      status: 204,
+    });
+    await check({
+      operation: "deleteACustomIntegration",
+      path: { sentry_app_id_or_slug: param("app_slug") },
+      status: 204,
+    });
   });
 });

@@ -58,21 +58,37 @@ describe("sentry-cli against a Faultline host", () => {
             ...env,
           },
         },
-        (error: Error | null, stdout: string, stderr: string) => resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        (error: Error | null, stdout: string, stderr: string) =>
+          resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });
   }
 
   async function ingest(projectId: string, key: string, message: string): Promise<number> {
-    const event = { ...errorEvent({ message }), exception: { values: [{ type: "Error", value: message }] }, event_id: crypto.randomUUID().replaceAll("-", "") };
-    const envelope = [JSON.stringify({ event_id: event.event_id }), '{"type":"event"}', JSON.stringify(event)].join("\n");
-    const response = await fetch(`${server.url}/api/${projectId}/envelope/?sentry_key=${key}`, { method: "POST", body: envelope });
+    const event = {
+      ...errorEvent({ message }),
+      exception: { values: [{ type: "Error", value: message }] },
+      event_id: crypto.randomUUID().replaceAll("-", ""),
+    };
+    const envelope = [JSON.stringify({ event_id: event.event_id }), '{"type":"event"}', JSON.stringify(event)].join(
+      "\n",
+    );
+    const response = await fetch(`${server.url}/api/${projectId}/envelope/?sentry_key=${key}`, {
+      method: "POST",
+      body: envelope,
+    });
     await response.arrayBuffer();
     return response.status;
   }
 
-  async function issuesOf(projectId: string): Promise<Array<{ id: string; status: string; title: string; shortId: string }>> {
-    const { body } = await call("GET", `/api/0/organizations/acme/issues/?project=${projectId}&query=&limit=100`, token);
+  async function issuesOf(
+    projectId: string,
+  ): Promise<Array<{ id: string; status: string; title: string; shortId: string }>> {
+    const { body } = await call(
+      "GET",
+      `/api/0/organizations/acme/issues/?project=${projectId}&query=&limit=100`,
+      token,
+    );
     return body;
   }
 
@@ -88,10 +104,19 @@ describe("sentry-cli against a Faultline host", () => {
     const seeded = await seedOrganization(instance.faultline, "acme");
     token = seeded.allScopesToken;
     organizationToken = seeded.orgBoundToken;
-    project = { id: String(seeded.project.id), slug: seeded.project.slug, dsnKey: seeded.project.keys[0]?.public as string };
-    const second = await instance.faultline.api.projects.create({ organization: "acme", slug: "api", platform: "node" });
+    project = {
+      id: String(seeded.project.id),
+      slug: seeded.project.slug,
+      dsnKey: seeded.project.keys[0]?.public as string,
+    };
+    const second = await instance.faultline.api.projects.create({
+      organization: "acme",
+      slug: "api",
+      platform: "node",
+    });
     other = { id: String(second.id), dsnKey: second.keys[0]?.public as string };
-    for (const message of ["first failure", "second failure", "third failure"]) expect(await ingest(project.id, project.dsnKey, message)).toBe(200);
+    for (const message of ["first failure", "second failure", "third failure"])
+      expect(await ingest(project.id, project.dsnKey, message)).toBe(200);
     expect(await ingest(other.id, other.dsnKey, "elsewhere")).toBe(200);
     await digestQueued(instance.faultline);
   }, 60_000);
@@ -166,7 +191,11 @@ describe("sentry-cli against a Faultline host", () => {
 
     result = await cli(["issues", "unresolve", "-s", "resolved"]);
     expect(result.code, result.stderr).toBe(0);
-    expect((await issuesOf(project.id)).map((issue) => issue.status)).toEqual(["unresolved", "unresolved", "unresolved"]);
+    expect((await issuesOf(project.id)).map((issue) => issue.status)).toEqual([
+      "unresolved",
+      "unresolved",
+      "unresolved",
+    ]);
   });
 
   it("send-event: the event arrives as an issue of the DSN's project", async () => {
@@ -182,7 +211,14 @@ describe("sentry-cli against a Faultline host", () => {
     const keysPath = `/api/0/projects/acme/${project.slug}/keys/`;
     const created = await call("POST", keysPath, token, { name: "Limited", rateLimit: { window: 3600, count: 2 } });
     expect(created.status).toBe(201);
-    const key = created.body as { id: string; public: string; name: string; rateLimit: unknown; isActive: boolean; dsn: { public: string } };
+    const key = created.body as {
+      id: string;
+      public: string;
+      name: string;
+      rateLimit: unknown;
+      isActive: boolean;
+      dsn: { public: string };
+    };
     expect(key).toMatchObject({ name: "Limited", rateLimit: { window: 3600, count: 2 }, isActive: true });
     expect(key.dsn.public).toBe(`${server.url.replace("://", `://${key.public}@`)}/${project.id}`);
 
@@ -220,14 +256,19 @@ describe("sentry-cli against a Faultline host", () => {
 
     const disabled = await call("PUT", `${keysPath}${key.public}/`, token, { isActive: false, name: "Off" });
     expect(disabled.body).toMatchObject({ isActive: false, name: "Off" });
-    const publicKeys = async (status: string) => ((await call("GET", `${keysPath}?status=${status}`, token)).body as Array<{ public: string }>).map((k) => k.public);
+    const publicKeys = async (status: string) =>
+      ((await call("GET", `${keysPath}?status=${status}`, token)).body as Array<{ public: string }>).map(
+        (k) => k.public,
+      );
     expect(await publicKeys("inactive")).toEqual([key.public]);
     expect(await publicKeys("active")).not.toContain(key.public);
     expect(await ingest(project.id, key.public, "while disabled")).toBe(401);
     await call("PUT", `${keysPath}${key.public}/`, token, { isActive: true });
     expect(await ingest(project.id, key.public, "enabled again")).toBe(200);
 
-    expect((await call("PUT", `${keysPath}${key.public}/`, token, { rateLimit: { window: 0, count: 5 } })).status).toBe(400);
+    expect((await call("PUT", `${keysPath}${key.public}/`, token, { rateLimit: { window: 0, count: 5 } })).status).toBe(
+      400,
+    );
     expect((await call("PUT", `${keysPath}${key.public}/`, token, { rateLimit: { count: 5 } })).status).toBe(400);
 
     expect((await call("DELETE", `${keysPath}${key.public}/`, token)).status).toBe(204);

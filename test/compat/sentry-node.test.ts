@@ -11,7 +11,9 @@ import { seedOrganization } from "../helpers/seed.js";
 import { bearer, listen, type RunningServer } from "../helpers/server.js";
 
 /** Until `ingest` is a first-party plugin, add it here (adding it twice would be an id conflict). */
-const ingestUnlessBuiltIn: FaultlinePlugin[] = (firstPartyPlugins as readonly FaultlinePlugin[]).some((plugin) => plugin.id === "ingest")
+const ingestUnlessBuiltIn: FaultlinePlugin[] = (firstPartyPlugins as readonly FaultlinePlugin[]).some(
+  (plugin) => plugin.id === "ingest",
+)
   ? []
   : [ingestPlugin];
 
@@ -48,7 +50,10 @@ function recording(inner: HasHandler, log: Exchange[]): HasHandler {
         status: response.status,
         encoding,
         itemTypes: itemTypesOf(Buffer.from(await copy.arrayBuffer()), encoding),
-        reply: await response.clone().json().catch(() => null),
+        reply: await response
+          .clone()
+          .json()
+          .catch(() => null),
       });
       return response;
     },
@@ -65,7 +70,9 @@ describe("the real @sentry/node 11 SDK against a live Faultline", () => {
 
   /** The DSN as a client discovers it: from the keys endpoint, built from the request's origin and mount. */
   async function dsnOf(project: string): Promise<string> {
-    const response = await fetch(`${server.url}${MOUNT}/api/0/projects/acme/${project}/keys/`, { headers: bearer(seed.allScopesToken) });
+    const response = await fetch(`${server.url}${MOUNT}/api/0/projects/acme/${project}/keys/`, {
+      headers: bearer(seed.allScopesToken),
+    });
     expect(response.status).toBe(200);
     const [key] = (await response.json()) as Array<{ dsn: { public: string } }>;
     return key?.dsn.public as string;
@@ -81,10 +88,16 @@ describe("the real @sentry/node 11 SDK against a live Faultline", () => {
     });
   }
 
-  const envelopesTo = (projectId: string) => exchanges.filter((exchange) => exchange.path === `${MOUNT}/api/${projectId}/envelope/`);
+  const envelopesTo = (projectId: string) =>
+    exchanges.filter((exchange) => exchange.path === `${MOUNT}/api/${projectId}/envelope/`);
 
   beforeAll(async () => {
-    instance = await createTestInstance({ clock: { now: () => now }, worker: false, logger: quiet, plugins: ingestUnlessBuiltIn });
+    instance = await createTestInstance({
+      clock: { now: () => now },
+      worker: false,
+      logger: quiet,
+      plugins: ingestUnlessBuiltIn,
+    });
     seed = await seedOrganization(instance.faultline, "acme");
     server = await listen(createServer(toNodeHandler(recording(instance.faultline, exchanges), { basePath: MOUNT })));
   });
@@ -102,7 +115,9 @@ describe("the real @sentry/node 11 SDK against a live Faultline", () => {
     afterAll(() => Sentry.close(500));
 
     it("hands out a DSN under the host's mount prefix", async () => {
-      expect(await dsnOf("web")).toMatch(new RegExp(`^http://[0-9a-f]{32}@127\\.0\\.0\\.1:\\d+${MOUNT}/${seed.project.id}$`));
+      expect(await dsnOf("web")).toMatch(
+        new RegExp(`^http://[0-9a-f]{32}@127\\.0\\.0\\.1:\\d+${MOUNT}/${seed.project.id}$`),
+      );
     });
 
     it("delivers captureException and captureMessage, answering the SDK's event ids", async () => {
@@ -126,13 +141,27 @@ describe("the real @sentry/node 11 SDK against a live Faultline", () => {
         .execute();
       // The SDK attaches a synthetic, typeless exception to messages, so their title is the issues plugin's call (§6.4).
       expect(stored).toEqual([
-        { event_id: exceptionId, title: "TypeError: compat boom", level: "error", release: "compat@1.0.0", environment: "compat" },
-        { event_id: messageId, title: expect.stringContaining("compat message"), level: "warning", release: "compat@1.0.0", environment: "compat" },
+        {
+          event_id: exceptionId,
+          title: "TypeError: compat boom",
+          level: "error",
+          release: "compat@1.0.0",
+          environment: "compat",
+        },
+        {
+          event_id: messageId,
+          title: expect.stringContaining("compat message"),
+          level: "warning",
+          release: "compat@1.0.0",
+          environment: "compat",
+        },
       ]);
     });
 
     it("lists the issues those events created", async () => {
-      const response = await fetch(`${server.url}${MOUNT}/api/0/organizations/acme/issues/?query=`, { headers: bearer(seed.allScopesToken) });
+      const response = await fetch(`${server.url}${MOUNT}/api/0/organizations/acme/issues/?query=`, {
+        headers: bearer(seed.allScopesToken),
+      });
       expect(response.status).toBe(200);
       const titles = ((await response.json()) as Array<{ title: string }>).map((issue) => issue.title);
       expect(titles).toContain("TypeError: compat boom");
@@ -156,12 +185,24 @@ describe("the real @sentry/node 11 SDK against a live Faultline", () => {
       });
       expect(await Sentry.flush(5000)).toBe(true);
       await digest();
-      const all = (await (await fetch(`${server.url}${MOUNT}/api/0/organizations/acme/issues/?query=`, { headers: bearer(seed.allScopesToken) })).json()) as Array<Record<string, unknown>>;
+      const all = (await (
+        await fetch(`${server.url}${MOUNT}/api/0/organizations/acme/issues/?query=`, {
+          headers: bearer(seed.allScopesToken),
+        })
+      ).json()) as Array<Record<string, unknown>>;
       const same = all.filter((issue) => String(issue.title).startsWith("RangeError: same place u"));
       expect(same).toHaveLength(1);
-      expect(same[0]).toMatchObject({ count: "3", userCount: 2, level: "error", shortId: expect.stringMatching(/^WEB-[0-9A-Z]+$/), culprit: expect.stringMatching(/\(sentry-node\.test\.ts\)$/) });
+      expect(same[0]).toMatchObject({
+        count: "3",
+        userCount: 2,
+        level: "error",
+        shortId: expect.stringMatching(/^WEB-[0-9A-Z]+$/),
+        culprit: expect.stringMatching(/\(sentry-node\.test\.ts\)$/),
+      });
       expect(all.filter((issue) => issue.title === "RangeError: same place elsewhere")).toHaveLength(1);
-      const custom = all.filter((issue) => ["RangeError: custom one", "SyntaxError: custom two"].includes(String(issue.title)));
+      const custom = all.filter((issue) =>
+        ["RangeError: custom one", "SyntaxError: custom two"].includes(String(issue.title)),
+      );
       expect(custom).toHaveLength(1);
       expect(custom[0]?.count).toBe("2");
     });
@@ -169,7 +210,9 @@ describe("the real @sentry/node 11 SDK against a live Faultline", () => {
     it("delivers an event over 32 KB, which the SDK gzips", async () => {
       const id = Sentry.captureException(new Error("big payload"), { extra: { blob: "y".repeat(64 * 1024) } });
       await Sentry.flush(5000);
-      const exchange = envelopesTo(seed.project.id).find((candidate) => (candidate.reply as { id?: string } | null)?.id === id);
+      const exchange = envelopesTo(seed.project.id).find(
+        (candidate) => (candidate.reply as { id?: string } | null)?.id === id,
+      );
       expect(exchange).toMatchObject({ status: 200, encoding: "gzip", itemTypes: ["event"] });
     });
 
@@ -179,7 +222,9 @@ describe("the real @sentry/node 11 SDK against a live Faultline", () => {
       Sentry.captureMessage("dropped by beforeSend");
       await Sentry.flush(5000);
       const others = envelopesTo(seed.project.id).filter((exchange) => !exchange.itemTypes.includes("event"));
-      expect(others.flatMap((exchange) => exchange.itemTypes)).toEqual(expect.arrayContaining(["session", "client_report"]));
+      expect(others.flatMap((exchange) => exchange.itemTypes)).toEqual(
+        expect.arrayContaining(["session", "client_report"]),
+      );
       for (const exchange of others) expect([exchange.status, exchange.reply]).toEqual([200, {}]);
     });
   });
@@ -188,9 +233,18 @@ describe("the real @sentry/node 11 SDK against a live Faultline", () => {
     let limitedId: string;
 
     beforeAll(async () => {
-      const limited = await instance.faultline.api.projects.create({ organization: "acme", slug: "limited", platform: "node" });
+      const limited = await instance.faultline.api.projects.create({
+        organization: "acme",
+        slug: "limited",
+        platform: "node",
+      });
       limitedId = limited.id;
-      await instance.faultline.container.resolve(tokens.Db).updateTable("project_keys").set({ rate_limit_per_minute: 1 }).where("project_id", "=", Number(limitedId)).execute();
+      await instance.faultline.container
+        .resolve(tokens.Db)
+        .updateTable("project_keys")
+        .set({ rate_limit_per_minute: 1 })
+        .where("project_id", "=", Number(limitedId))
+        .execute();
       initSentry(await dsnOf("limited"));
     });
     afterAll(() => Sentry.close(500));
@@ -206,7 +260,11 @@ describe("the real @sentry/node 11 SDK against a live Faultline", () => {
         [429, { detail: "Rate limit exceeded; retry after 45 seconds" }],
       ]);
       // The third error never left the SDK; it reports the drop in a client report instead.
-      expect(envelopesTo(limitedId).some((exchange) => exchange.itemTypes.includes("client_report") && exchange.status === 200)).toBe(true);
+      expect(
+        envelopesTo(limitedId).some(
+          (exchange) => exchange.itemTypes.includes("client_report") && exchange.status === 200,
+        ),
+      ).toBe(true);
     });
   });
 });

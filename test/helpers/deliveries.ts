@@ -6,7 +6,8 @@ import type { DeliveriesTable } from "../../src/db/schema.js";
  * given state or age (the destination does not exist: nothing here is meant to be sent).
  */
 export function outboxRow(
-  row: Pick<Insertable<DeliveriesTable>, "id" | "organization_id" | "status" | "next_attempt_at" | "date_created"> & Partial<Insertable<DeliveriesTable>>,
+  row: Pick<Insertable<DeliveriesTable>, "id" | "organization_id" | "status" | "next_attempt_at" | "date_created"> &
+    Partial<Insertable<DeliveriesTable>>,
 ): Insertable<DeliveriesTable> {
   return {
     destination_type: "service_hook",

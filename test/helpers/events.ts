@@ -3,7 +3,10 @@ import { IngestSinkToken } from "../../src/plugins/ingest/tokens.js";
 import { waitFor } from "./wait.js";
 
 /** A minimal SDK-like error event; `overrides` replace top-level fields. */
-export function errorEvent(overrides: Record<string, unknown> = {}, frames: Array<Record<string, unknown>> = [{ filename: "app.js", function: "handler", lineno: 3, in_app: true }]) {
+export function errorEvent(
+  overrides: Record<string, unknown> = {},
+  frames: Array<Record<string, unknown>> = [{ filename: "app.js", function: "handler", lineno: 3, in_app: true }],
+) {
   return {
     platform: "node",
     level: "error",
@@ -16,10 +19,15 @@ export function errorEvent(overrides: Record<string, unknown> = {}, frames: Arra
  * Sends events the way the ingest endpoints hand them over (to the queue in queued mode, to
  * grouping and storage in direct mode) and resolves once they are grouped and stored.
  */
-export function captureFor(faultline: Faultline<FaultlineApi>, project: { id: string | number; organizationId: string | number }) {
+export function captureFor(
+  faultline: Faultline<FaultlineApi>,
+  project: { id: string | number; organizationId: string | number },
+) {
   return async (event: Record<string, unknown>, receivedAt?: Date) => {
     const ref = { id: Number(project.id), organizationId: Number(project.organizationId), platform: "node" };
-    const result = await faultline.container.resolve(IngestSinkToken).capture(ref, event, receivedAt ? { receivedAt } : {});
+    const result = await faultline.container
+      .resolve(IngestSinkToken)
+      .capture(ref, event, receivedAt ? { receivedAt } : {});
     await digestQueued(faultline);
     return result;
   };
@@ -34,7 +42,10 @@ export async function digestQueued(faultline: Faultline<FaultlineApi>): Promise<
   await waitFor(
     async () => {
       await faultline.worker.runDue("ingest.digest");
-      const { queued } = await db.selectFrom("ingest_queue").select((eb) => eb.fn.countAll<string>().as("queued")).executeTakeFirstOrThrow();
+      const { queued } = await db
+        .selectFrom("ingest_queue")
+        .select((eb) => eb.fn.countAll<string>().as("queued"))
+        .executeTakeFirstOrThrow();
       return Number(queued) === 0;
     },
     10_000,

@@ -10,5 +10,7 @@ export const coreLedgerMigrations = composePlugins([...firstPartyPlugins]).coreL
  */
 export const firstPartyMigrationNames: readonly string[] = [
   ...coreLedgerMigrations.map((migration) => migration.name),
-  ...firstPartyPlugins.flatMap((plugin) => ("migrations" in plugin ? (plugin.migrations ?? []) : []).map((migration) => `${plugin.id}:${migration.name}`)),
+  ...firstPartyPlugins.flatMap((plugin) =>
+    ("migrations" in plugin ? (plugin.migrations ?? []) : []).map((migration) => `${plugin.id}:${migration.name}`),
+  ),
 ];

@@ -36,7 +36,8 @@ export function parseExposition(text: string): Sample[] {
     const match = SAMPLE.exec(line);
     if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const [, key, raw] of (match[2] ?? "").matchAll(LABEL)) labels[key as string] = (raw as string).replace(/\\(.)/g, (_, c: string) => (c === "n" ? "\n" : c));
+    for (const [, key, raw] of (match[2] ?? "").matchAll(LABEL))
+      labels[key as string] = (raw as string).replace(/\\(.)/g, (_, c: string) => (c === "n" ? "\n" : c));
     samples.push({ name: match[1] as string, labels, value: Number(match[3]) });
   }
   return samples;
@@ -44,7 +45,9 @@ export function parseExposition(text: string): Sample[] {
 
 /** The value of the sample `name` whose labels include `labels` (0 when absent, as a counter not yet incremented reads). */
 export function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
-  const found = samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+  const found = samples.filter(
+    (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+  );
   if (found.length > 1) throw new Error(`${name} ${JSON.stringify(labels)} matches ${found.length} samples`);
   return found[0]?.value ?? 0;
 }
@@ -113,11 +116,27 @@ export function recordingTracerProvider(): TracerProvider & { spans: RecordedSpa
 
 /** A pino-shaped logger that records every line with the bindings of the child it came from. */
 export function recordingPinoLogger() {
-  const lines: Array<{ level: string; bindings: Record<string, unknown>; fields: Record<string, unknown>; msg: string }> = [];
+  const lines: Array<{
+    level: string;
+    bindings: Record<string, unknown>;
+    fields: Record<string, unknown>;
+    msg: string;
+  }> = [];
   const make = (bindings: Record<string, unknown>) => {
     const at = (level: string) => (obj: object | string, msg?: string) =>
-      void lines.push({ level, bindings, fields: typeof obj === "string" ? {} : { ...obj }, msg: typeof obj === "string" ? obj : (msg ?? "") });
-    return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), child: (more: Record<string, unknown>) => make({ ...bindings, ...more }) };
+      void lines.push({
+        level,
+        bindings,
+        fields: typeof obj === "string" ? {} : { ...obj },
+        msg: typeof obj === "string" ? obj : (msg ?? ""),
+      });
+    return {
+      debug: at("debug"),
+      info: at("info"),
+      warn: at("warn"),
+      error: at("error"),
+      child: (more: Record<string, unknown>) => make({ ...bindings, ...more }),
+    };
   };
   return { logger: make({}), lines };
 }

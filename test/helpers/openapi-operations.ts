@@ -55,7 +55,9 @@ interface OpenApiOperation {
 const documentUrl = new URL("../../docs/openapi.json", import.meta.url);
 
 export function loadOperations(): Operation[] {
-  const document = JSON.parse(readFileSync(documentUrl, "utf8")) as { paths: Record<string, Record<string, OpenApiOperation>> };
+  const document = JSON.parse(readFileSync(documentUrl, "utf8")) as {
+    paths: Record<string, Record<string, OpenApiOperation>>;
+  };
   const operations: Operation[] = [];
   for (const [path, item] of Object.entries(document.paths)) {
     for (const [method, operation] of Object.entries(item)) {
@@ -79,7 +81,11 @@ export function loadOperations(): Operation[] {
 }
 
 /** The path with each `{param}` replaced by its (percent-encoded) value. */
-export function fillPath(template: string, values: Record<string, string>, encode: (value: string) => string = encodeURIComponent): string {
+export function fillPath(
+  template: string,
+  values: Record<string, string>,
+  encode: (value: string) => string = encodeURIComponent,
+): string {
   return template.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const value = values[name];
     if (value === undefined) throw new Error(`no value for path parameter {${name}} of ${template}`);
@@ -101,8 +107,10 @@ function exampleFor(schema: JsonSchema, known: Record<string, unknown> = {}, dep
   if (schema.const !== undefined) return schema.const;
   if (schema.enum?.length) return schema.enum[0];
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (alternatives?.length) return exampleFor(alternatives.find((s) => s.type !== "null") ?? alternatives[0] ?? {}, known, depth + 1);
-  if (schema.allOf?.length) return Object.assign({}, ...schema.allOf.map((s) => exampleFor(s, known, depth + 1) as object));
+  if (alternatives?.length)
+    return exampleFor(alternatives.find((s) => s.type !== "null") ?? alternatives[0] ?? {}, known, depth + 1);
+  if (schema.allOf?.length)
+    return Object.assign({}, ...schema.allOf.map((s) => exampleFor(s, known, depth + 1) as object));
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
   switch (type) {
     case "object": {
@@ -118,7 +126,9 @@ function exampleFor(schema: JsonSchema, known: Record<string, unknown> = {}, dep
       return result;
     }
     case "array":
-      return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => exampleFor(schema.items ?? {}, known, depth + 1));
+      return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () =>
+        exampleFor(schema.items ?? {}, known, depth + 1),
+      );
     case "string":
       if (schema.format === "uri") return "https://93.184.215.14/hook";
       if (schema.format === "email") return "someone@example.test";
@@ -136,7 +146,10 @@ function exampleFor(schema: JsonSchema, known: Record<string, unknown> = {}, dep
 
 function declaresEnum(schema: JsonSchema): boolean {
   if (schema.enum !== undefined || schema.const !== undefined) return true;
-  return (schema.items !== undefined && declaresEnum(schema.items)) || (schema.anyOf ?? schema.oneOf ?? []).some(declaresEnum);
+  return (
+    (schema.items !== undefined && declaresEnum(schema.items)) ||
+    (schema.anyOf ?? schema.oneOf ?? []).some(declaresEnum)
+  );
 }
 
 const SCIM = "urn:ietf:params:scim";
@@ -151,10 +164,18 @@ export function sampleBody(operation: Operation, known: Record<string, unknown> 
   if (!operation.scim) return exampleFor(operation.body.schema, known);
   const groups = operation.path.includes("/Groups");
   if (operation.method === "PATCH") {
-    const change = groups && known.members ? { op: "add", path: "members", value: known.members } : { op: "replace", path: "displayName", value: "Renamed" };
+    const change =
+      groups && known.members
+        ? { op: "add", path: "members", value: known.members }
+        : { op: "replace", path: "displayName", value: "Renamed" };
     return { schemas: [`${SCIM}:api:messages:2.0:PatchOp`], Operations: [change] };
   }
-  if (groups) return { schemas: [`${SCIM}:schemas:core:2.0:Group`], displayName: "Sampled group", ...(known.members !== undefined && { members: known.members }) };
+  if (groups)
+    return {
+      schemas: [`${SCIM}:schemas:core:2.0:Group`],
+      displayName: "Sampled group",
+      ...(known.members !== undefined && { members: known.members }),
+    };
   return { schemas: [`${SCIM}:schemas:core:2.0:User`], userName: "sampled@example.test", displayName: "Sampled user" };
 }
 

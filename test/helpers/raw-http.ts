@@ -31,7 +31,14 @@ function unchunk(raw: Buffer): Buffer {
 
 function parseAnswer(raw: Buffer, outcome: RawAnswer["outcome"]): RawAnswer {
   const headEnd = raw.indexOf("\r\n\r\n");
-  if (headEnd < 0) return { status: null, headers: {}, body: "", outcome: outcome === "answered" ? "closed" : outcome, complete: false };
+  if (headEnd < 0)
+    return {
+      status: null,
+      headers: {},
+      body: "",
+      outcome: outcome === "answered" ? "closed" : outcome,
+      complete: false,
+    };
   const [statusLine = "", ...lines] = raw.subarray(0, headEnd).toString("latin1").split("\r\n");
   const headers: Record<string, string> = {};
   for (const line of lines) {
@@ -41,8 +48,16 @@ function parseAnswer(raw: Buffer, outcome: RawAnswer["outcome"]): RawAnswer {
   const rest = raw.subarray(headEnd + 4);
   const chunked = headers["transfer-encoding"]?.toLowerCase() === "chunked";
   const body = chunked ? unchunk(rest) : rest;
-  const complete = chunked ? rest.toString("latin1").endsWith("0\r\n\r\n") : rest.length === Number(headers["content-length"] ?? 0);
-  return { status: Number(statusLine.split(" ")[1]), headers, body: body.toString("utf8"), outcome: "answered", complete };
+  const complete = chunked
+    ? rest.toString("latin1").endsWith("0\r\n\r\n")
+    : rest.length === Number(headers["content-length"] ?? 0);
+  return {
+    status: Number(statusLine.split(" ")[1]),
+    headers,
+    body: body.toString("utf8"),
+    outcome: "answered",
+    complete,
+  };
 }
 
 /**

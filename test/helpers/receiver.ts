@@ -54,7 +54,8 @@ export async function startReceiver(script: Reply[] = [], options: { fallback?: 
     async until(predicate: (requests: ReceivedRequest[]) => boolean, timeoutMs = 25_000): Promise<ReceivedRequest[]> {
       const deadline = Date.now() + timeoutMs;
       while (!predicate(received)) {
-        if (Date.now() > deadline) throw new Error(`receiver: condition not met after ${timeoutMs} ms (${received.length} requests)`);
+        if (Date.now() > deadline)
+          throw new Error(`receiver: condition not met after ${timeoutMs} ms (${received.length} requests)`);
         await new Promise<void>((resolve) => {
           waiters.push(resolve);
           setTimeout(resolve, 50);

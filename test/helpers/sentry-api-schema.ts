@@ -35,7 +35,8 @@ export function loadSentrySchema() {
   aliases = new Map();
   const source = program.getSourceFile(typesFile);
   if (!source) throw new Error(`cannot read ${typesFile}`);
-  for (const statement of source.statements) if (ts.isTypeAliasDeclaration(statement)) aliases.set(statement.name.text, statement);
+  for (const statement of source.statements)
+    if (ts.isTypeAliasDeclaration(statement)) aliases.set(statement.name.text, statement);
   return { checker, aliases };
 }
 
@@ -51,9 +52,13 @@ function toShape(type: ts.Type, tc: ts.TypeChecker, depth = 0): Shape {
   if (flags & ts.TypeFlags.NumberLike) return { kind: "number" };
   if (flags & ts.TypeFlags.BooleanLike) return { kind: "boolean" };
   if (type.isUnion()) {
-    const options = type.types.filter((t) => !(t.getFlags() & ts.TypeFlags.Undefined)).map((t) => toShape(t, tc, depth + 1));
+    const options = type.types
+      .filter((t) => !(t.getFlags() & ts.TypeFlags.Undefined))
+      .map((t) => toShape(t, tc, depth + 1));
     // `true | false` is how the checker spells boolean.
-    const unique = options.filter((option, i) => option.kind !== "boolean" || options.findIndex((o) => o.kind === "boolean") === i);
+    const unique = options.filter(
+      (option, i) => option.kind !== "boolean" || options.findIndex((o) => o.kind === "boolean") === i,
+    );
     return unique.length === 1 ? (unique[0] as Shape) : { kind: "union", options: unique };
   }
   if (tc.isArrayType(type) || tc.isTupleType(type)) {
@@ -77,7 +82,8 @@ function toShape(type: ts.Type, tc: ts.TypeChecker, depth = 0): Shape {
 export function sdkResponseTypes(): Map<string, string> {
   const text = readFileSync(sdkFile, "utf8");
   const map = new Map<string, string>();
-  for (const match of text.matchAll(/export declare const (\w+): .*?RequestResult<(\w+)Responses/g)) map.set(match[1] as string, `${match[2]}Responses`);
+  for (const match of text.matchAll(/export declare const (\w+): .*?RequestResult<(\w+)Responses/g))
+    map.set(match[1] as string, `${match[2]}Responses`);
   return map;
 }
 

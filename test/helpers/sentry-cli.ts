@@ -6,7 +6,11 @@ const run = promisify(execFile);
 const BINARY = fileURLToPath(new URL("../../node_modules/.bin/sentry-cli", import.meta.url));
 
 /** Runs the real sentry-cli against a Faultline server, configured only through its environment. */
-export async function sentryCli(args: string[], env: { url: string; token: string; org: string; project: string }, cwd?: string) {
+export async function sentryCli(
+  args: string[],
+  env: { url: string; token: string; org: string; project: string },
+  cwd?: string,
+) {
   const { stdout, stderr } = await run(BINARY, args, {
     cwd,
     timeout: 60_000,

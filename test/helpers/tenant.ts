@@ -90,13 +90,23 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
   const seeded = await seedOrganization(faultline, slug);
   await api.organizations.update(slug, { samlConfigured: true });
   const user = seeded.allScopesToken;
-  const project = await api.projects.create({ organization: slug, slug: `${slug}-api`, platform: "node", features: ["servicehooks"] });
+  const project = await api.projects.create({
+    organization: slug,
+    slug: `${slug}-api`,
+    platform: "node",
+    features: ["servicehooks"],
+  });
   const dsnKey = project.keys[0]?.public as string;
   const keyId = project.keys[0]?.id as string;
   const team = await api.teams.create({ organization: slug, slug: `${slug}-team`, name: `${slug} team` });
   const organizationToken = (await api.tokens.create({ organization: slug, scopes: [...SCOPES] })).token;
 
-  async function call(method: string, path: string, token: string | undefined, body?: unknown): Promise<Record<string, unknown> & { id?: string }> {
+  async function call(
+    method: string,
+    path: string,
+    token: string | undefined,
+    body?: unknown,
+  ): Promise<Record<string, unknown> & { id?: string }> {
     const response = await fetch(`${serverUrl}${path}`, {
       method,
       headers: { ...(token ? bearer(token) : {}), "content-type": "application/json" },
@@ -114,31 +124,58 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
 
   const eventIds = [newEventId(), newEventId()];
   for (const [index, eventId] of eventIds.entries()) {
-    const envelope = [JSON.stringify({ event_id: eventId }), '{"type":"event"}', JSON.stringify({ ...errorEvent({ message: `${slug} failure ${index}` }), event_id: eventId })].join("\n");
-    const response = await fetch(`${serverUrl}/api/${project.id}/envelope/?sentry_key=${dsnKey}`, { method: "POST", body: envelope });
+    const envelope = [
+      JSON.stringify({ event_id: eventId }),
+      '{"type":"event"}',
+      JSON.stringify({ ...errorEvent({ message: `${slug} failure ${index}` }), event_id: eventId }),
+    ].join("\n");
+    const response = await fetch(`${serverUrl}/api/${project.id}/envelope/?sentry_key=${dsnKey}`, {
+      method: "POST",
+      body: envelope,
+    });
     if (response.status !== 200) throw new Error(`seeding ingest: ${response.status} ${await response.text()}`);
   }
   // Queued ingest groups acknowledged events in the background; the suites run no worker.
   await faultline.worker.runDue("ingest.digest");
-  const issues = (await (await fetch(`${serverUrl}${organizationPath}/issues/?query=`, { headers: bearer(user) })).json()) as Array<{ id: string; shortId: string }>;
+  const issues = (await (
+    await fetch(`${serverUrl}${organizationPath}/issues/?query=`, { headers: bearer(user) })
+  ).json()) as Array<{ id: string; shortId: string }>;
   const issueId = issues[0]?.id as string;
-  const deliveries = (await (await fetch(`${serverUrl}${organizationPath}/deliveries/`, { headers: bearer(user) })).json()) as Array<{ id: string }>;
+  const deliveries = (await (
+    await fetch(`${serverUrl}${organizationPath}/deliveries/`, { headers: bearer(user) })
+  ).json()) as Array<{ id: string }>;
   const deliveryId = deliveries[0]?.id;
-  if (!issueId || !deliveryId) throw new Error(`seeding ${slug}: no issue (${issues.length}) or delivery (${deliveries.length})`);
+  if (!issueId || !deliveryId)
+    throw new Error(`seeding ${slug}: no issue (${issues.length}) or delivery (${deliveries.length})`);
 
-  const comment = await call("POST", `${organizationPath}/issues/${issueId}/comments/`, user, { text: `a comment in ${slug}` });
+  const comment = await call("POST", `${organizationPath}/issues/${issueId}/comments/`, user, {
+    text: `a comment in ${slug}`,
+  });
   const alertRule = await call("POST", `${organizationPath}/alert-rules/`, user, {
     name: `${slug} errors`,
     projects: [project.slug],
     timeWindow: 5,
     triggers: [{ label: "critical", alertThreshold: 10 }],
   });
-  const issueRule = await call("POST", `${projectPath}/rules/`, user, { name: `${slug} new issues`, conditions: [{ id: "first_seen_event" }], frequency: 5 });
-  const release = await call("POST", `${organizationPath}/releases/`, user, { version: `${slug}@1.0.0`, projects: [project.slug] });
+  const issueRule = await call("POST", `${projectPath}/rules/`, user, {
+    name: `${slug} new issues`,
+    conditions: [{ id: "first_seen_event" }],
+    frequency: 5,
+  });
+  const release = await call("POST", `${organizationPath}/releases/`, user, {
+    version: `${slug}@1.0.0`,
+    projects: [project.slug],
+  });
   await call("POST", `${organizationPath}/releases/${slug}@1.0.0/deploys/`, user, { environment: "production" });
   const apiToken = await call("POST", "/api/0/api-tokens/", user, { name: `${slug} spare`, scopes: ["org:read"] });
 
-  const app = await api.apps.create({ organization: slug, name: `${slug} bot`, slug: `${slug}-bot`, isInternal: true, scopes: [...SCOPES] });
+  const app = await api.apps.create({
+    organization: slug,
+    name: `${slug} bot`,
+    slug: `${slug}-bot`,
+    isInternal: true,
+    scopes: [...SCOPES],
+  });
   const installation = app.installation as { uuid: string; code?: string };
   const exchanged = await call("POST", `/api/0/svc-app-installations/${installation.uuid}/authorizations/`, undefined, {
     grant_type: "authorization_code",
@@ -147,12 +184,17 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
     client_secret: app.clientSecret,
   });
   const installationToken = exchanged.token as string;
-  const link = await call("POST", `/api/0/svc-app-installations/${installation.uuid}/external-issues/`, installationToken, {
-    issueId: Number(issueId),
-    webUrl: `https://tracker.test/${slug}-1`,
-    project: project.slug,
-    identifier: `${slug.toUpperCase()}-1`,
-  });
+  const link = await call(
+    "POST",
+    `/api/0/svc-app-installations/${installation.uuid}/external-issues/`,
+    installationToken,
+    {
+      issueId: Number(issueId),
+      webUrl: `https://tracker.test/${slug}-1`,
+      project: project.slug,
+      identifier: `${slug.toUpperCase()}-1`,
+    },
+  );
 
   const scim = (await api.scim.enable(slug)).token;
   const scimCall = (path: string, body: unknown) =>
@@ -164,8 +206,16 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
       if (response.status !== 201) throw new Error(`seeding SCIM ${path}: ${response.status} ${await response.text()}`);
       return (await response.json()) as { id: string };
     });
-  const scimUser = await scimCall("Users", { schemas: [SCIM_USER], userName: `pat@${slug}.test`, name: { givenName: "Pat", familyName: slug } });
-  const scimGroup = await scimCall("Groups", { schemas: [SCIM_GROUP], displayName: `${slug} platform`, members: [{ value: scimUser.id }] });
+  const scimUser = await scimCall("Users", {
+    schemas: [SCIM_USER],
+    userName: `pat@${slug}.test`,
+    name: { givenName: "Pat", familyName: slug },
+  });
+  const scimGroup = await scimCall("Groups", {
+    schemas: [SCIM_GROUP],
+    displayName: `${slug} platform`,
+    members: [{ value: scimUser.id }],
+  });
 
   const params: Record<string, string[]> = {
     organization_id_or_slug: [slug, String(seeded.organization.id)],
@@ -205,7 +255,14 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
       assignedTo: `user:${seeded.owner.id}`,
       members: [{ value: scimUser.id }],
     },
-    credentials: { user, organization: organizationToken, installation: installationToken, scim, dsnKey, app: { clientId: app.clientId, clientSecret: app.clientSecret } },
+    credentials: {
+      user,
+      organization: organizationToken,
+      installation: installationToken,
+      scim,
+      dsnKey,
+      app: { clientId: app.clientId, clientSecret: app.clientSecret },
+    },
     eventIds,
     markers: [
       ...Object.values(params)
@@ -234,7 +291,9 @@ export async function snapshotTables(instance: TestInstance): Promise<Record<str
   const snapshot: Record<string, string[]> = {};
   for (const { table_name: table } of tables.rows) {
     if (STATISTICS_TABLES.has(table)) continue;
-    const rows = await sql<{ row: unknown }>`SELECT to_jsonb(t) AS row FROM ${sql.table(`${instance.schema}.${table}`)} t`.execute(db);
+    const rows = await sql<{
+      row: unknown;
+    }>`SELECT to_jsonb(t) AS row FROM ${sql.table(`${instance.schema}.${table}`)} t`.execute(db);
     // Drivers hand jsonb back parsed (pg) or as text; either way one canonical string per row.
     snapshot[table] = rows.rows.map(({ row }) => (typeof row === "string" ? row : JSON.stringify(row))).sort();
   }

@@ -6,7 +6,11 @@ export { sleep };
  * Polls `probe` until it returns something truthy and returns that (or throws after
  * `timeoutMs`): for state written by a background worker, which no event announces.
  */
-export async function waitFor<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 10_000, what = "condition"): Promise<T> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -20,9 +20,19 @@ const spy = definePlugin({
   id: "spy",
   on: {
     "installation.created": (event) =>
-      void seen.push({ name: event.name, organizationId: event.organizationId, app: event.payload.app.slug, installation: event.payload.installation.uuid, actor: event.actor }),
+      void seen.push({
+        name: event.name,
+        organizationId: event.organizationId,
+        app: event.payload.app.slug,
+        installation: event.payload.installation.uuid,
+        actor: event.actor,
+      }),
     "installation.deleted": async (event, scope) => {
-      const row = await scope.trx.selectFrom("app_installations").select("id").where("id", "=", event.payload.installation.id).executeTakeFirst();
+      const row = await scope.trx
+        .selectFrom("app_installations")
+        .select("id")
+        .where("id", "=", event.payload.installation.id)
+        .executeTakeFirst();
       seen.push({
         name: event.name,
         organizationId: event.organizationId,
@@ -57,9 +67,12 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
 
   const call = httpCaller(() => server.url);
 
-  const createApp = (body: Record<string, unknown>, token = acme.allScopesToken) => call("POST", "/api/0/svc-apps/", token, { organization: "acme", ...body });
-  const install = (org: string, slug: string, token: string) => call("POST", `/api/0/organizations/${org}/svc-app-installations/`, token, { slug });
-  const exchange = (uuid: string, body: Record<string, unknown>) => call("POST", `/api/0/svc-app-installations/${uuid}/authorizations/`, undefined, body);
+  const createApp = (body: Record<string, unknown>, token = acme.allScopesToken) =>
+    call("POST", "/api/0/svc-apps/", token, { organization: "acme", ...body });
+  const install = (org: string, slug: string, token: string) =>
+    call("POST", `/api/0/organizations/${org}/svc-app-installations/`, token, { slug });
+  const exchange = (uuid: string, body: Record<string, unknown>) =>
+    call("POST", `/api/0/svc-app-installations/${uuid}/authorizations/`, undefined, body);
 
   beforeAll(async () => {
     instance = await createTestInstance({ worker: false, clock, plugins: [spy] });
@@ -78,7 +91,13 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
 
   describe("apps", () => {
     it("creates an app: 201 with its client secret, which no later read shows", async () => {
-      const created = await createApp({ name: "Ticket Sync", slug: "ticket-sync", webhookUrl: PUBLIC_URL, events: ["issue", "issue"], scopes: ["event:read"] });
+      const created = await createApp({
+        name: "Ticket Sync",
+        slug: "ticket-sync",
+        webhookUrl: PUBLIC_URL,
+        events: ["issue", "issue"],
+        scopes: ["event:read"],
+      });
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({
         uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -108,9 +127,20 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
       const created = await createApp({ name: "Internal", slug: "internal", isInternal: true, scopes: ["event:read"] });
       expect(created.status).toBe(201);
       expect(created.body.status).toBe("internal");
-      expect(created.body.installation).toMatchObject({ uuid: expect.any(String), status: "installed", organization: { slug: "acme" }, app: { slug: "internal" }, code: expect.any(String) });
+      expect(created.body.installation).toMatchObject({
+        uuid: expect.any(String),
+        status: "installed",
+        organization: { slug: "acme" },
+        app: { slug: "internal" },
+        code: expect.any(String),
+      });
       expect(seen).toContainEqual(
-        expect.objectContaining({ name: "installation.created", app: "internal", installation: created.body.installation.uuid, actor: expect.objectContaining({ type: "user" }) }),
+        expect.objectContaining({
+          name: "installation.created",
+          app: "internal",
+          installation: created.body.installation.uuid,
+          actor: expect.objectContaining({ type: "user" }),
+        }),
       );
       const installed = await call("GET", "/api/0/organizations/acme/svc-app-installations/", acme.orgReadToken);
       expect(installed.body.map((i: { uuid: string }) => i.uuid)).toContain(created.body.installation.uuid);
@@ -120,24 +150,36 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
       expect((await call("POST", "/api/0/svc-apps/", undefined, { organization: "acme", name: "X" })).status).toBe(401);
       const readOnly = await createApp({ name: "X" }, acme.orgReadToken);
       expect(readOnly.status).toBe(403);
-      expect(readOnly.body).toEqual({ detail: "You do not have permission to perform this action.", requiredScopes: ["org:admin"] });
+      expect(readOnly.body).toEqual({
+        detail: "You do not have permission to perform this action.",
+        requiredScopes: ["org:admin"],
+      });
       expect(readOnly.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="org:admin"');
       // A member whose role lacks org:admin, whatever the token says.
       expect((await createApp({ name: "X" }, adminRoleToken)).status).toBe(403);
-      expect((await call("POST", "/api/0/svc-apps/", globex.allScopesToken, { organization: "acme", name: "X" })).status).toBe(404);
-      expect((await call("POST", "/api/0/svc-apps/", acme.allScopesToken, { organization: "nope", name: "X" })).status).toBe(404);
-      expect((await call("PUT", "/api/0/svc-apps/ticket-sync/", globex.allScopesToken, { name: "Y" })).status).toBe(404);
+      expect(
+        (await call("POST", "/api/0/svc-apps/", globex.allScopesToken, { organization: "acme", name: "X" })).status,
+      ).toBe(404);
+      expect(
+        (await call("POST", "/api/0/svc-apps/", acme.allScopesToken, { organization: "nope", name: "X" })).status,
+      ).toBe(404);
+      expect((await call("PUT", "/api/0/svc-apps/ticket-sync/", globex.allScopesToken, { name: "Y" })).status).toBe(
+        404,
+      );
       expect((await call("PUT", "/api/0/svc-apps/ticket-sync/", acme.orgReadToken, { name: "Y" })).status).toBe(403);
       expect((await call("GET", "/api/0/svc-apps/ticket-sync/", globex.allScopesToken)).status).toBe(404);
       expect((await call("GET", "/api/0/svc-apps/ticket-sync/requests/", globex.allScopesToken)).status).toBe(404);
-      expect((await call("POST", "/api/0/svc-apps/ticket-sync/rotate-secret/", globex.allScopesToken)).status).toBe(404);
+      expect((await call("POST", "/api/0/svc-apps/ticket-sync/rotate-secret/", globex.allScopesToken)).status).toBe(
+        404,
+      );
       expect((await call("DELETE", "/api/0/svc-apps/ticket-sync/", globex.allScopesToken)).status).toBe(404);
       expect((await call("GET", "/api/0/organizations/globex/svc-apps/", acme.allScopesToken)).status).toBe(404);
       expect((await call("GET", "/api/0/svc-apps/no-such-app/", acme.allScopesToken)).status).toBe(404);
     });
 
     it("refuses scopes beyond the caller's, private webhook URLs and bad input with 400 and field errors", async () => {
-      const orgAdminOnly = (await instance.faultline.api.tokens.create({ organization: "acme", scopes: ["org:admin"] })).token;
+      const orgAdminOnly = (await instance.faultline.api.tokens.create({ organization: "acme", scopes: ["org:admin"] }))
+        .token;
       const exceeding = await createApp({ name: "X", scopes: ["event:write"] }, orgAdminOnly);
       expect(exceeding.status).toBe(400);
       expect(exceeding.body.errors).toEqual({ scopes: ["Requested scopes exceed yours: event:write"] });
@@ -166,9 +208,14 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
       const taken = await createApp({ name: "Dup", slug: "ticket-sync" });
       expect(taken.status).toBe(409);
       expect(taken.body.detail).toMatch(/already taken/);
-      const badUpdate = await call("PUT", "/api/0/svc-apps/ticket-sync/", acme.allScopesToken, { webhookUrl: "http://10.0.0.1/x", events: "issue" });
+      const badUpdate = await call("PUT", "/api/0/svc-apps/ticket-sync/", acme.allScopesToken, {
+        webhookUrl: "http://10.0.0.1/x",
+        events: "issue",
+      });
       expect(badUpdate.status).toBe(400);
-      const privateUpdate = await call("PUT", "/api/0/svc-apps/ticket-sync/", acme.allScopesToken, { webhookUrl: "http://10.0.0.1/x" });
+      const privateUpdate = await call("PUT", "/api/0/svc-apps/ticket-sync/", acme.allScopesToken, {
+        webhookUrl: "http://10.0.0.1/x",
+      });
       expect(privateUpdate.status).toBe(400);
       expect(privateUpdate.body.errors.webhookUrl).toHaveLength(1);
       const badQuery = await call("GET", "/api/0/svc-apps/ticket-sync/requests/?errorsOnly=maybe", acme.allScopesToken);
@@ -182,13 +229,24 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
         schema: { elements: [{ type: "issue-link", link: { uri: "/link" } }] },
       });
       expect(updated.status).toBe(200);
-      expect(updated.body).toMatchObject({ name: "Ticket Sync 2", events: ["issue", "comment"], scopes: ["event:read"], webhookUrl: PUBLIC_URL });
+      expect(updated.body).toMatchObject({
+        name: "Ticket Sync 2",
+        events: ["issue", "comment"],
+        scopes: ["event:read"],
+        webhookUrl: PUBLIC_URL,
+      });
       expect(updated.body.clientSecret).toBeUndefined();
-      expect((await call("PUT", "/api/0/svc-apps/ticket-sync/", acme.allScopesToken, {})).body.name).toBe("Ticket Sync 2");
+      expect((await call("PUT", "/api/0/svc-apps/ticket-sync/", acme.allScopesToken, {})).body.name).toBe(
+        "Ticket Sync 2",
+      );
     });
 
     it("rotates the client secret: a new one, in that response only", async () => {
-      const before = await instance.faultline.api.apps.create({ organization: "acme", name: "Rotating", slug: "rotating" });
+      const before = await instance.faultline.api.apps.create({
+        organization: "acme",
+        name: "Rotating",
+        slug: "rotating",
+      });
       const rotated = await call("POST", "/api/0/svc-apps/rotating/rotate-secret/", acme.allScopesToken);
       expect(rotated.status).toBe(200);
       expect(rotated.body.clientSecret).toMatch(/^[0-9a-f]{64}$/);
@@ -216,7 +274,12 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
     let publicApp: { slug: string; clientId: string; clientSecret: string; uuid: string };
 
     beforeAll(async () => {
-      publicApp = await instance.faultline.api.apps.create({ organization: "globex", name: "Tracker", slug: "tracker", scopes: ["event:read", "event:write"] });
+      publicApp = await instance.faultline.api.apps.create({
+        organization: "globex",
+        name: "Tracker",
+        slug: "tracker",
+        scopes: ["event:read", "event:write"],
+      });
     });
 
     it("installs a public app by slug: 201 with the grant code, then 200 with the same installation", async () => {
@@ -234,13 +297,20 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
       const again = await install("acme", "tracker", acme.allScopesToken);
       expect(again.status).toBe(200);
       expect(again.body.uuid).toBe(created.body.uuid);
-      expect(seen.filter((e) => e.name === "installation.created" && e.installation === created.body.uuid)).toHaveLength(1);
+      expect(
+        seen.filter((e) => e.name === "installation.created" && e.installation === created.body.uuid),
+      ).toHaveLength(1);
       expect(seen.find((e) => e.installation === created.body.uuid)?.organizationId).toBe(Number(acme.organization.id));
     });
 
     it("refuses unknown apps, another organization's internal app, missing scopes and bad bodies", async () => {
       expect((await install("acme", "no-such-app", acme.allScopesToken)).status).toBe(404);
-      await instance.faultline.api.apps.create({ organization: "globex", name: "Private", slug: "globex-private", isInternal: true });
+      await instance.faultline.api.apps.create({
+        organization: "globex",
+        name: "Private",
+        slug: "globex-private",
+        isInternal: true,
+      });
       expect((await install("acme", "globex-private", acme.allScopesToken)).status).toBe(404);
       const readOnly = await install("acme", "tracker", acme.orgReadToken);
       expect(readOnly.status).toBe(403);
@@ -259,16 +329,29 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
       expect((await call("DELETE", path)).status).toBe(401);
       expect((await call("DELETE", path, globex.allScopesToken)).status).toBe(204);
       expect(seen).toContainEqual(
-        expect.objectContaining({ name: "installation.deleted", installation: body.uuid, app: "tracker", organizationId: Number(globex.organization.id), rowStillThere: true }),
+        expect.objectContaining({
+          name: "installation.deleted",
+          installation: body.uuid,
+          app: "tracker",
+          organizationId: Number(globex.organization.id),
+          rowStillThere: true,
+        }),
       );
       expect((await call("DELETE", path, globex.allScopesToken)).status).toBe(404);
-      expect((await call("DELETE", "/api/0/svc-app-installations/not-a-uuid/", globex.allScopesToken)).status).toBe(404);
+      expect((await call("DELETE", "/api/0/svc-app-installations/not-a-uuid/", globex.allScopesToken)).status).toBe(
+        404,
+      );
       const listed = await call("GET", "/api/0/organizations/globex/svc-app-installations/", globex.orgReadToken);
       expect(listed.body.map((i: { uuid: string }) => i.uuid)).not.toContain(body.uuid);
     });
 
     it("deleting an app uninstalls it everywhere, with installation.deleted for each installation", async () => {
-      const app = await instance.faultline.api.apps.create({ organization: "acme", name: "Doomed", slug: "doomed", isInternal: false });
+      const app = await instance.faultline.api.apps.create({
+        organization: "acme",
+        name: "Doomed",
+        slug: "doomed",
+        isInternal: false,
+      });
       const inAcme = await install("acme", "doomed", acme.allScopesToken);
       const inGlobex = await install("globex", "doomed", globex.allScopesToken);
       expect((await call("DELETE", "/api/0/svc-apps/doomed/", acme.orgReadToken)).status).toBe(403);
@@ -277,7 +360,16 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
       expect(deleted.map((e) => e.installation).sort()).toEqual([inAcme.body.uuid, inGlobex.body.uuid].sort());
       expect(deleted.every((e) => e.rowStillThere)).toBe(true);
       expect((await call("GET", "/api/0/svc-apps/doomed/", acme.allScopesToken)).status).toBe(404);
-      expect((await exchange(inAcme.body.uuid, { grant_type: "authorization_code", code: inAcme.body.code, client_id: app.clientId, client_secret: app.clientSecret })).status).toBe(401);
+      expect(
+        (
+          await exchange(inAcme.body.uuid, {
+            grant_type: "authorization_code",
+            code: inAcme.body.code,
+            client_id: app.clientId,
+            client_secret: app.clientSecret,
+          })
+        ).status,
+      ).toBe(401);
     });
 
     it("lists the UI components of installed apps", async () => {
@@ -285,19 +377,41 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
         organization: "globex",
         name: "Widgets",
         slug: "widgets",
-        schema: { elements: [{ type: "issue-link", create: { uri: "/create" } }, { type: "stacktrace-link", uri: "/st" }] },
+        schema: {
+          elements: [
+            { type: "issue-link", create: { uri: "/create" } },
+            { type: "stacktrace-link", uri: "/st" },
+          ],
+        },
       });
       await install("acme", "widgets", acme.allScopesToken);
       const all = await call("GET", "/api/0/organizations/acme/svc-app-components/", acme.orgReadToken);
       expect(all.status).toBe(200);
       const widgets = all.body.filter((c: { app: { slug: string } }) => c.app.slug === "widgets");
       expect(widgets).toEqual([
-        { uuid: expect.stringMatching(/^[0-9a-f-]{36}$/), type: "issue-link", schema: { type: "issue-link", create: { uri: "/create" } }, app: { uuid: expect.any(String), slug: "widgets", name: "Widgets" } },
-        { uuid: expect.stringMatching(/^[0-9a-f-]{36}$/), type: "stacktrace-link", schema: { type: "stacktrace-link", uri: "/st" }, app: expect.objectContaining({ slug: "widgets" }) },
+        {
+          uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          type: "issue-link",
+          schema: { type: "issue-link", create: { uri: "/create" } },
+          app: { uuid: expect.any(String), slug: "widgets", name: "Widgets" },
+        },
+        {
+          uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          type: "stacktrace-link",
+          schema: { type: "stacktrace-link", uri: "/st" },
+          app: expect.objectContaining({ slug: "widgets" }),
+        },
       ]);
-      const filtered = await call("GET", "/api/0/organizations/acme/svc-app-components/?filter=stacktrace-link", acme.orgReadToken);
+      const filtered = await call(
+        "GET",
+        "/api/0/organizations/acme/svc-app-components/?filter=stacktrace-link",
+        acme.orgReadToken,
+      );
       expect(filtered.body.map((c: { type: string }) => c.type)).toEqual(["stacktrace-link"]);
-      expect((await call("GET", "/api/0/organizations/acme/svc-app-components/?filter=no-such-type", acme.orgReadToken)).body).toEqual([]);
+      expect(
+        (await call("GET", "/api/0/organizations/acme/svc-app-components/?filter=no-such-type", acme.orgReadToken))
+          .body,
+      ).toEqual([]);
       const badFilters: Array<[string, string]> = [
         ["filter=", "Too small: expected string to have >=1 characters"],
         [`filter=${"x".repeat(65)}`, "Too big: expected string to have <=64 characters"],
@@ -306,12 +420,17 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
       for (const [query, message] of badFilters) {
         const bad = await call("GET", `/api/0/organizations/acme/svc-app-components/?${query}`, acme.orgReadToken);
         expect(bad.status, query).toBe(400);
-        expect(bad.body, query).toEqual({ detail: `Invalid request: filter: ${message}`, errors: { filter: [message] } });
+        expect(bad.body, query).toEqual({
+          detail: `Invalid request: filter: ${message}`,
+          errors: { filter: [message] },
+        });
       }
       // Not installed in globex's own list: components follow installations, not ownership.
       const own = await call("GET", "/api/0/organizations/globex/svc-app-components/", globex.orgReadToken);
       expect(own.body).toEqual([]);
-      expect((await call("GET", "/api/0/organizations/acme/svc-app-components/", acme.eventReadToken)).status).toBe(403);
+      expect((await call("GET", "/api/0/organizations/acme/svc-app-components/", acme.eventReadToken)).status).toBe(
+        403,
+      );
     });
   });
 
@@ -321,19 +440,37 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
     const credentials = () => ({ client_id: app.clientId, client_secret: app.clientSecret });
 
     beforeAll(async () => {
-      app = await instance.faultline.api.apps.create({ organization: "globex", name: "Bot", slug: "bot", scopes: ["event:read"] });
+      app = await instance.faultline.api.apps.create({
+        organization: "globex",
+        name: "Bot",
+        slug: "bot",
+        scopes: ["event:read"],
+      });
       installation = (await install("acme", "bot", acme.allScopesToken)).body;
     });
 
     it("trades the grant code for an installation token once; a reused code fails", async () => {
-      const first = await exchange(installation.uuid, { grant_type: "authorization_code", code: installation.code, ...credentials() });
+      const first = await exchange(installation.uuid, {
+        grant_type: "authorization_code",
+        code: installation.code,
+        ...credentials(),
+      });
       expect(first.status).toBe(201);
-      expect(first.body).toEqual({ token: expect.stringMatching(/^fli_[A-Za-z0-9]{40}$/), refreshToken: expect.any(String), expiresAt: expect.any(String), scopes: ["event:read"] });
+      expect(first.body).toEqual({
+        token: expect.stringMatching(/^fli_[A-Za-z0-9]{40}$/),
+        refreshToken: expect.any(String),
+        expiresAt: expect.any(String),
+        scopes: ["event:read"],
+      });
       expect(first.headers.get("cache-control")).toBe("no-store");
       const lifetime = new Date(first.body.expiresAt).getTime() - clock.now().getTime();
       expect(lifetime).toBeGreaterThan(8 * 3_600_000 - 60_000);
       expect(lifetime).toBeLessThanOrEqual(8 * 3_600_000);
-      const reused = await exchange(installation.uuid, { grant_type: "authorization_code", code: installation.code, ...credentials() });
+      const reused = await exchange(installation.uuid, {
+        grant_type: "authorization_code",
+        code: installation.code,
+        ...credentials(),
+      });
       expect(reused.status).toBe(400);
       expect(reused.body.detail).toBe("Invalid grant");
       expect(reused.body.errors.code).toHaveLength(1);
@@ -341,15 +478,38 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
 
     it("refuses wrong client credentials and unknown installations alike (401), and bad bodies (400)", async () => {
       const fresh = (await install("globex", "bot", globex.allScopesToken)).body;
-      const wrongSecret = await exchange(fresh.uuid, { grant_type: "authorization_code", code: fresh.code, client_id: app.clientId, client_secret: "0".repeat(64) });
+      const wrongSecret = await exchange(fresh.uuid, {
+        grant_type: "authorization_code",
+        code: fresh.code,
+        client_id: app.clientId,
+        client_secret: "0".repeat(64),
+      });
       expect(wrongSecret.status).toBe(401);
       expect(wrongSecret.body).toEqual({ detail: "Invalid client credentials" });
-      const otherApp = await instance.faultline.api.apps.create({ organization: "globex", name: "Other", slug: "other-bot" });
-      const wrongClient = await exchange(fresh.uuid, { grant_type: "authorization_code", code: fresh.code, client_id: otherApp.clientId, client_secret: otherApp.clientSecret });
+      const otherApp = await instance.faultline.api.apps.create({
+        organization: "globex",
+        name: "Other",
+        slug: "other-bot",
+      });
+      const wrongClient = await exchange(fresh.uuid, {
+        grant_type: "authorization_code",
+        code: fresh.code,
+        client_id: otherApp.clientId,
+        client_secret: otherApp.clientSecret,
+      });
       expect(wrongClient.status).toBe(401);
       // No existence oracle: an unknown installation answers as wrong credentials do.
-      expect(await exchange("00000000-0000-4000-8000-000000000000", { grant_type: "authorization_code", code: "x", ...credentials() })).toMatchObject({ status: 401, body: wrongSecret.body });
-      expect(await exchange("nope", { grant_type: "authorization_code", code: "x", ...credentials() })).toMatchObject({ status: 401, body: wrongSecret.body });
+      expect(
+        await exchange("00000000-0000-4000-8000-000000000000", {
+          grant_type: "authorization_code",
+          code: "x",
+          ...credentials(),
+        }),
+      ).toMatchObject({ status: 401, body: wrongSecret.body });
+      expect(await exchange("nope", { grant_type: "authorization_code", code: "x", ...credentials() })).toMatchObject({
+        status: 401,
+        body: wrongSecret.body,
+      });
       const badGrant = await exchange(fresh.uuid, { grant_type: "password", ...credentials() });
       expect(badGrant.status).toBe(400);
       expect(Object.keys(badGrant.body.errors)).toEqual(["grant_type"]);
@@ -358,33 +518,59 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
       expect(Object.keys(missingCode.body.errors)).toEqual(["code"]);
       expect((await exchange(fresh.uuid, { grant_type: "authorization_code", code: fresh.code })).status).toBe(400);
       // None of the failures used the code up.
-      expect((await exchange(fresh.uuid, { grant_type: "authorization_code", code: fresh.code, ...credentials() })).status).toBe(201);
+      expect(
+        (await exchange(fresh.uuid, { grant_type: "authorization_code", code: fresh.code, ...credentials() })).status,
+      ).toBe(201);
     });
 
     it("gives a token that acts in its organization with the app's scopes only", async () => {
-      const code = (await instance.faultline.api.installations.install({ organization: "acme", app: "bot" })).code as string | null;
+      const code = (await instance.faultline.api.installations.install({ organization: "acme", app: "bot" })).code as
+        string | null;
       expect(code).toBeNull(); // already installed and its code used: the existing installation comes back
-      const other = await instance.faultline.api.apps.create({ organization: "globex", name: "Scoped", slug: "scoped", scopes: ["event:read"] });
+      const other = await instance.faultline.api.apps.create({
+        organization: "globex",
+        name: "Scoped",
+        slug: "scoped",
+        scopes: ["event:read"],
+      });
       const installed = (await install("acme", "scoped", acme.allScopesToken)).body;
-      const { token } = (await exchange(installed.uuid, { grant_type: "authorization_code", code: installed.code, client_id: other.clientId, client_secret: other.clientSecret })).body;
+      const { token } = (
+        await exchange(installed.uuid, {
+          grant_type: "authorization_code",
+          code: installed.code,
+          client_id: other.clientId,
+          client_secret: other.clientSecret,
+        })
+      ).body;
       expect((await call("GET", "/api/0/organizations/acme/issues/", token)).status).toBe(200);
       const beyond = await call("GET", "/api/0/organizations/acme/svc-app-installations/", token);
       expect(beyond.status).toBe(403);
       expect(beyond.body.requiredScopes).toEqual(["org:read"]);
-      expect((await call("PUT", "/api/0/organizations/acme/issues/1/", token, { status: "resolved" })).status).toBe(403);
+      expect((await call("PUT", "/api/0/organizations/acme/issues/1/", token, { status: "resolved" })).status).toBe(
+        403,
+      );
       // Another organization — even the one that owns the app — is a 404.
       expect((await call("GET", "/api/0/organizations/globex/issues/", token)).status).toBe(404);
       expect((await call("GET", "/api/0/svc-apps/scoped/", token)).status).toBe(404);
       // Replacing the app's scopes narrows the tokens it holds at once; what it adds waits for
       // acme's approval (app-scope-consent.test.ts covers the consent flow).
-      expect((await call("PUT", "/api/0/svc-apps/scoped/", globex.allScopesToken, { scopes: ["org:read"] })).status).toBe(200);
+      expect(
+        (await call("PUT", "/api/0/svc-apps/scoped/", globex.allScopesToken, { scopes: ["org:read"] })).status,
+      ).toBe(200);
       expect((await call("GET", "/api/0/organizations/acme/issues/", token)).status).toBe(403);
       expect((await call("GET", "/api/0/organizations/acme/svc-app-installations/", token)).status).toBe(403);
-      const approved = await call("POST", `/api/0/svc-app-installations/${installed.uuid}/approve-scopes/`, acme.allScopesToken, { scopes: ["org:read"] });
+      const approved = await call(
+        "POST",
+        `/api/0/svc-app-installations/${installed.uuid}/approve-scopes/`,
+        acme.allScopesToken,
+        { scopes: ["org:read"] },
+      );
       expect(approved.body).toMatchObject({ scopes: ["org:read"], pendingScopes: [] });
       expect((await call("GET", "/api/0/organizations/acme/svc-app-installations/", token)).status).toBe(200);
       // Uninstalling revokes it.
-      expect((await call("DELETE", `/api/0/svc-app-installations/${installed.uuid}/`, acme.allScopesToken)).status).toBe(204);
+      expect(
+        (await call("DELETE", `/api/0/svc-app-installations/${installed.uuid}/`, acme.allScopesToken)).status,
+      ).toBe(204);
       const revoked = await call("GET", "/api/0/organizations/acme/svc-app-installations/", token);
       expect(revoked.status).toBe(401);
     });
@@ -393,26 +579,54 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
       const installed = (await install("acme", "other-bot", acme.allScopesToken)).body;
       const otherApp = await instance.faultline.api.apps.rotateSecret("other-bot");
       const creds = { client_id: otherApp.clientId, client_secret: otherApp.clientSecret };
-      const first = (await exchange(installed.uuid, { grant_type: "authorization_code", code: installed.code, ...creds })).body;
+      const first = (
+        await exchange(installed.uuid, { grant_type: "authorization_code", code: installed.code, ...creds })
+      ).body;
       clockOffsetMs = 9 * 3_600_000;
       try {
         const expired = await call("GET", "/api/0/organizations/acme/issues/", first.token);
         expect(expired.status).toBe(401);
         expect(expired.body).toEqual({ detail: "Token expired" });
-        const refreshed = await exchange(installed.uuid, { grant_type: "refresh_token", refresh_token: first.refreshToken, ...creds });
+        const refreshed = await exchange(installed.uuid, {
+          grant_type: "refresh_token",
+          refresh_token: first.refreshToken,
+          ...creds,
+        });
         expect(refreshed.status).toBe(201);
         expect(refreshed.body.token).not.toBe(first.token);
         expect(refreshed.body.refreshToken).not.toBe(first.refreshToken);
         expect(new Date(refreshed.body.expiresAt).getTime()).toBeGreaterThan(clock.now().getTime() + 7 * 3_600_000);
-        expect((await call("GET", "/api/0/organizations/acme/svc-app-installations/", refreshed.body.token)).status).toBe(403); // no scopes: the app has none
+        expect(
+          (await call("GET", "/api/0/organizations/acme/svc-app-installations/", refreshed.body.token)).status,
+        ).toBe(403); // no scopes: the app has none
         expect((await call("GET", "/api/0/organizations/acme/svc-app-installations/", first.token)).status).toBe(401);
-        const reused = await exchange(installed.uuid, { grant_type: "refresh_token", refresh_token: first.refreshToken, ...creds });
+        const reused = await exchange(installed.uuid, {
+          grant_type: "refresh_token",
+          refresh_token: first.refreshToken,
+          ...creds,
+        });
         expect(reused.status).toBe(400);
         expect(reused.body.detail).toBe("Invalid grant");
         // A refresh token is bound to its installation.
         const elsewhere = (await install("globex", "other-bot", globex.allScopesToken)).body;
-        expect((await exchange(elsewhere.uuid, { grant_type: "refresh_token", refresh_token: refreshed.body.refreshToken, ...creds })).status).toBe(400);
-        expect((await exchange(installed.uuid, { grant_type: "refresh_token", refresh_token: refreshed.body.refreshToken, ...creds })).status).toBe(201);
+        expect(
+          (
+            await exchange(elsewhere.uuid, {
+              grant_type: "refresh_token",
+              refresh_token: refreshed.body.refreshToken,
+              ...creds,
+            })
+          ).status,
+        ).toBe(400);
+        expect(
+          (
+            await exchange(installed.uuid, {
+              grant_type: "refresh_token",
+              refresh_token: refreshed.body.refreshToken,
+              ...creds,
+            })
+          ).status,
+        ).toBe(201);
       } finally {
         clockOffsetMs = 0;
       }
@@ -422,22 +636,49 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
   it("keeps queued deliveries in step with the app: rotated secret, moved URL, cancelled on uninstall", async () => {
     const { api } = instance.faultline;
     const db = instance.faultline.container.resolve(tokens.Db);
-    await api.apps.create({ organization: "globex", name: "Queued", slug: "queued", webhookUrl: PUBLIC_URL, events: ["error", "installation"] });
+    await api.apps.create({
+      organization: "globex",
+      name: "Queued",
+      slug: "queued",
+      webhookUrl: PUBLIC_URL,
+      events: ["error", "installation"],
+    });
     const installed = (await install("acme", "queued", acme.allScopesToken)).body;
     // No worker runs here: what is enqueued stays pending.
-    await captureFor(instance.faultline, { id: acme.project.id, organizationId: acme.organization.id })(errorEvent({ fingerprint: ["queued"] }));
-    const queued = () => db.selectFrom("deliveries").selectAll().where("installation_uuid", "=", installed.uuid).orderBy("event_type").execute();
-    expect((await queued()).map((d) => [d.event_type, d.status])).toEqual([["error.created", "pending"], ["installation.created", "pending"]]);
+    await captureFor(instance.faultline, { id: acme.project.id, organizationId: acme.organization.id })(
+      errorEvent({ fingerprint: ["queued"] }),
+    );
+    const queued = () =>
+      db
+        .selectFrom("deliveries")
+        .selectAll()
+        .where("installation_uuid", "=", installed.uuid)
+        .orderBy("event_type")
+        .execute();
+    expect((await queued()).map((d) => [d.event_type, d.status])).toEqual([
+      ["error.created", "pending"],
+      ["installation.created", "pending"],
+    ]);
 
     const rotated = await call("POST", "/api/0/svc-apps/queued/rotate-secret/", globex.allScopesToken);
     const moved = "https://93.184.215.15/moved";
-    expect((await call("PUT", "/api/0/svc-apps/queued/", globex.allScopesToken, { webhookUrl: moved })).status).toBe(200);
-    for (const delivery of await queued()) expect([delivery.secret, delivery.url]).toEqual([rotated.body.clientSecret, moved]);
+    expect((await call("PUT", "/api/0/svc-apps/queued/", globex.allScopesToken, { webhookUrl: moved })).status).toBe(
+      200,
+    );
+    for (const delivery of await queued())
+      expect([delivery.secret, delivery.url]).toEqual([rotated.body.clientSecret, moved]);
 
-    expect((await call("DELETE", `/api/0/svc-app-installations/${installed.uuid}/`, acme.allScopesToken)).status).toBe(204);
+    expect((await call("DELETE", `/api/0/svc-app-installations/${installed.uuid}/`, acme.allScopesToken)).status).toBe(
+      204,
+    );
     const after = await queued();
-    expect(after.filter((d) => d.event_type !== "installation.deleted").map((d) => d.status)).toEqual(["cancelled", "cancelled"]);
-    expect(after.filter((d) => d.event_type === "installation.deleted").every((d) => d.status === "pending")).toBe(true);
+    expect(after.filter((d) => d.event_type !== "installation.deleted").map((d) => d.status)).toEqual([
+      "cancelled",
+      "cancelled",
+    ]);
+    expect(after.filter((d) => d.event_type === "installation.deleted").every((d) => d.status === "pending")).toBe(
+      true,
+    );
   });
 
   it("answers malformed or mistyped bodies on every write endpoint with a 400 and a detail", async () => {
@@ -461,12 +702,24 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
   it("trusts the in-process API: no scope ceiling or creation-time SSRF check, the same shape validation", async () => {
     const { api } = instance.faultline;
     // Over HTTP both are refused (see above); the host calling in-process is trusted with them.
-    const trusted = await api.apps.create({ organization: "acme", name: "Trusted", slug: "trusted", webhookUrl: "http://10.1.2.3/hook", scopes: ["org:admin", "event:admin"] });
+    const trusted = await api.apps.create({
+      organization: "acme",
+      name: "Trusted",
+      slug: "trusted",
+      webhookUrl: "http://10.1.2.3/hook",
+      scopes: ["org:admin", "event:admin"],
+    });
     expect(trusted).toMatchObject({ webhookUrl: "http://10.1.2.3/hook", scopes: ["org:admin", "event:admin"] });
-    expect(await api.apps.update("trusted", { webhookUrl: "http://[::1]/hook" })).toMatchObject({ webhookUrl: "http://[::1]/hook" });
-    await expect(api.apps.create({ organization: "acme", name: "Ftp", webhookUrl: "ftp://example.com/x" })).rejects.toMatchObject({ status: 400, extra: { errors: { webhookUrl: ["must be an http or https URL"] } } });
+    expect(await api.apps.update("trusted", { webhookUrl: "http://[::1]/hook" })).toMatchObject({
+      webhookUrl: "http://[::1]/hook",
+    });
+    await expect(
+      api.apps.create({ organization: "acme", name: "Ftp", webhookUrl: "ftp://example.com/x" }),
+    ).rejects.toMatchObject({ status: 400, extra: { errors: { webhookUrl: ["must be an http or https URL"] } } });
     await expect(api.apps.update("trusted", { scopes: ["org:dance" as never] })).rejects.toMatchObject({ status: 400 });
-    expect((await call("GET", "/api/0/svc-apps/trusted/", acme.allScopesToken)).body.webhookUrl).toBe("http://[::1]/hook");
+    expect((await call("GET", "/api/0/svc-apps/trusted/", acme.allScopesToken)).body.webhookUrl).toBe(
+      "http://[::1]/hook",
+    );
   });
 
   it("offers the matching in-process operations", async () => {
@@ -477,7 +730,13 @@ describe("apps, installations and the OAuth exchange over HTTP", () => {
     const installed = await api.installations.install({ organization: "globex", app: "hosted" });
     expect(installed.created).toBe(true);
     await api.installations.uninstall(installed.uuid);
-    expect(seen).toContainEqual(expect.objectContaining({ name: "installation.deleted", installation: installed.uuid, actor: { type: "application", id: "svc", name: "svc" } }));
+    expect(seen).toContainEqual(
+      expect.objectContaining({
+        name: "installation.deleted",
+        installation: installed.uuid,
+        actor: { type: "application", id: "svc", name: "svc" },
+      }),
+    );
     await api.apps.delete("hosted");
     await expect(api.apps.update("hosted", {})).rejects.toMatchObject({ status: 404 });
     expect(app.clientSecret).toMatch(/^[0-9a-f]{64}$/);

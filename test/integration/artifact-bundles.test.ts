@@ -30,7 +30,13 @@ describe("artifact bundles: stored in pieces, refused past the configured limits
   });
 
   const read = (checksum: string, maxBytes = 64 * MiB) =>
-    readStoredFile(instance.faultline.container.resolve(tokens.Db), instance.faultline.container.resolve(ArtifactStoreToken), organizationId, checksum, maxBytes);
+    readStoredFile(
+      instance.faultline.container.resolve(tokens.Db),
+      instance.faultline.container.resolve(ArtifactStoreToken),
+      organizationId,
+      checksum,
+      maxBytes,
+    );
   /** The stored bytes' SHA-1 (comparing MiBs with toEqual would diff them byte by byte on failure). */
   const storedChecksum = async (checksum: string) => {
     const stored = await read(checksum);
@@ -41,36 +47,83 @@ describe("artifact bundles: stored in pieces, refused past the configured limits
     const repeated = randomBytes(PIECE_BYTES);
     const map = Buffer.concat([repeated, randomBytes(PIECE_BYTES), repeated, randomBytes(1234)]);
     const small = Buffer.from("console.log('small');");
-    expect(await uploadBundle(server.url, token, artifactBundle({ "big.js.map": { data: map }, "small.js": { data: small } }))).toEqual({ state: "ok", detail: null, missingChunks: [] });
+    expect(
+      await uploadBundle(
+        server.url,
+        token,
+        artifactBundle({ "big.js.map": { data: map }, "small.js": { data: small } }),
+      ),
+    ).toEqual({ state: "ok", detail: null, missingChunks: [] });
     const files = await instance.faultline.api.releases.artifacts("acme");
-    expect(files).toEqual(expect.arrayContaining([expect.objectContaining({ url: "~/big.js.map", size: map.byteLength }), expect.objectContaining({ url: "~/small.js", size: small.byteLength })]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ url: "~/big.js.map", size: map.byteLength }),
+        expect.objectContaining({ url: "~/small.js", size: small.byteLength }),
+      ]),
+    );
     expect(await storedChecksum(sha1(map))).toBe(sha1(map));
     expect(await storedChecksum(sha1(small))).toBe(sha1(small));
     // Over the reader's limit the file is not read: its size says why.
     expect(await read(sha1(map), MiB)).toEqual({ tooLarge: map.byteLength, limit: MiB });
     const db = instance.faultline.container.resolve(tokens.Db);
-    const pieces = await sql<{ pieces: string[] }>`select pieces from ${sql.table(`${instance.schema}.artifact_blob_pieces`)} where checksum = ${sha1(map)}`.execute(db);
-    expect(pieces.rows[0]?.pieces).toEqual([sha1(repeated), sha1(map.subarray(PIECE_BYTES, 2 * PIECE_BYTES)), sha1(repeated), sha1(map.subarray(3 * PIECE_BYTES))]);
+    const pieces = await sql<{
+      pieces: string[];
+    }>`select pieces from ${sql.table(`${instance.schema}.artifact_blob_pieces`)} where checksum = ${sha1(map)}`.execute(
+      db,
+    );
+    expect(pieces.rows[0]?.pieces).toEqual([
+      sha1(repeated),
+      sha1(map.subarray(PIECE_BYTES, 2 * PIECE_BYTES)),
+      sha1(repeated),
+      sha1(map.subarray(3 * PIECE_BYTES)),
+    ]);
   });
 
   it("ends in `error` naming the limit when a bundle unpacks past maxBundleBytes, or holds more than maxBundleFiles; the host stays up", async () => {
-    const zeros = await uploadBundle(server.url, token, artifactBundle({ "zeros.js": { data: new Uint8Array(9 * MiB) } }));
-    expect(zeros).toEqual({ state: "error", detail: `Invalid artifact bundle: the bundle unpacks to more than ${8 * MiB} bytes`, missingChunks: [] });
-    const many = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`f${i}.js`, { data: Buffer.from(`f${i}()`) }]));
-    expect(await uploadBundle(server.url, token, artifactBundle(many))).toMatchObject({ state: "error", detail: expect.stringContaining("more than 5 files") });
+    const zeros = await uploadBundle(
+      server.url,
+      token,
+      artifactBundle({ "zeros.js": { data: new Uint8Array(9 * MiB) } }),
+    );
+    expect(zeros).toEqual({
+      state: "error",
+      detail: `Invalid artifact bundle: the bundle unpacks to more than ${8 * MiB} bytes`,
+      missingChunks: [],
+    });
+    const many = Object.fromEntries(
+      Array.from({ length: 6 }, (_, i) => [`f${i}.js`, { data: Buffer.from(`f${i}()`) }]),
+    );
+    expect(await uploadBundle(server.url, token, artifactBundle(many))).toMatchObject({
+      state: "error",
+      detail: expect.stringContaining("more than 5 files"),
+    });
     // Asked again, the same bundle answers its recorded state without unpacking anything.
-    expect(await uploadBundle(server.url, token, artifactBundle({ "zeros.js": { data: new Uint8Array(9 * MiB) } }))).toEqual(zeros);
-    expect((await fetch(`${server.url}/api/0/organizations/acme/chunk-upload/`, { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect(
+      await uploadBundle(server.url, token, artifactBundle({ "zeros.js": { data: new Uint8Array(9 * MiB) } })),
+    ).toEqual(zeros);
+    expect(
+      (
+        await fetch(`${server.url}/api/0/organizations/acme/chunk-upload/`, {
+          headers: { Authorization: `Bearer ${token}` },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("two assembles of one bundle at once: one unpacks it, the other answers `assembling` or the result; one bundle row", async () => {
     const bundle = artifactBundle({ "twice.js.map": { data: randomBytes(3 * MiB) } });
     const uploaded = await uploadChunks(server.url, token, bundle);
     const replies = await Promise.all([assemble(server.url, token, uploaded), assemble(server.url, token, uploaded)]);
-    expect(replies.map((reply) => reply.state).sort()).toSatisfy((states: string[]) => states.includes("ok") && states.every((state) => state === "ok" || state === "assembling"));
+    expect(replies.map((reply) => reply.state).sort()).toSatisfy(
+      (states: string[]) => states.includes("ok") && states.every((state) => state === "ok" || state === "assembling"),
+    );
     expect(await assemble(server.url, token, uploaded)).toEqual({ state: "ok", detail: null, missingChunks: [] });
     const db = instance.faultline.container.resolve(tokens.Db);
-    const rows = await sql<{ n: string }>`select count(*) as n from ${sql.table(`${instance.schema}.artifact_bundles`)} where checksum = ${sha1(bundle)}`.execute(db);
+    const rows = await sql<{
+      n: string;
+    }>`select count(*) as n from ${sql.table(`${instance.schema}.artifact_bundles`)} where checksum = ${sha1(bundle)}`.execute(
+      db,
+    );
     expect(Number(rows.rows[0]?.n)).toBe(1);
   });
 });
@@ -88,18 +141,33 @@ describe("an assembly the store fails (#27)", () => {
         }
         for (const { checksum, data } of list) blobs.set(`${organizationId}/${checksum}`, data.slice());
       },
-      has: async (organizationId, checksums) => new Set(checksums.filter((checksum) => blobs.has(`${organizationId}/${checksum}`))),
+      has: async (organizationId, checksums) =>
+        new Set(checksums.filter((checksum) => blobs.has(`${organizationId}/${checksum}`))),
       get: async (organizationId, checksum) => blobs.get(`${organizationId}/${checksum}`) ?? null,
     };
-    const store = definePlugin({ id: "flaky-store", dependencies: ["releases"], register: (container) => registerValue(container, ArtifactStoreToken, flaky) });
+    const store = definePlugin({
+      id: "flaky-store",
+      dependencies: ["releases"],
+      register: (container) => registerValue(container, ArtifactStoreToken, flaky),
+    });
     const instance = await createTestInstance({ worker: false, plugins: [store] });
     const server = await serveFaultline(instance.faultline);
     try {
       const acme = await seedOrganization(instance.faultline, "acme");
-      const uploaded = await uploadChunks(server.url, acme.allScopesToken, artifactBundle({ "app.js.map": { data: randomBytes(2 * PIECE_BYTES) } }));
+      const uploaded = await uploadChunks(
+        server.url,
+        acme.allScopesToken,
+        artifactBundle({ "app.js.map": { data: randomBytes(2 * PIECE_BYTES) } }),
+      );
       await expect(assemble(server.url, acme.allScopesToken, uploaded)).rejects.toThrow(/assemble answered 5\d\d/);
-      expect(await assemble(server.url, acme.allScopesToken, uploaded)).toEqual({ state: "ok", detail: null, missingChunks: [] });
-      expect(await instance.faultline.api.releases.artifacts("acme")).toEqual([expect.objectContaining({ url: "~/app.js.map", size: 2 * PIECE_BYTES })]);
+      expect(await assemble(server.url, acme.allScopesToken, uploaded)).toEqual({
+        state: "ok",
+        detail: null,
+        missingChunks: [],
+      });
+      expect(await instance.faultline.api.releases.artifacts("acme")).toEqual([
+        expect.objectContaining({ url: "~/app.js.map", size: 2 * PIECE_BYTES }),
+      ]);
     } finally {
       await server.close();
       await instance.close();

@@ -35,11 +35,39 @@ async function peakRss(pid: number): Promise<number> {
  * repeated: DEFLATE looks back 32 KiB, so a repeat a MiB away compresses like new text.
  */
 function sourceMapOf(name: string, mib: number): string {
-  const words = ["const", "function", "return", "await", "import", "export", "=>", "{", "}", "(", ")", ";", "if", "else", "for", "let"];
+  const words = [
+    "const",
+    "function",
+    "return",
+    "await",
+    "import",
+    "export",
+    "=>",
+    "{",
+    "}",
+    "(",
+    ")",
+    ";",
+    "if",
+    "else",
+    "for",
+    "let",
+  ];
   const ids = randomBytes(MiB / 4).toString("hex");
   let block = "";
-  for (let i = 0; block.length < MiB; i++) block += (i % 3 === 0 ? `id${ids.slice((i * 6) % (ids.length - 6), ((i * 6) % (ids.length - 6)) + 6)}` : words[i % words.length]) + (i % 12 === 11 ? "\n" : " ");
-  return JSON.stringify({ version: 3, file: `${name}.js`, sources: [`src/${name}.ts`], sourcesContent: [`// ${name}\n${block.repeat(mib)}`], names: [], mappings: "AAAA" });
+  for (let i = 0; block.length < MiB; i++)
+    block +=
+      (i % 3 === 0
+        ? `id${ids.slice((i * 6) % (ids.length - 6), ((i * 6) % (ids.length - 6)) + 6)}`
+        : words[i % words.length]) + (i % 12 === 11 ? "\n" : " ");
+  return JSON.stringify({
+    version: 3,
+    file: `${name}.js`,
+    sources: [`src/${name}.ts`],
+    sourcesContent: [`// ${name}\n${block.repeat(mib)}`],
+    names: [],
+    mappings: "AAAA",
+  });
 }
 
 /** `count` minified files, each with a source map of `mib` MiB, in `dir`. */
@@ -67,7 +95,9 @@ describe("artifact uploads never end the host, and its memory does not grow with
     const started = performance.now();
     const result = await upload();
     const growth = (await peakRss(child.pid as number)) - before;
-    console.info(`upload: ${((performance.now() - started) / 1000).toFixed(1)} s, peak RSS growth ${(growth / MiB).toFixed(1)} MiB (bound ${GROWTH_BOUND / MiB} MiB)`);
+    console.info(
+      `upload: ${((performance.now() - started) / 1000).toFixed(1)} s, peak RSS growth ${(growth / MiB).toFixed(1)} MiB (bound ${GROWTH_BOUND / MiB} MiB)`,
+    );
     return { result, growth };
   };
 
@@ -76,13 +106,19 @@ describe("artifact uploads never end the host, and its memory does not grow with
     work = await mkdtemp(join(tmpdir(), "faultline-uploads-"));
     const picked = await pickBackend();
     url = picked.backend === "pglite" ? undefined : picked.url;
-    const env = { ...process.env, FIXTURE_DATABASE_URL: url ?? "", FIXTURE_SCHEMA: url ? schema : "", FIXTURE_DATA_DIR: join(work, "data") };
+    const env = {
+      ...process.env,
+      FIXTURE_DATABASE_URL: url ?? "",
+      FIXTURE_SCHEMA: url ? schema : "",
+      FIXTURE_DATA_DIR: join(work, "data"),
+    };
     child = spawn(process.execPath, [bundle.file], { env, stdio: ["ignore", "pipe", "inherit"] });
     let output = "";
     child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const [, readyBase, readyToken] = await waitFor(
       async () => {
-        if (child.exitCode !== null) throw new Error(`the host exited before it was ready (code ${child.exitCode}): ${output}`);
+        if (child.exitCode !== null)
+          throw new Error(`the host exited before it was ready (code ${child.exitCode}): ${output}`);
         return /^READY (\S+) (\S+)$/m.exec(output);
       },
       120_000,
@@ -94,10 +130,19 @@ describe("artifact uploads never end the host, and its memory does not grow with
     // pool, prepared plans, PGlite's heap); what they took is the fixed amount, reported.
     await writeSourceMaps(join(work, "warm"), 1, 4);
     const warm = await growthOf(async () => {
-      expect(await uploadBundle(base, token, artifactBundle({ "warm.js": { data: randomBytes(4 * MiB) } }))).toMatchObject({ state: "ok" });
-      await sentryCli(["sourcemaps", "upload", "--release", "web@warm", join(work, "warm")], { url: base, token, org: "acme", project: "web" });
+      expect(
+        await uploadBundle(base, token, artifactBundle({ "warm.js": { data: randomBytes(4 * MiB) } })),
+      ).toMatchObject({ state: "ok" });
+      await sentryCli(["sourcemaps", "upload", "--release", "web@warm", join(work, "warm")], {
+        url: base,
+        token,
+        org: "acme",
+        project: "web",
+      });
     });
-    console.info(`the fixed amount (a 4 MiB bundle, then a 4 MiB sentry-cli upload, after start): ${(warm.growth / MiB).toFixed(1)} MiB`);
+    console.info(
+      `the fixed amount (a 4 MiB bundle, then a 4 MiB sentry-cli upload, after start): ${(warm.growth / MiB).toFixed(1)} MiB`,
+    );
   }, 180_000);
   afterAll(async () => {
     child?.kill("SIGKILL");
@@ -114,14 +159,20 @@ describe("artifact uploads never end the host, and its memory does not grow with
   // Its pieces are all the same: one write reaches the database, whichever it is. Run on embedded
   // PGlite only (inflating 500 MiB is CPU that CI's budget spends once); the cases below, which
   // write what they upload, run on both.
-  it.skipIf(Boolean(process.env.TEST_DATABASE_URL))("a bundle of ~500 KB whose entries inflate (honestly) to 500 MiB of zeros, just under the 512 MiB limit, assembles within the bound", { timeout: 240_000 }, async () => {
-    const bomb = artifactBundle(Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`zeros${i}.js`, { data: new Uint8Array(100 * MiB) }])));
-    expect(bomb.byteLength).toBeLessThan(600 * 1024);
-    const { result, growth } = await growthOf(() => uploadBundle(base, token, bomb));
-    expect(result).toEqual({ state: "ok", detail: null, missingChunks: [] });
-    expect(growth).toBeLessThanOrEqual(GROWTH_BOUND);
-    await hostAnswers();
-  });
+  it.skipIf(Boolean(process.env.TEST_DATABASE_URL))(
+    "a bundle of ~500 KB whose entries inflate (honestly) to 500 MiB of zeros, just under the 512 MiB limit, assembles within the bound",
+    { timeout: 240_000 },
+    async () => {
+      const bomb = artifactBundle(
+        Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`zeros${i}.js`, { data: new Uint8Array(100 * MiB) }])),
+      );
+      expect(bomb.byteLength).toBeLessThan(600 * 1024);
+      const { result, growth } = await growthOf(() => uploadBundle(base, token, bomb));
+      expect(result).toEqual({ state: "ok", detail: null, missingChunks: [] });
+      expect(growth).toBeLessThanOrEqual(GROWTH_BOUND);
+      await hostAnswers();
+    },
+  );
 
   it("8 MiB of random bytes (a bundle that does not compress), within the bound", { timeout: 240_000 }, async () => {
     const noise = artifactBundle({ "noise.js": { data: randomBytes(8 * MiB) } });
@@ -131,10 +182,21 @@ describe("artifact uploads never end the host, and its memory does not grow with
     await hostAnswers();
   });
 
-  it("a real `sentry-cli sourcemaps upload` of a 64 MiB source-map set, within the bound", { timeout: 300_000 }, async () => {
-    await writeSourceMaps(join(work, "set"), 8, 8);
-    const { growth } = await growthOf(() => sentryCli(["sourcemaps", "upload", "--release", "web@64", join(work, "set")], { url: base, token, org: "acme", project: "web" }));
-    expect(growth).toBeLessThanOrEqual(GROWTH_BOUND);
-    await hostAnswers();
-  });
+  it(
+    "a real `sentry-cli sourcemaps upload` of a 64 MiB source-map set, within the bound",
+    { timeout: 300_000 },
+    async () => {
+      await writeSourceMaps(join(work, "set"), 8, 8);
+      const { growth } = await growthOf(() =>
+        sentryCli(["sourcemaps", "upload", "--release", "web@64", join(work, "set")], {
+          url: base,
+          token,
+          org: "acme",
+          project: "web",
+        }),
+      );
+      expect(growth).toBeLessThanOrEqual(GROWTH_BOUND);
+      await hostAnswers();
+    },
+  );
 });

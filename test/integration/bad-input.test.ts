@@ -19,7 +19,11 @@ describe("bad input gets a documented 4xx, never a 500", () => {
   });
 
   const post = (path: string, body: BodyInit, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}${path}`, { method: "POST", body, headers: { ...bearer(token), "Content-Type": "application/json", ...headers } });
+    fetch(`${server.url}${path}`, {
+      method: "POST",
+      body,
+      headers: { ...bearer(token), "Content-Type": "application/json", ...headers },
+    });
 
   it("malformed JSON → 400 naming the parse error", async () => {
     const response = await post("/api/0/api-tokens/", '{"scopes": [');
@@ -62,7 +66,10 @@ describe("bad input gets a documented 4xx, never a 500", () => {
   });
 
   it("a wrong method → 405 with Allow", async () => {
-    const response = await fetch(`${server.url}/api/0/organizations/acme/`, { method: "PATCH", headers: bearer(token) });
+    const response = await fetch(`${server.url}/api/0/organizations/acme/`, {
+      method: "PATCH",
+      headers: bearer(token),
+    });
     expect(response.status).toBe(405);
     expect(response.headers.get("allow")).toBe("GET, HEAD");
     expect(await response.json()).toEqual({ detail: 'Method "PATCH" not allowed.' });
@@ -89,12 +96,18 @@ describe("bad input gets a documented 4xx, never a 500", () => {
   it("invalid pagination parameters → 400; over 100 is clamped", async () => {
     const zero = await fetch(`${server.url}/api/0/organizations/acme/projects/?per_page=0`, { headers: bearer(token) });
     expect(zero.status).toBe(400);
-    const text = await fetch(`${server.url}/api/0/organizations/acme/projects/?per_page=abc`, { headers: bearer(token) });
+    const text = await fetch(`${server.url}/api/0/organizations/acme/projects/?per_page=abc`, {
+      headers: bearer(token),
+    });
     expect(text.status).toBe(400);
-    const cursor = await fetch(`${server.url}/api/0/organizations/acme/projects/?cursor=yesterday`, { headers: bearer(token) });
+    const cursor = await fetch(`${server.url}/api/0/organizations/acme/projects/?cursor=yesterday`, {
+      headers: bearer(token),
+    });
     expect(cursor.status).toBe(400);
     expect(await cursor.json()).toEqual({ detail: "Invalid cursor parameter." });
-    const big = await fetch(`${server.url}/api/0/organizations/acme/projects/?per_page=500`, { headers: bearer(token) });
+    const big = await fetch(`${server.url}/api/0/organizations/acme/projects/?per_page=500`, {
+      headers: bearer(token),
+    });
     expect(big.status).toBe(200);
     expect(big.headers.get("x-per-page")).toBe("100");
   });

@@ -44,7 +44,11 @@ describe("issue comments", () => {
   const commentsOf = (issue: string, org = "acme") => `/api/0/organizations/${org}/issues/${issue}/comments/`;
   const get = (path: string, token = acme.allScopesToken) => fetch(url(path), { headers: bearer(token) });
   const send = (method: string, path: string, body: unknown, token = acme.allScopesToken) =>
-    fetch(url(path), { method, headers: { ...bearer(token), "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
+    fetch(url(path), {
+      method,
+      headers: { ...bearer(token), "content-type": "application/json" },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
   const post = async (text: string, token: string, issue = issueId) => {
     const response = await send("POST", commentsOf(issue), { text }, token);
     expect(response.status, await response.clone().text()).toBe(201);
@@ -97,7 +101,11 @@ describe("issue comments", () => {
 
     const detail = await issue();
     expect(detail.numComments).toBe(1);
-    expect(detail.activity[0]).toMatchObject({ type: "note", data: { text: "Looking into it" }, user: { username: "bob" } });
+    expect(detail.activity[0]).toMatchObject({
+      type: "note",
+      data: { text: "Looking into it" },
+      user: { username: "bob" },
+    });
     const listed = await (await get(`/api/0/organizations/acme/issues/?query=&sort=new`)).json();
     expect(listed.find((item: { id: string }) => item.id === issueId).numComments).toBe(1);
 
@@ -108,7 +116,12 @@ describe("issue comments", () => {
       actor: { type: "user", id: comment.user?.id, name: "BOB" },
       payload: {
         issue: { id: Number(issueId), shortId: detail.shortId, project: { slug: "web" } },
-        comment: { id: Number(comment.id), issueId: Number(issueId), text: "Looking into it", userId: Number(comment.user?.id) },
+        comment: {
+          id: Number(comment.id),
+          issueId: Number(issueId),
+          text: "Looking into it",
+          userId: Number(comment.user?.id),
+        },
       },
     });
     await send("DELETE", `${commentsOf(issueId)}${comment.id}/`, undefined, tokens.bob);
@@ -122,7 +135,10 @@ describe("issue comments", () => {
     for (const token of [tokens.carol, tokens.org]) {
       const refused = await send("PUT", `${path}${comment.id}/`, { text: "hijacked" }, token);
       expect(refused.status).toBe(403);
-      expect(await refused.json()).toMatchObject({ detail: "You do not have permission to perform this action.", requiredScopes: ["event:admin"] });
+      expect(await refused.json()).toMatchObject({
+        detail: "You do not have permission to perform this action.",
+        requiredScopes: ["event:admin"],
+      });
       expect(refused.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="event:admin"');
       expect((await send("DELETE", `${path}${comment.id}/`, undefined, token)).status).toBe(403);
     }
@@ -130,7 +146,12 @@ describe("issue comments", () => {
     const edited = await send("PUT", `${path}${comment.id}/`, { text: "  second draft  ", ignored: true }, tokens.bob);
     expect(edited.status).toBe(200);
     const body = (await edited.json()) as Comment;
-    expect(body).toMatchObject({ id: comment.id, text: "second draft", user: { username: "bob" }, dateCreated: comment.dateCreated });
+    expect(body).toMatchObject({
+      id: comment.id,
+      text: "second draft",
+      user: { username: "bob" },
+      dateCreated: comment.dateCreated,
+    });
     expect(Date.parse(body.dateUpdated)).toBeGreaterThanOrEqual(Date.parse(comment.dateCreated));
     // The note is the comment (as in Sentry): it shows the edited text.
     expect((await issue()).activity[0]).toMatchObject({ type: "note", data: { text: "second draft" } });
@@ -172,7 +193,8 @@ describe("issue comments", () => {
 
   it("lists newest first and walks pages through the Link header", async () => {
     const created: string[] = [];
-    for (const text of ["one", "two", "three", "four", "five"]) created.push((await post(text, tokens.carol, otherIssueId)).id);
+    for (const text of ["one", "two", "three", "four", "five"])
+      created.push((await post(text, tokens.carol, otherIssueId)).id);
     const first = await get(`${commentsOf(otherIssueId)}?per_page=2`, tokens.reader);
     expect(first.status).toBe(200);
     expect(first.headers.get("x-per-page")).toBe("2");
@@ -196,7 +218,15 @@ describe("issue comments", () => {
   it("refuses invalid bodies with 400 naming `text`, never 500, and changes nothing", async () => {
     const path = commentsOf(issueId);
     const before = (await issue()).numComments;
-    const invalid: unknown[] = [{}, { text: "" }, { text: "   \n " }, { text: "x".repeat(10_001) }, { text: 5 }, { text: null }, { text: ["a"] }];
+    const invalid: unknown[] = [
+      {},
+      { text: "" },
+      { text: "   \n " },
+      { text: "x".repeat(10_001) },
+      { text: 5 },
+      { text: null },
+      { text: ["a"] },
+    ];
     for (const body of invalid) {
       const response = await send("POST", path, body);
       expect(response.status, JSON.stringify(body)).toBe(400);
@@ -224,7 +254,9 @@ describe("issue comments", () => {
     const after = await issue();
     expect(after.numComments).toBe(before.numComments);
     expect(after.activity[0]).toEqual(before.activity[0]);
-    expect((await (await get(commentsOf(issueId))).json()).map((comment: Comment) => comment.text)).not.toContain("explode");
+    expect((await (await get(commentsOf(issueId))).json()).map((comment: Comment) => comment.text)).not.toContain(
+      "explode",
+    );
   });
 
   it("applies scopes and roles, and answers 404 for other organizations, unknown issues and comments", async () => {

@@ -5,7 +5,14 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { randomHex } from "../../src/crypto/secrets.js";
 import { quoteIdentifier } from "../../src/db/identifiers.js";
-import { createFaultline, DatabaseUnavailableError, type Faultline, type FaultlineApi, type FaultlineOptions, tokens } from "../../src/index.js";
+import {
+  createFaultline,
+  DatabaseUnavailableError,
+  type Faultline,
+  type FaultlineApi,
+  type FaultlineOptions,
+  tokens,
+} from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { pickBackend } from "../../src/testing/index.js";
 import { captureFor, digestQueued, errorEvent } from "../helpers/events.js";
@@ -32,7 +39,11 @@ afterEach(async () => {
 
 let admin: pg.Pool;
 beforeAll(() => {
-  if (onPostgres) admin = new pg.Pool({ connectionString: withApplicationName(serverUrl as string, "faultline_resilience_admin"), max: 2 });
+  if (onPostgres)
+    admin = new pg.Pool({
+      connectionString: withApplicationName(serverUrl as string, "faultline_resilience_admin"),
+      max: 2,
+    });
 });
 afterAll(async () => {
   await admin?.end();
@@ -60,7 +71,10 @@ interface Backend {
 }
 
 async function backendsOf(applicationName: string): Promise<Backend[]> {
-  const { rows } = await admin.query<Backend>("SELECT pid, query, state FROM pg_stat_activity WHERE application_name = $1", [applicationName]);
+  const { rows } = await admin.query<Backend>(
+    "SELECT pid, query, state FROM pg_stat_activity WHERE application_name = $1",
+    [applicationName],
+  );
   return rows;
 }
 
@@ -90,13 +104,21 @@ interface Instance {
  * An instance on its own schema whose connections carry their own `application_name` (so this
  * test can terminate them and nothing else); `via` routes them through a proxy.
  */
-async function openInstance(options: Omit<FaultlineOptions, "database" | "schema"> & { schema?: string; via?: TcpProxy; ready?: boolean } = {}): Promise<Instance> {
+async function openInstance(
+  options: Omit<FaultlineOptions, "database" | "schema"> & { schema?: string; via?: TcpProxy; ready?: boolean } = {},
+): Promise<Instance> {
   const { via, schema = `faultline_test_${randomHex(6)}`, ready = true, ...rest } = options;
   // The instance that created the schema drops it (last, since cleanups run in reverse).
   const ownsSchema = options.schema === undefined;
   const applicationName = `faultline_resilience_${randomHex(4)}`;
   const named = withApplicationName(serverUrl as string, applicationName);
-  const faultline = createFaultline({ logger: silentLogger, delivery: { allowPrivateNetworks: true }, ...rest, database: via ? via.url(named) : named, schema });
+  const faultline = createFaultline({
+    logger: silentLogger,
+    delivery: { allowPrivateNetworks: true },
+    ...rest,
+    database: via ? via.url(named) : named,
+    schema,
+  });
   cleanups.push(async () => {
     await faultline.close();
     if (ownsSchema) await admin.query(`DROP SCHEMA IF EXISTS ${quoteIdentifier(schema)} CASCADE`);
@@ -114,14 +136,25 @@ async function proxyToServer(): Promise<TcpProxy> {
 
 /** An app of `organization` whose webhook (subscribed to `error`) is `receiverUrl`. */
 async function subscribe(faultline: Faultline<FaultlineApi>, organization: string, receiverUrl: string) {
-  await faultline.api.apps.create({ organization, name: "Tracker", slug: "tracker", isInternal: true, webhookUrl: `${receiverUrl}/hook`, events: ["error"] });
+  await faultline.api.apps.create({
+    organization,
+    name: "Tracker",
+    slug: "tracker",
+    isInternal: true,
+    webhookUrl: `${receiverUrl}/hook`,
+    events: ["error"],
+  });
 }
 
 const newEventId = () => randomUUID().replaceAll("-", "");
 
 /** An envelope as @sentry/node 11 posts it. */
 function envelope(eventId: string): string {
-  return [JSON.stringify({ event_id: eventId, sent_at: new Date().toISOString() }), '{"type":"event"}', JSON.stringify({ event_id: eventId, ...errorEvent() })].join("\n");
+  return [
+    JSON.stringify({ event_id: eventId, sent_at: new Date().toISOString() }),
+    '{"type":"event"}',
+    JSON.stringify({ event_id: eventId, ...errorEvent() }),
+  ].join("\n");
 }
 
 describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout: 60_000 }, () => {
@@ -129,7 +162,9 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
     const receiver = await startReceiver();
     cleanups.push(receiver.close);
     // Polling effectively off: only a NOTIFY (or the wake after a reconnect) drives the delivery worker.
-    const { faultline, applicationName, schema } = await openInstance({ delivery: { allowPrivateNetworks: true, pollIntervalMs: 600_000 } });
+    const { faultline, applicationName, schema } = await openInstance({
+      delivery: { allowPrivateNetworks: true, pollIntervalMs: 600_000 },
+    });
     const seeded = await seedOrganization(faultline);
     await subscribe(faultline, "acme", receiver.url);
     const server = await serveFaultline(faultline);
@@ -145,7 +180,9 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
 
     // Another process commits an event: its NOTIFY reaches this instance over the new LISTEN connection.
     const other = await openInstance({ schema, worker: false, autoMigrate: false });
-    await captureFor(other.faultline, { id: seeded.project.id, organizationId: seeded.organization.id })(errorEvent({ fingerprint: ["after-reconnect"] }));
+    await captureFor(other.faultline, { id: seeded.project.id, organizationId: seeded.organization.id })(
+      errorEvent({ fingerprint: ["after-reconnect"] }),
+    );
     await receiver.until((all) => all.length === 1, 10_000);
   });
 
@@ -153,7 +190,10 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
     const receiver = await startReceiver();
     cleanups.push(receiver.close);
     const proxy = await proxyToServer();
-    const { faultline, schema } = await openInstance({ via: proxy, delivery: { allowPrivateNetworks: true, pollIntervalMs: 600_000 } });
+    const { faultline, schema } = await openInstance({
+      via: proxy,
+      delivery: { allowPrivateNetworks: true, pollIntervalMs: 600_000 },
+    });
     const seeded = await seedOrganization(faultline);
     await subscribe(faultline, "acme", receiver.url);
 
@@ -176,7 +216,10 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
     cleanups.push(server.close);
     const get = () => fetch(`${server.url}/api/0/organizations/acme/`, { headers: bearer(seeded.allScopesToken) });
     const ingest = (eventId: string) =>
-      fetch(`${server.url}/api/${seeded.project.id}/envelope/?sentry_version=7&sentry_key=${key}`, { method: "POST", body: envelope(eventId) });
+      fetch(`${server.url}/api/${seeded.project.id}/envelope/?sentry_version=7&sentry_key=${key}`, {
+        method: "POST",
+        body: envelope(eventId),
+      });
     expect((await get()).status).toBe(200);
 
     for (const outage of ["cut", "blackhole"] as const) {
@@ -198,14 +241,23 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
       const eventId = newEventId();
       expect((await ingest(eventId)).status).toBe(200);
       await digestQueued(faultline); // queued ingest: grouped after the answer
-      const stored = await faultline.container.resolve(tokens.Db).selectFrom("events").select("event_id").where("event_id", "=", eventId).execute();
+      const stored = await faultline.container
+        .resolve(tokens.Db)
+        .selectFrom("events")
+        .select("event_id")
+        .where("event_id", "=", eventId)
+        .execute();
       expect(stored).toHaveLength(1);
     }
   });
 
   it("close() during an outage returns promptly: LISTEN stops reconnecting and nothing is left running", async () => {
     const proxy = await proxyToServer();
-    const { faultline, applicationName } = await openInstance({ via: proxy, connection: { timeoutMs: 500 }, delivery: { allowPrivateNetworks: true, pollIntervalMs: 50 } });
+    const { faultline, applicationName } = await openInstance({
+      via: proxy,
+      connection: { timeoutMs: 500 },
+      delivery: { allowPrivateNetworks: true, pollIntervalMs: 50 },
+    });
     await waitFor(async () => isListening(await backendsOf(applicationName)), 5_000, "LISTEN connection");
     proxy.blackhole();
     await sleep(300); // the worker's polls and the LISTEN reconnects meet the outage
@@ -219,7 +271,11 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
 
   it("startup with the database down fails with one clear error; with connection.startupWaitMs it waits for the database", async () => {
     const closedPort = await unusedPort();
-    const down = createFaultline({ logger: silentLogger, database: `postgres://faultline:s3cret@127.0.0.1:${closedPort}/nowhere`, worker: false });
+    const down = createFaultline({
+      logger: silentLogger,
+      database: `postgres://faultline:s3cret@127.0.0.1:${closedPort}/nowhere`,
+      worker: false,
+    });
     cleanups.push(() => down.close());
     const failure = await down.ready().then(
       () => null,
@@ -234,7 +290,12 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
 
     const proxy = await proxyToServer();
     proxy.cut();
-    const waiting = await openInstance({ via: proxy, ready: false, worker: false, connection: { startupWaitMs: 20_000 } });
+    const waiting = await openInstance({
+      via: proxy,
+      ready: false,
+      worker: false,
+      connection: { startupWaitMs: 20_000 },
+    });
     let ready = false;
     const readying = waiting.faultline.ready().then(() => (ready = true));
     await sleep(700);
@@ -245,7 +306,12 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
 
     // close() ends a startup wait at once.
     proxy.cut();
-    const abandoned = await openInstance({ via: proxy, ready: false, worker: false, connection: { startupWaitMs: 20_000 } });
+    const abandoned = await openInstance({
+      via: proxy,
+      ready: false,
+      worker: false,
+      connection: { startupWaitMs: 20_000 },
+    });
     const abandoning = abandoned.faultline.ready().then(
       () => "ready",
       (error: unknown) => error,
@@ -278,7 +344,10 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
     const sender = async () => {
       for (let i = 0; i < 40; i++) {
         const eventId = newEventId();
-        const response = await fetch(`${server.url}/api/${seeded.project.id}/envelope/?sentry_version=7&sentry_key=${key}`, { method: "POST", body: envelope(eventId) });
+        const response = await fetch(
+          `${server.url}/api/${seeded.project.id}/envelope/?sentry_version=7&sentry_key=${key}`,
+          { method: "POST", body: envelope(eventId) },
+        );
         await response.arrayBuffer();
         if (response.status === 200) accepted.push(eventId);
         else refused.push({ status: response.status, retryAfter: response.headers.get("retry-after") });
@@ -290,7 +359,13 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
     // Still serving: once the last terminations have gone through, an event is accepted again.
     const last = newEventId();
     await waitFor(
-      async () => (await fetch(`${server.url}/api/${seeded.project.id}/envelope/?sentry_version=7&sentry_key=${key}`, { method: "POST", body: envelope(last) })).status === 200,
+      async () =>
+        (
+          await fetch(`${server.url}/api/${seeded.project.id}/envelope/?sentry_version=7&sentry_key=${key}`, {
+            method: "POST",
+            body: envelope(last),
+          })
+        ).status === 200,
       5_000,
       "an event accepted after the terminations",
     );
@@ -329,7 +404,11 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
 
     // A worker instance on the same schema drains them in small slices while its connections are cut.
     // A short timeoutMs keeps the lease (timeoutMs + 30 s) short: a claim whose reply was lost is re-claimed after it.
-    const worker = await openInstance({ schema: seeder.schema, autoMigrate: false, delivery: { allowPrivateNetworks: true, concurrency: 4, pollIntervalMs: 200, timeoutMs: 1_000 } });
+    const worker = await openInstance({
+      schema: seeder.schema,
+      autoMigrate: false,
+      delivery: { allowPrivateNetworks: true, concurrency: 4, pollIntervalMs: 200, timeoutMs: 1_000 },
+    });
     let terminated = 0;
     while (receiver.received.length < 60) {
       terminated += (await terminateBackends(worker.applicationName)).length;
@@ -339,7 +418,8 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
     expect(terminated).toBeGreaterThan(0);
     await receiver.until((all) => new Set(all.map((r) => String(r.headers["webhook-id"]))).size === 60, 45_000);
     await waitFor(
-      async () => (await db.selectFrom("deliveries").select("status").where("status", "!=", "delivered").execute()).length === 0,
+      async () =>
+        (await db.selectFrom("deliveries").select("status").where("status", "!=", "delivered").execute()).length === 0,
       45_000,
       "every delivery recorded delivered",
     );
@@ -349,7 +429,10 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
 
   it("a host's Pool without an 'error' listener: terminated connections do not end the process; Faultline's listeners leave with close() and the pool stays open", async () => {
     const applicationName = `faultline_resilience_${randomHex(4)}`;
-    const hostPool = new pg.Pool({ connectionString: withApplicationName(serverUrl as string, applicationName), max: 4 });
+    const hostPool = new pg.Pool({
+      connectionString: withApplicationName(serverUrl as string, applicationName),
+      max: 4,
+    });
     cleanups.push(() => hostPool.end());
     const schema = `faultline_test_${randomHex(6)}`;
     const faultline = createFaultline({ logger: silentLogger, database: hostPool, schema });
@@ -358,7 +441,10 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
       await admin.query(`DROP SCHEMA IF EXISTS ${quoteIdentifier(schema)} CASCADE`);
     });
     await faultline.ready();
-    await Promise.all([faultline.api.organizations.create({ slug: "acme" }), faultline.api.organizations.create({ slug: "globex" })]);
+    await Promise.all([
+      faultline.api.organizations.create({ slug: "acme" }),
+      faultline.api.organizations.create({ slug: "globex" }),
+    ]);
     expect([hostPool.listenerCount("error"), hostPool.listenerCount("connect")]).toEqual([1, 1]);
     await waitFor(async () => isListening(await backendsOf(applicationName)), 5_000, "LISTEN connection");
 
@@ -368,7 +454,11 @@ describe.skipIf(!onPostgres)("database resilience (PostgreSQL only)", { timeout:
     expect(await faultline.api.organizations.get("acme")).toMatchObject({ slug: "acme" });
 
     await faultline.close();
-    expect([hostPool.listenerCount("error"), hostPool.listenerCount("connect"), hostPool.listenerCount("remove")]).toEqual([0, 0, 0]);
+    expect([
+      hostPool.listenerCount("error"),
+      hostPool.listenerCount("connect"),
+      hostPool.listenerCount("remove"),
+    ]).toEqual([0, 0, 0]);
     expect((await hostPool.query<{ one: number }>("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
   });
 });

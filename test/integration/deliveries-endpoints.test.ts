@@ -39,16 +39,25 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : null, headers: response.headers };
   }
-  const list = async (org: string, token: string, query = ""): Promise<DeliveryItem[]> => (await call("GET", `/api/0/organizations/${org}/deliveries/${query}`, token)).body;
+  const list = async (org: string, token: string, query = ""): Promise<DeliveryItem[]> =>
+    (await call("GET", `/api/0/organizations/${org}/deliveries/${query}`, token)).body;
 
   beforeAll(async () => {
     // acme's installation.created is answered 400 (not retried: failed); everything after, 200.
     receiver = await startReceiver([400]);
-    instance = await createTestInstance({ delivery: { allowPrivateNetworks: true, pollIntervalMs: 20, retryDelays: [0.05], timeoutMs: 1000 } });
+    instance = await createTestInstance({
+      delivery: { allowPrivateNetworks: true, pollIntervalMs: 20, retryDelays: [0.05], timeoutMs: 1000 },
+    });
     acme = await seedOrganization(instance.faultline, "acme");
     globex = await seedOrganization(instance.faultline, "globex");
     server = await serveFaultline(instance.faultline);
-    app = await instance.faultline.api.apps.create({ organization: "acme", name: "Hooked", slug: "hooked", webhookUrl: `${receiver.url}/hooked`, events: ["installation", "error"] });
+    app = await instance.faultline.api.apps.create({
+      organization: "acme",
+      name: "Hooked",
+      slug: "hooked",
+      webhookUrl: `${receiver.url}/hooked`,
+      events: ["installation", "error"],
+    });
     secrets.push(app.clientSecret);
     await instance.faultline.api.installations.install({ organization: "acme", app: "hooked" });
     await receiver.until((all) => all.length >= 1);
@@ -70,7 +79,13 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
     expect(response.body).toHaveLength(1);
     expect(failed).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      target: { type: "app", id: expect.stringMatching(/^\d+$/), url: `${receiver.url}/hooked`, name: "Hooked", project: null },
+      target: {
+        type: "app",
+        id: expect.stringMatching(/^\d+$/),
+        url: `${receiver.url}/hooked`,
+        name: "Hooked",
+        project: null,
+      },
       destinationType: "app",
       destinationId: expect.any(String),
       eventType: "installation.created",
@@ -97,7 +112,9 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
     const badStatus = await call("GET", "/api/0/organizations/acme/deliveries/?status=lost", acme.orgReadToken);
     expect(badStatus.status).toBe(400);
     expect(Object.keys(badStatus.body.errors)).toEqual(["status"]);
-    expect((await call("GET", "/api/0/organizations/acme/deliveries/?per_page=-1", acme.orgReadToken)).status).toBe(400);
+    expect((await call("GET", "/api/0/organizations/acme/deliveries/?per_page=-1", acme.orgReadToken)).status).toBe(
+      400,
+    );
     expect((await call("GET", "/api/0/organizations/acme/deliveries/?cursor=1:2", acme.orgReadToken)).status).toBe(400);
   });
 
@@ -115,44 +132,91 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
     const forbidden = await call("POST", path, acme.orgReadToken);
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.requiredScopes).toEqual(["org:write"]);
-    expect((await call("POST", `/api/0/organizations/globex/deliveries/${failed?.id}/redeliver/`, globex.allScopesToken)).status).toBe(404);
+    expect(
+      (await call("POST", `/api/0/organizations/globex/deliveries/${failed?.id}/redeliver/`, globex.allScopesToken))
+        .status,
+    ).toBe(404);
     const { clientSecret } = await instance.faultline.api.apps.rotateSecret("hooked");
     secrets.push(clientSecret);
     const before = receiver.received.length;
     const redelivered = await call("POST", path, acme.allScopesToken);
     expect(redelivered.status).toBe(202);
-    expect(redelivered.body).toMatchObject({ id: failed?.id, status: "pending", nextAttemptAt: expect.any(String), dateFinished: null });
+    expect(redelivered.body).toMatchObject({
+      id: failed?.id,
+      status: "pending",
+      nextAttemptAt: expect.any(String),
+      dateFinished: null,
+    });
     const [resent] = (await receiver.until((all) => all.length > before)).slice(before);
     expect(resent?.headers["webhook-id"]).toBe(failed?.id);
-    expect(resent?.json).toMatchObject({ action: "created", data: { installation: { organization: { slug: "acme" } } } });
-    expect(verifySignature(resent?.body as string, resent?.headers["svc-hook-signature"] as string, clientSecret)).toBe(true);
-    const done = await waitFor(async () => (await list("acme", acme.orgReadToken)).find((d) => d.id === failed?.id && d.status === "delivered"));
+    expect(resent?.json).toMatchObject({
+      action: "created",
+      data: { installation: { organization: { slug: "acme" } } },
+    });
+    expect(verifySignature(resent?.body as string, resent?.headers["svc-hook-signature"] as string, clientSecret)).toBe(
+      true,
+    );
+    const done = await waitFor(async () =>
+      (await list("acme", acme.orgReadToken)).find((d) => d.id === failed?.id && d.status === "delivered"),
+    );
     expect(done).toMatchObject({ attempts: 2, lastResponseCode: 200, nextAttemptAt: null });
   });
 
   it("refuses unknown ids (404), pending deliveries and deliveries to an uninstalled app (409)", async () => {
-    expect((await call("POST", "/api/0/organizations/acme/deliveries/not-a-uuid/redeliver/", acme.allScopesToken)).status).toBe(404);
-    const unknown = await call("POST", "/api/0/organizations/acme/deliveries/00000000-0000-4000-8000-000000000000/redeliver/", acme.allScopesToken);
+    expect(
+      (await call("POST", "/api/0/organizations/acme/deliveries/not-a-uuid/redeliver/", acme.allScopesToken)).status,
+    ).toBe(404);
+    const unknown = await call(
+      "POST",
+      "/api/0/organizations/acme/deliveries/00000000-0000-4000-8000-000000000000/redeliver/",
+      acme.allScopesToken,
+    );
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ detail: "The requested resource does not exist" });
-    expect((await call("GET", "/api/0/organizations/acme/deliveries/00000000-0000-4000-8000-000000000000/redeliver/", acme.allScopesToken)).status).toBe(405);
+    expect(
+      (
+        await call(
+          "GET",
+          "/api/0/organizations/acme/deliveries/00000000-0000-4000-8000-000000000000/redeliver/",
+          acme.allScopesToken,
+        )
+      ).status,
+    ).toBe(405);
 
     const project = await instance.faultline.api.projects.create({ organization: "globex", slug: "api" });
     // The receiver hangs on purpose, so that the delivery is still pending when redelivery is asked.
     const slow = await startReceiver([{ status: 200, delayMs: 400 }]);
     try {
       await instance.faultline.api.apps.update("hooked", { webhookUrl: `${slow.url}/slow` });
-      await captureFor(instance.faultline, { id: project.id, organizationId: globex.organization.id })(errorEvent({ fingerprint: ["redeliver"] }));
-      const pending = await waitFor(async () => (await list("globex", globex.orgReadToken)).find((d) => d.eventType === "error.created"));
-      const busy = await call("POST", `/api/0/organizations/globex/deliveries/${pending.id}/redeliver/`, globex.allScopesToken);
+      await captureFor(instance.faultline, { id: project.id, organizationId: globex.organization.id })(
+        errorEvent({ fingerprint: ["redeliver"] }),
+      );
+      const pending = await waitFor(async () =>
+        (await list("globex", globex.orgReadToken)).find((d) => d.eventType === "error.created"),
+      );
+      const busy = await call(
+        "POST",
+        `/api/0/organizations/globex/deliveries/${pending.id}/redeliver/`,
+        globex.allScopesToken,
+      );
       expect(busy.status).toBe(409);
       expect(busy.body.detail).toMatch(/pending/);
-      await waitFor(async () => (await list("globex", globex.orgReadToken)).find((d) => d.id === pending.id && d.status === "delivered"));
+      await waitFor(async () =>
+        (await list("globex", globex.orgReadToken)).find((d) => d.id === pending.id && d.status === "delivered"),
+      );
 
       // Once the app is uninstalled, that organization's events are never sent to it again.
-      const [installation] = (await call("GET", "/api/0/organizations/globex/svc-app-installations/", globex.orgReadToken)).body as Array<{ uuid: string }>;
-      expect((await call("DELETE", `/api/0/svc-app-installations/${installation?.uuid}/`, globex.allScopesToken)).status).toBe(204);
-      const gone = await call("POST", `/api/0/organizations/globex/deliveries/${pending.id}/redeliver/`, globex.allScopesToken);
+      const [installation] = (
+        await call("GET", "/api/0/organizations/globex/svc-app-installations/", globex.orgReadToken)
+      ).body as Array<{ uuid: string }>;
+      expect(
+        (await call("DELETE", `/api/0/svc-app-installations/${installation?.uuid}/`, globex.allScopesToken)).status,
+      ).toBe(204);
+      const gone = await call(
+        "POST",
+        `/api/0/organizations/globex/deliveries/${pending.id}/redeliver/`,
+        globex.allScopesToken,
+      );
       expect(gone.status).toBe(409);
       expect(gone.body).toEqual({ detail: "The destination of this delivery no longer exists" });
     } finally {
@@ -183,15 +247,31 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
     // The secrets these requests were signed with: the app's, before and after the rotation above,
     // as the delivery rows hold them (the one in force when each log entry was written).
     const db = instance.faultline.container.resolve(tokens.Db);
-    const { client_secret: current } = await db.selectFrom("apps").select("client_secret").where("slug", "=", "hooked").executeTakeFirstOrThrow();
-    const signedWith = await db.selectFrom("deliveries").select("secret").distinct().where("id", "in", entries.map((e) => e.deliveryId as string)).execute();
+    const { client_secret: current } = await db
+      .selectFrom("apps")
+      .select("client_secret")
+      .where("slug", "=", "hooked")
+      .executeTakeFirstOrThrow();
+    const signedWith = await db
+      .selectFrom("deliveries")
+      .select("secret")
+      .distinct()
+      .where(
+        "id",
+        "in",
+        entries.map((e) => e.deliveryId as string),
+      )
+      .execute();
     const inForce = new Set([...secrets, current, ...signedWith.map((d) => d.secret)]);
     expect(inForce.size).toBe(2);
     expect(current).toBe(secrets.at(-1));
     for (const secret of inForce) expect(text).not.toContain(secret);
     expect(text).not.toMatch(/signature/i);
     const signatures = receiver.received
-      .flatMap((r) => [r.headers["svc-hook-signature"], String(r.headers["webhook-signature"] ?? "").replace(/^v1,/, "")])
+      .flatMap((r) => [
+        r.headers["svc-hook-signature"],
+        String(r.headers["webhook-signature"] ?? "").replace(/^v1,/, ""),
+      ])
       .filter((value): value is string => typeof value === "string" && value.length > 0);
     expect(signatures.length).toBeGreaterThanOrEqual(4);
     for (const signature of signatures) expect(text).not.toContain(signature);
@@ -221,11 +301,14 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
     );
     try {
       await instance.faultline.api.apps.update("hooked", { webhookUrl: `${verbose.url}/verbose` });
-      await captureFor(instance.faultline, { id: acme.project.id, organizationId: acme.organization.id })(errorEvent({ fingerprint: ["verbose"], message: "é".repeat(700), extra: { blob: "m".repeat(3000) } }));
+      await captureFor(instance.faultline, { id: acme.project.id, organizationId: acme.organization.id })(
+        errorEvent({ fingerprint: ["verbose"], message: "é".repeat(700), extra: { blob: "m".repeat(3000) } }),
+      );
       const entry = await waitFor(async () =>
-        ((await call("GET", "/api/0/svc-apps/hooked/requests/?eventType=error.created", acme.orgReadToken)).body as Array<Record<string, string>>).find(
-          (e) => e.webhookUrl === `${verbose.url}/verbose`,
-        ),
+        (
+          (await call("GET", "/api/0/svc-apps/hooked/requests/?eventType=error.created", acme.orgReadToken))
+            .body as Array<Record<string, string>>
+        ).find((e) => e.webhookUrl === `${verbose.url}/verbose`),
       );
       const body = sent.get(String(entry.deliveryId)) ?? "";
       expect(body.length).toBeGreaterThan(3000);
@@ -243,11 +326,14 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
     const nul = await listen(createServer((_req, res) => res.writeHead(200).end("ok\u0000done")));
     try {
       await instance.faultline.api.apps.update("hooked", { webhookUrl: `${nul.url}/nul` });
-      await captureFor(instance.faultline, { id: acme.project.id, organizationId: acme.organization.id })(errorEvent({ fingerprint: ["nul-response"] }));
+      await captureFor(instance.faultline, { id: acme.project.id, organizationId: acme.organization.id })(
+        errorEvent({ fingerprint: ["nul-response"] }),
+      );
       const entry = await waitFor(async () =>
-        ((await call("GET", "/api/0/svc-apps/hooked/requests/?eventType=error.created", acme.orgReadToken)).body as Array<Record<string, string>>).find(
-          (e) => e.webhookUrl === `${nul.url}/nul`,
-        ),
+        (
+          (await call("GET", "/api/0/svc-apps/hooked/requests/?eventType=error.created", acme.orgReadToken))
+            .body as Array<Record<string, string>>
+        ).find((e) => e.webhookUrl === `${nul.url}/nul`),
       );
       expect(entry.responseBody).toBe("ok\uFFFDdone");
     } finally {
@@ -258,7 +344,11 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
 
   it("keeps the newest 100 requests and the newest 100 errors of each event type", async () => {
     const db = instance.faultline.container.resolve(tokens.Db);
-    const { id: appId } = await db.selectFrom("apps").select("id").where("slug", "=", "hooked").executeTakeFirstOrThrow();
+    const { id: appId } = await db
+      .selectFrom("apps")
+      .select("id")
+      .where("slug", "=", "hooked")
+      .executeTakeFirstOrThrow();
     const start = Date.now() + 60_000;
     const row = (i: number, eventType: string, code: number) => ({
       app_id: appId,
@@ -280,8 +370,13 @@ describe("deliveries listing, manual redelivery and the app request log", () => 
       ...Array.from({ length: 130 }, (_, i) => row(300 + i, "issue.created", 200)),
     ];
     await db.insertInto("app_request_log").values(rows).execute();
-    const entries = (await call("GET", "/api/0/svc-apps/hooked/requests/", acme.orgReadToken)).body as Array<{ eventType: string; responseCode: number; date: string }>;
-    const count = (eventType: string, code: number) => entries.filter((e) => e.eventType === eventType && e.responseCode === code).length;
+    const entries = (await call("GET", "/api/0/svc-apps/hooked/requests/", acme.orgReadToken)).body as Array<{
+      eventType: string;
+      responseCode: number;
+      date: string;
+    }>;
+    const count = (eventType: string, code: number) =>
+      entries.filter((e) => e.eventType === eventType && e.responseCode === code).length;
     expect(count("issue.created", 200)).toBe(100);
     expect(count("issue.created", 500)).toBe(100);
     expect(count("comment.created", 0)).toBe(5);

@@ -21,7 +21,12 @@ interface SeedRow {
   finishedAgo: number | null;
 }
 
-async function seedDeliveries(instance: TestInstance, organizationId: number, now: Date, rows: SeedRow[]): Promise<Map<string, string>> {
+async function seedDeliveries(
+  instance: TestInstance,
+  organizationId: number,
+  now: Date,
+  rows: SeedRow[],
+): Promise<Map<string, string>> {
   const ids = new Map(rows.map((row) => [randomUUID(), row.label]));
   const at = (ago: number) => new Date(now.getTime() - ago);
   await dbOf(instance)
@@ -47,7 +52,11 @@ async function seedDeliveries(instance: TestInstance, organizationId: number, no
 }
 
 async function remaining(instance: TestInstance, ids: Map<string, string>): Promise<string[]> {
-  const rows = await dbOf(instance).selectFrom("deliveries").select("id").where("id", "in", [...ids.keys()]).execute();
+  const rows = await dbOf(instance)
+    .selectFrom("deliveries")
+    .select("id")
+    .where("id", "in", [...ids.keys()])
+    .execute();
   return rows.map((row) => ids.get(row.id) as string).sort();
 }
 
@@ -84,7 +93,12 @@ describe("delivery upkeep on a fixed clock: retention, the request log, the conn
       { label: "pending-recent", status: "pending", createdAgo: DAY, finishedAgo: null },
     ]);
     await instance.faultline.worker.runDue("delivery.retention");
-    expect(await remaining(instance, ids)).toEqual(["delivered-inside", "failed-inside", "pending-ancient", "pending-recent"]);
+    expect(await remaining(instance, ids)).toEqual([
+      "delivered-inside",
+      "failed-inside",
+      "pending-ancient",
+      "pending-recent",
+    ]);
 
     // Two minutes later the rows that were one minute inside the window are out of it.
     now = new Date(now.getTime() + 2 * MINUTE);
@@ -108,7 +122,8 @@ describe("delivery upkeep on a fixed clock: retention, the request log, the conn
     const db = dbOf(instance);
     await api.apps.create({ organization: "acme", name: "Busy", slug: "busy" });
     await api.apps.create({ organization: "acme", name: "Quiet", slug: "quiet" });
-    const appId = async (slug: string) => (await db.selectFrom("apps").select("id").where("slug", "=", slug).executeTakeFirstOrThrow()).id;
+    const appId = async (slug: string) =>
+      (await db.selectFrom("apps").select("id").where("slug", "=", slug).executeTakeFirstOrThrow()).id;
     const [busy, quiet] = [await appId("busy"), await appId("quiet")];
     const start = now.getTime() - DAY;
     const row = (app: number, second: number, eventType: string, code: number) => ({
@@ -128,9 +143,21 @@ describe("delivery upkeep on a fixed clock: retention, the request log, the conn
     // across apps instead of per app would drop them.
     const seeded = [
       ...Array.from({ length: 3 }, (_, i) => ({ group: "quiet", index: i, ...row(quiet, i, "issue.created", 200) })),
-      ...Array.from({ length: 120 }, (_, i) => ({ group: "busy-errors", index: i, ...row(busy, 100 + i, "issue.created", 500) })),
-      ...Array.from({ length: 5 }, (_, i) => ({ group: "busy-timeouts", index: i, ...row(busy, 300 + i, "comment.created", 0) })),
-      ...Array.from({ length: 130 }, (_, i) => ({ group: "busy-ok", index: i, ...row(busy, 400 + i, "issue.created", 200) })),
+      ...Array.from({ length: 120 }, (_, i) => ({
+        group: "busy-errors",
+        index: i,
+        ...row(busy, 100 + i, "issue.created", 500),
+      })),
+      ...Array.from({ length: 5 }, (_, i) => ({
+        group: "busy-timeouts",
+        index: i,
+        ...row(busy, 300 + i, "comment.created", 0),
+      })),
+      ...Array.from({ length: 130 }, (_, i) => ({
+        group: "busy-ok",
+        index: i,
+        ...row(busy, 400 + i, "issue.created", 200),
+      })),
     ];
     const inserted = await db
       .insertInto("app_request_log")
@@ -138,7 +165,8 @@ describe("delivery upkeep on a fixed clock: retention, the request log, the conn
       .returning(["id", "date_created"])
       .execute();
     const idAt = new Map(inserted.map((r) => [r.date_created.getTime(), String(r.id)]));
-    const ids = (entries: typeof seeded) => entries.map((entry) => idAt.get(entry.date_created.getTime()) as string).sort();
+    const ids = (entries: typeof seeded) =>
+      entries.map((entry) => idAt.get(entry.date_created.getTime()) as string).sort();
     const expected = ids(
       seeded.filter(
         (entry) =>
@@ -152,7 +180,11 @@ describe("delivery upkeep on a fixed clock: retention, the request log, the conn
     expect(expected).toHaveLength(3 + 5 + 100 + 100);
 
     await instance.faultline.worker.runDue("installations.request-log-prune");
-    const survivors = await db.selectFrom("app_request_log").select("id").where("app_id", "in", [busy, quiet]).execute();
+    const survivors = await db
+      .selectFrom("app_request_log")
+      .select("id")
+      .where("app_id", "in", [busy, quiet])
+      .execute();
     expect(survivors.map((r) => String(r.id)).sort()).toEqual(expected);
   });
 
@@ -161,8 +193,22 @@ describe("delivery upkeep on a fixed clock: retention, the request log, the conn
     try {
       const { api } = instance.faultline;
       // No HTTP caller: a private webhook URL is accepted (an HTTP caller gets a 400, see apps.test.ts).
-      await api.apps.create({ organization: "acme", name: "Literal", slug: "literal", isInternal: true, webhookUrl: `${receiver.url}/literal`, events: ["installation"] });
-      await api.apps.create({ organization: "acme", name: "Named", slug: "named", isInternal: true, webhookUrl: `${receiver.url.replace("127.0.0.1", "localhost")}/named`, events: ["installation"] });
+      await api.apps.create({
+        organization: "acme",
+        name: "Literal",
+        slug: "literal",
+        isInternal: true,
+        webhookUrl: `${receiver.url}/literal`,
+        events: ["installation"],
+      });
+      await api.apps.create({
+        organization: "acme",
+        name: "Named",
+        slug: "named",
+        isInternal: true,
+        webhookUrl: `${receiver.url.replace("127.0.0.1", "localhost")}/named`,
+        events: ["installation"],
+      });
       await instance.faultline.worker.runDue("delivery.send");
       const rows = await dbOf(instance)
         .selectFrom("deliveries")
@@ -171,7 +217,13 @@ describe("delivery upkeep on a fixed clock: retention, the request log, the conn
         .orderBy("url")
         .execute();
       expect(rows).toEqual([
-        { url: `${receiver.url}/literal`, status: "pending", attempts: 1, last_response_code: 0, last_error: "refused to connect to a private address (127.0.0.1)" },
+        {
+          url: `${receiver.url}/literal`,
+          status: "pending",
+          attempts: 1,
+          last_response_code: 0,
+          last_error: "refused to connect to a private address (127.0.0.1)",
+        },
         {
           url: expect.stringMatching(/^http:\/\/localhost:\d+\/named$/),
           status: "pending",
@@ -191,13 +243,27 @@ describe("graceful stop", () => {
   /** A send in flight: the receiver holds the request until `receiver.release()`. */
   async function slowDelivery() {
     const receiver = await startReceiver([], { holding: true });
-    const instance = await createTestInstance({ announce: false, delivery: { allowPrivateNetworks: true, pollIntervalMs: 20 } });
+    const instance = await createTestInstance({
+      announce: false,
+      delivery: { allowPrivateNetworks: true, pollIntervalMs: 20 },
+    });
     await instance.faultline.api.organizations.create({ slug: "acme" });
     // An internal app is installed at once: its installation.created goes to the slow receiver.
-    await instance.faultline.api.apps.create({ organization: "acme", name: "Slow", slug: "slow", isInternal: true, webhookUrl: `${receiver.url}/slow`, events: ["installation"] });
+    await instance.faultline.api.apps.create({
+      organization: "acme",
+      name: "Slow",
+      slug: "slow",
+      isInternal: true,
+      webhookUrl: `${receiver.url}/slow`,
+      events: ["installation"],
+    });
     // The request has arrived; no answer until released.
     await receiver.until((all) => all.length === 1);
-    const row = (db: Kysely<Database>) => db.selectFrom("deliveries").select(["status", "attempts", "last_response_code", "date_finished"]).executeTakeFirstOrThrow();
+    const row = (db: Kysely<Database>) =>
+      db
+        .selectFrom("deliveries")
+        .select(["status", "attempts", "last_response_code", "date_finished"])
+        .executeTakeFirstOrThrow();
     expect(await row(dbOf(instance))).toMatchObject({ status: "pending", attempts: 1, last_response_code: null });
     return { receiver, instance, row };
   }
@@ -213,7 +279,12 @@ describe("graceful stop", () => {
       expect(stopped).toBe(false);
       receiver.release();
       await stopping;
-      expect(await row(dbOf(instance))).toEqual({ status: "delivered", attempts: 1, last_response_code: 200, date_finished: expect.any(Date) });
+      expect(await row(dbOf(instance))).toEqual({
+        status: "delivered",
+        attempts: 1,
+        last_response_code: 200,
+        date_finished: expect.any(Date),
+      });
       expect(receiver.received).toHaveLength(1);
     } finally {
       await instance.close();
@@ -236,8 +307,17 @@ describe("graceful stop", () => {
       const reader = createFaultline({ database: instance.database, schema: instance.schema, worker: false });
       try {
         await reader.ready();
-        expect(await row(reader.container.resolve(tokens.Db))).toEqual({ status: "delivered", attempts: 1, last_response_code: 200, date_finished: expect.any(Date) });
-        const log = await reader.container.resolve(tokens.Db).selectFrom("app_request_log").select(["response_code", "event_type"]).execute();
+        expect(await row(reader.container.resolve(tokens.Db))).toEqual({
+          status: "delivered",
+          attempts: 1,
+          last_response_code: 200,
+          date_finished: expect.any(Date),
+        });
+        const log = await reader.container
+          .resolve(tokens.Db)
+          .selectFrom("app_request_log")
+          .select(["response_code", "event_type"])
+          .execute();
         expect(log).toEqual([{ response_code: 200, event_type: "installation.created" }]);
       } finally {
         await reader.close();

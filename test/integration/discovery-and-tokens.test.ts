@@ -18,7 +18,8 @@ describe("discovery endpoints and API tokens", () => {
     await instance?.close();
   });
 
-  const get = (path: string, token = acme.allScopesToken) => fetch(`${server.url}/faultline${path}`, { headers: bearer(token) });
+  const get = (path: string, token = acme.allScopesToken) =>
+    fetch(`${server.url}/faultline${path}`, { headers: bearer(token) });
 
   it("GET organization returns its shape with features from its flags", async () => {
     await instance.faultline.api.organizations.update("acme", { samlConfigured: true, scimEnabled: true });
@@ -71,7 +72,12 @@ describe("discovery endpoints and API tokens", () => {
     });
     expect(created.status).toBe(201);
     const token = await created.json();
-    expect(token).toMatchObject({ name: "ci", scopes: ["event:read"], expiresAt: "2099-01-01T00:00:00.000Z", token: expect.stringMatching(/^flu_/) });
+    expect(token).toMatchObject({
+      name: "ci",
+      scopes: ["event:read"],
+      expiresAt: "2099-01-01T00:00:00.000Z",
+      token: expect.stringMatching(/^flu_/),
+    });
     expect(token.tokenLastCharacters).toBe(token.token.slice(-4));
 
     const list = await (await get("/api/0/api-tokens/")).json();
@@ -82,10 +88,16 @@ describe("discovery endpoints and API tokens", () => {
     // the new token works, with its own scopes only
     expect((await get("/api/0/organizations/acme/", token.token)).status).toBe(403);
 
-    const revoked = await fetch(`${server.url}/faultline/api/0/api-tokens/${token.id}/`, { method: "DELETE", headers: bearer(acme.allScopesToken) });
+    const revoked = await fetch(`${server.url}/faultline/api/0/api-tokens/${token.id}/`, {
+      method: "DELETE",
+      headers: bearer(acme.allScopesToken),
+    });
     expect(revoked.status).toBe(204);
     expect((await get("/api/0/api-tokens/", token.token)).status).toBe(401);
-    const again = await fetch(`${server.url}/faultline/api/0/api-tokens/${token.id}/`, { method: "DELETE", headers: bearer(acme.allScopesToken) });
+    const again = await fetch(`${server.url}/faultline/api/0/api-tokens/${token.id}/`, {
+      method: "DELETE",
+      headers: bearer(acme.allScopesToken),
+    });
     expect(again.status).toBe(404);
   });
 
@@ -109,7 +121,11 @@ describe("discovery endpoints and API tokens", () => {
     });
     expect(past.status).toBe(400);
     expect((await past.json()).errors.expiresAt).toEqual(["must be in the future"]);
-    const scim = await instance.faultline.api.tokens.create({ organization: "acme", kind: "scim", scopes: ["member:admin", "team:admin", "org:read"] });
+    const scim = await instance.faultline.api.tokens.create({
+      organization: "acme",
+      kind: "scim",
+      scopes: ["member:admin", "team:admin", "org:read"],
+    });
     const response = await get("/api/0/organizations/acme/", scim.token);
     expect(response.status).toBe(403);
     expect((await response.json()).detail).toMatch(/^SCIM tokens only open SCIM endpoints/);
@@ -120,8 +136,13 @@ describe("discovery endpoints and API tokens", () => {
     const clocked = await createTestInstance({ clock: { now: () => now }, announce: false });
     try {
       const seeded = await seedOrganization(clocked.faultline, "clocked");
-      const { token } = await clocked.faultline.api.tokens.create({ user: seeded.owner.id, scopes: ["org:read"], expiresAt: new Date("2030-01-02T00:00:00Z") });
-      const call = () => clocked.faultline.handler(new Request("http://x/api/0/organizations/clocked/", { headers: bearer(token) }));
+      const { token } = await clocked.faultline.api.tokens.create({
+        user: seeded.owner.id,
+        scopes: ["org:read"],
+        expiresAt: new Date("2030-01-02T00:00:00Z"),
+      });
+      const call = () =>
+        clocked.faultline.handler(new Request("http://x/api/0/organizations/clocked/", { headers: bearer(token) }));
       expect((await call()).status).toBe(200);
       now = new Date("2030-01-03T00:00:00Z");
       const expired = await call();
@@ -146,15 +167,20 @@ describe("discovery endpoints and API tokens", () => {
   it("lets a host map its own session to a principal through authenticate()", async () => {
     const hosted = await createTestInstance({
       announce: false,
-      authenticate: (request) => (request.headers.get("cookie") === "session=ada" ? { userId: hostedOwnerId, scopes: ["org:read"] } : null),
+      authenticate: (request) =>
+        request.headers.get("cookie") === "session=ada" ? { userId: hostedOwnerId, scopes: ["org:read"] } : null,
     });
     let hostedOwnerId = 0;
     try {
       const seeded = await seedOrganization(hosted.faultline, "hosted");
       hostedOwnerId = Number(seeded.owner.id);
-      const withSession = await hosted.faultline.handler(new Request("http://x/api/0/organizations/hosted/", { headers: { cookie: "session=ada" } }));
+      const withSession = await hosted.faultline.handler(
+        new Request("http://x/api/0/organizations/hosted/", { headers: { cookie: "session=ada" } }),
+      );
       expect(withSession.status).toBe(200);
-      const fallsThrough = await hosted.faultline.handler(new Request("http://x/api/0/organizations/hosted/", { headers: bearer(seeded.orgReadToken) }));
+      const fallsThrough = await hosted.faultline.handler(
+        new Request("http://x/api/0/organizations/hosted/", { headers: bearer(seeded.orgReadToken) }),
+      );
       expect(fallsThrough.status).toBe(200);
       const neither = await hosted.faultline.handler(new Request("http://x/api/0/organizations/hosted/"));
       expect(neither.status).toBe(401);

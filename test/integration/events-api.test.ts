@@ -7,12 +7,16 @@ import { seedOrganization } from "../helpers/seed.js";
 import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
 
 /** A real @sentry/node 11 event (the third line of the reference envelope). */
-const nodeEvent = JSON.parse(readFileSync(new URL("../fixtures/node-event.json", import.meta.url), "utf8")) as Record<string, unknown>;
+const nodeEvent = JSON.parse(readFileSync(new URL("../fixtures/node-event.json", import.meta.url), "utf8")) as Record<
+  string,
+  unknown
+>;
 
 /** Event time of the fixture, whole seconds (events below are spaced from it). */
 const T = 1_795_343_609;
 const hex = (n: number) => n.toString(16).padStart(32, "0");
-const dashed = (id: string) => `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`;
+const dashed = (id: string) =>
+  `${id.slice(0, 8)}-${id.slice(8, 12)}-${id.slice(12, 16)}-${id.slice(16, 20)}-${id.slice(20)}`;
 
 describe("events API: retrieve, raw JSON, hashes, external issues", () => {
   let instance: TestInstance;
@@ -27,7 +31,12 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
     platform: "node",
     level: "warning",
     logentry: { message: "User %s not found", params: ["42"] },
-    request: { url: "https://shop.test/cart?item=1&item=2#top", method: "POST", headers: { "Content-Type": "application/json", Accept: ["a", "b"] }, data: { qty: 2 } },
+    request: {
+      url: "https://shop.test/cart?item=1&item=2#top",
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: ["a", "b"] },
+      data: { qty: 2 },
+    },
     breadcrumbs: { values: [{ timestamp: "2026-11-22T10:33:29.000Z", category: "ui.click", message: "clicked buy" }] },
     user: { id: 42, email: "ann@shop.test", ip_address: "{{auto}}" },
     tags: [["shop", "eu"]],
@@ -51,7 +60,10 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
     }
     await capture(rich, new Date((T + 10) * 1000));
     // An event of another issue in between must not count as a neighbour.
-    await capture({ ...nodeEvent, event_id: hex(0xc1), timestamp: T + 1, fingerprint: ["elsewhere"] }, new Date((T + 10) * 1000));
+    await capture(
+      { ...nodeEvent, event_id: hex(0xc1), timestamp: T + 1, fingerprint: ["elsewhere"] },
+      new Date((T + 10) * 1000),
+    );
     server = await serveFaultline(faultline);
     nodeIssueId = (await (await get(eventPath(nodeIds[0] as string))).json()).groupID;
     richIssueId = (await (await get(eventPath(rich.event_id))).json()).groupID;
@@ -99,7 +111,12 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
     expect(event.entries.map((entry: { type: string }) => entry.type)).toEqual(["exception", "breadcrumbs"]);
 
     const [exception] = event.entries[0].data.values;
-    expect(exception).toMatchObject({ type: "Error", value: "probe failure", module: null, mechanism: { type: "generic", handled: true } });
+    expect(exception).toMatchObject({
+      type: "Error",
+      value: "probe failure",
+      module: null,
+      mechanism: { type: "generic", handled: true },
+    });
     const [library, app] = exception.stacktrace.frames;
     expect(library).toEqual({
       filename: "node:internal/process/task_queues",
@@ -111,7 +128,14 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
       inApp: false,
       context: [],
       // Sentry's native fields: none in a Node event.
-      package: null, platform: null, instructionAddr: null, symbolAddr: null, symbol: null, trust: null, vars: null, errors: null,
+      package: null,
+      platform: null,
+      instructionAddr: null,
+      symbolAddr: null,
+      symbol: null,
+      trust: null,
+      vars: null,
+      errors: null,
     });
     expect(app).toMatchObject({ filename: "/srv/app/server.mjs", lineNo: 27, colNo: 36, inApp: true });
     expect(app.context).toHaveLength(11);
@@ -153,15 +177,34 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
     expect(event.entries).toEqual([
       {
         type: "breadcrumbs",
-        data: { values: [{ type: "default", category: "ui.click", level: "info", message: "clicked buy", data: null, timestamp: "2026-11-22T10:33:29.000Z", event_id: null }] },
+        data: {
+          values: [
+            {
+              type: "default",
+              category: "ui.click",
+              level: "info",
+              message: "clicked buy",
+              data: null,
+              timestamp: "2026-11-22T10:33:29.000Z",
+              event_id: null,
+            },
+          ],
+        },
       },
       {
         type: "request",
         data: {
           url: "https://shop.test/cart",
           method: "POST",
-          query: [["item", "1"], ["item", "2"]],
-          headers: [["Accept", "a"], ["Accept", "b"], ["Content-Type", "application/json"]],
+          query: [
+            ["item", "1"],
+            ["item", "2"],
+          ],
+          headers: [
+            ["Accept", "a"],
+            ["Accept", "b"],
+            ["Content-Type", "application/json"],
+          ],
           data: { qty: 2 },
           fragment: null,
           cookies: null,
@@ -176,15 +219,49 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
   it("keeps the order of pair lists, and shows odd but accepted payloads without failing", async () => {
     const listed = hex(0xb2);
     await capture(
-      { event_id: listed, message: "listed", request: { url: "https://shop.test/p", query_string: [["b", "2"], ["a", "1"]], headers: [["X-B", "2"], ["X-A", 1]] } },
+      {
+        event_id: listed,
+        message: "listed",
+        request: {
+          url: "https://shop.test/p",
+          query_string: [
+            ["b", "2"],
+            ["a", "1"],
+          ],
+          headers: [
+            ["X-B", "2"],
+            ["X-A", 1],
+          ],
+        },
+      },
       new Date((T + 10) * 1000),
     );
-    const request = (await (await get(eventPath(listed))).json()).entries.find((entry: { type: string }) => entry.type === "request");
-    expect(request.data).toMatchObject({ query: [["b", "2"], ["a", "1"]], headers: [["X-B", "2"], ["X-A", "1"]] });
+    const request = (await (await get(eventPath(listed))).json()).entries.find(
+      (entry: { type: string }) => entry.type === "request",
+    );
+    expect(request.data).toMatchObject({
+      query: [
+        ["b", "2"],
+        ["a", "1"],
+      ],
+      headers: [
+        ["X-B", "2"],
+        ["X-A", "1"],
+      ],
+    });
 
     const odd = hex(0xb3);
     const frames = [{ filename: "a.js", lineno: "7", context_line: "x()", in_app: "yes" }];
-    await capture({ event_id: odd, exception: [{ type: "E", stacktrace: { frames } }], breadcrumbs: "none", request: "GET /", sdk: "node" }, new Date((T + 10) * 1000));
+    await capture(
+      {
+        event_id: odd,
+        exception: [{ type: "E", stacktrace: { frames } }],
+        breadcrumbs: "none",
+        request: "GET /",
+        sdk: "node",
+      },
+      new Date((T + 10) * 1000),
+    );
     const response = await get(eventPath(odd));
     expect(response.status).toBe(200);
     const event = await response.json();
@@ -200,7 +277,26 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
               module: null,
               mechanism: null,
               stacktrace: {
-                frames: [{ filename: "a.js", absPath: null, module: null, function: null, lineNo: null, colNo: null, inApp: false, context: [], package: null, platform: null, instructionAddr: null, symbolAddr: null, symbol: null, trust: null, vars: null, errors: null }],
+                frames: [
+                  {
+                    filename: "a.js",
+                    absPath: null,
+                    module: null,
+                    function: null,
+                    lineNo: null,
+                    colNo: null,
+                    inApp: false,
+                    context: [],
+                    package: null,
+                    platform: null,
+                    instructionAddr: null,
+                    symbolAddr: null,
+                    symbol: null,
+                    trust: null,
+                    vars: null,
+                    errors: null,
+                  },
+                ],
                 framesOmitted: null,
                 registers: null,
                 hasSystemFrames: true,
@@ -263,7 +359,10 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
     const id = hex(0xe1);
     await capture({ ...nodeEvent, event_id: id, timestamp: T, fingerprint: ["doomed"] }, new Date((T + 10) * 1000));
     const { groupID } = await (await get(eventPath(id))).json();
-    const deleted = await fetch(`${server.url}/api/0/organizations/acme/issues/${groupID}/`, { method: "DELETE", headers: bearer(acme.allScopesToken) });
+    const deleted = await fetch(`${server.url}/api/0/organizations/acme/issues/${groupID}/`, {
+      method: "DELETE",
+      headers: bearer(acme.allScopesToken),
+    });
     expect(deleted.status).toBe(202);
     expect((await get(eventPath(id))).status).toBe(404);
     expect((await get(`/api/0/organizations/acme/issues/${groupID}/hashes/`)).status).toBe(404);
@@ -304,10 +403,20 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
       const older = hex(0xf1);
       await capture({ ...rich, event_id: older, timestamp: T }, new Date((T + 10) * 1000));
       const [merged, orphan] = ["1".repeat(32), "2".repeat(32)];
-      await db.updateTable("events").set({ hashes: [merged] }).where("event_id", "=", older).execute();
+      await db
+        .updateTable("events")
+        .set({ hashes: [merged] })
+        .where("event_id", "=", older)
+        .execute();
       await db
         .insertInto("issue_hashes")
-        .values([merged, orphan].map((hash) => ({ project_id: Number(acme.project.id), hash, issue_id: Number(richIssueId) })))
+        .values(
+          [merged, orphan].map((hash) => ({
+            project_id: Number(acme.project.id),
+            hash,
+            issue_id: Number(richIssueId),
+          })),
+        )
         .execute();
       const primary = (await (await get(eventPath(rich.event_id))).json()).fingerprints[0];
 
@@ -344,7 +453,13 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
 
     it("lists the links of every installation in the link shape", async () => {
       const { api, container } = instance.faultline;
-      await api.apps.create({ organization: "acme", name: "Tracker", slug: "tracker", isInternal: true, scopes: ["event:write"] });
+      await api.apps.create({
+        organization: "acme",
+        name: "Tracker",
+        slug: "tracker",
+        isInternal: true,
+        scopes: ["event:write"],
+      });
       await api.apps.create({ organization: "globex", name: "Jira Sync", slug: "jira-sync", scopes: ["event:write"] });
       await api.installations.install({ organization: "acme", app: "jira-sync" });
       const db = container.resolve(Db);
@@ -363,19 +478,45 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
         identifier,
         date_created: new Date(),
       });
-      await db.insertInto("external_issues").values([link("tracker", nodeIssueId, "T-1"), link("jira-sync", nodeIssueId, "OPS-7"), link("tracker", richIssueId, "T-2")]).execute();
+      await db
+        .insertInto("external_issues")
+        .values([
+          link("tracker", nodeIssueId, "T-1"),
+          link("jira-sync", nodeIssueId, "OPS-7"),
+          link("tracker", richIssueId, "T-2"),
+        ])
+        .execute();
 
       const response = await get(linksPath(nodeIssueId), acme.eventReadToken);
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual([
-        { id: expect.any(String), issueId: nodeIssueId, webUrl: "https://tracker.test/T-1", project: "web", identifier: "T-1", serviceType: "tracker", displayName: "web#T-1" },
-        { id: expect.any(String), issueId: nodeIssueId, webUrl: "https://jira-sync.test/OPS-7", project: "web", identifier: "OPS-7", serviceType: "jira-sync", displayName: "web#OPS-7" },
+        {
+          id: expect.any(String),
+          issueId: nodeIssueId,
+          webUrl: "https://tracker.test/T-1",
+          project: "web",
+          identifier: "T-1",
+          serviceType: "tracker",
+          displayName: "web#T-1",
+        },
+        {
+          id: expect.any(String),
+          issueId: nodeIssueId,
+          webUrl: "https://jira-sync.test/OPS-7",
+          project: "web",
+          identifier: "OPS-7",
+          serviceType: "jira-sync",
+          displayName: "web#OPS-7",
+        },
       ]);
     });
 
     it("is empty for an issue without links and 404 across organizations", async () => {
       const other = hex(0xd1);
-      await capture({ ...nodeEvent, event_id: other, timestamp: T, fingerprint: ["unlinked"] }, new Date((T + 10) * 1000));
+      await capture(
+        { ...nodeEvent, event_id: other, timestamp: T, fingerprint: ["unlinked"] },
+        new Date((T + 10) * 1000),
+      );
       const { groupID } = await (await get(eventPath(other))).json();
       expect(await (await get(linksPath(groupID))).json()).toEqual([]);
       expect((await get(linksPath(nodeIssueId), globex.allScopesToken)).status).toBe(404);

@@ -11,14 +11,24 @@ describe("external issue links (platform.md §2)", () => {
   let acme: Awaited<ReturnType<typeof seedOrganization>>;
   let globex: Awaited<ReturnType<typeof seedOrganization>>;
   /** Installations: the tracker app in acme and in globex, another app in acme. */
-  const inst = { tracker: { uuid: "", token: "" }, trackerGlobex: { uuid: "", token: "" }, other: { uuid: "", token: "" } };
+  const inst = {
+    tracker: { uuid: "", token: "" },
+    trackerGlobex: { uuid: "", token: "" },
+    other: { uuid: "", token: "" },
+  };
   /** Issues: acme/web, acme/api, globex/web. */
   const issue = { web: "", api: "", globex: "" };
 
   const call = httpCaller(() => server.url);
   const links = (uuid: string) => `/api/0/svc-app-installations/${uuid}/external-issues/`;
   const link = (uuid: string, token: string, body: unknown) => call("POST", links(uuid), token, body);
-  const valid = (overrides: Record<string, unknown> = {}) => ({ issueId: Number(issue.web), webUrl: "https://tracker.test/TRK-1", project: "web", identifier: "TRK-1", ...overrides });
+  const valid = (overrides: Record<string, unknown> = {}) => ({
+    issueId: Number(issue.web),
+    webUrl: "https://tracker.test/TRK-1",
+    project: "web",
+    identifier: "TRK-1",
+    ...overrides,
+  });
 
   async function installWithToken(org: string, slug: string, creds: { clientId: string; clientSecret: string }) {
     const installed = await instance.faultline.api.installations.install({ organization: org, app: slug });
@@ -32,8 +42,15 @@ describe("external issue links (platform.md §2)", () => {
   }
 
   async function issueOf(org: { id: string | number }, project: { id: string | number }, fingerprint: string) {
-    const { eventId } = await captureFor(instance.faultline, { id: project.id, organizationId: org.id })(errorEvent({ fingerprint: [fingerprint] }));
-    const row = await instance.faultline.container.resolve(tokens.Db).selectFrom("events").select("issue_id").where("event_id", "=", eventId).executeTakeFirstOrThrow();
+    const { eventId } = await captureFor(instance.faultline, { id: project.id, organizationId: org.id })(
+      errorEvent({ fingerprint: [fingerprint] }),
+    );
+    const row = await instance.faultline.container
+      .resolve(tokens.Db)
+      .selectFrom("events")
+      .select("issue_id")
+      .where("event_id", "=", eventId)
+      .executeTakeFirstOrThrow();
     return String(row.issue_id);
   }
 
@@ -47,8 +64,18 @@ describe("external issue links (platform.md §2)", () => {
     issue.web = await issueOf(acme.organization, acme.project, "web");
     issue.api = await issueOf(acme.organization, apiProject, "api");
     issue.globex = await issueOf(globex.organization, globex.project, "globex");
-    const tracker = await api.apps.create({ organization: "globex", name: "Tracker", slug: "tracker", scopes: ["event:admin"] });
-    const other = await api.apps.create({ organization: "acme", name: "Other", slug: "other", scopes: ["event:write"] });
+    const tracker = await api.apps.create({
+      organization: "globex",
+      name: "Tracker",
+      slug: "tracker",
+      scopes: ["event:admin"],
+    });
+    const other = await api.apps.create({
+      organization: "acme",
+      name: "Other",
+      slug: "other",
+      scopes: ["event:write"],
+    });
     inst.tracker = await installWithToken("acme", "tracker", tracker);
     inst.trackerGlobex = await installWithToken("globex", "tracker", tracker);
     inst.other = await installWithToken("acme", "other", other);
@@ -74,9 +101,18 @@ describe("external issue links (platform.md §2)", () => {
 
   it("updates the installation's link to the same issue (200): at most one per installation per issue", async () => {
     const [before] = (await call("GET", links(inst.tracker.uuid), inst.tracker.token)).body;
-    const updated = await link(inst.tracker.uuid, inst.tracker.token, valid({ issueId: issue.web, identifier: "TRK-2", webUrl: "http://tracker.test/TRK-2" }));
+    const updated = await link(
+      inst.tracker.uuid,
+      inst.tracker.token,
+      valid({ issueId: issue.web, identifier: "TRK-2", webUrl: "http://tracker.test/TRK-2" }),
+    );
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ id: before.id, identifier: "TRK-2", webUrl: "http://tracker.test/TRK-2", displayName: "web#TRK-2" });
+    expect(updated.body).toMatchObject({
+      id: before.id,
+      identifier: "TRK-2",
+      webUrl: "http://tracker.test/TRK-2",
+      displayName: "web#TRK-2",
+    });
     const listed = await call("GET", links(inst.tracker.uuid), inst.tracker.token);
     expect(listed.body).toHaveLength(1);
     // Another installation links the same issue separately.
@@ -86,10 +122,15 @@ describe("external issue links (platform.md §2)", () => {
   });
 
   it("accepts a user or organization-bound token of the installation's organization", async () => {
-    const byUser = await link(inst.tracker.uuid, acme.allScopesToken, valid({ issueId: Number(issue.api), project: "api", identifier: "TRK-3" }));
+    const byUser = await link(
+      inst.tracker.uuid,
+      acme.allScopesToken,
+      valid({ issueId: Number(issue.api), project: "api", identifier: "TRK-3" }),
+    );
     expect(byUser.status).toBe(201);
     expect(byUser.body.displayName).toBe("api#TRK-3");
-    const orgToken = (await instance.faultline.api.tokens.create({ organization: "acme", scopes: ["event:read"] })).token;
+    const orgToken = (await instance.faultline.api.tokens.create({ organization: "acme", scopes: ["event:read"] }))
+      .token;
     const listed = await call("GET", links(inst.tracker.uuid), orgToken);
     expect(listed.status).toBe(200);
     expect(listed.body.map((l: { identifier: string }) => l.identifier)).toEqual(["TRK-3", "TRK-2"]);
@@ -108,8 +149,16 @@ describe("external issue links (platform.md §2)", () => {
   });
 
   it("shows links in the issue's external-issues list and in is:linked / is:unlinked search", async () => {
-    const perIssue = await call("GET", `/api/0/organizations/acme/issues/${issue.web}/external-issues/`, acme.allScopesToken);
-    expect(perIssue.body.map((l: { serviceType: string; displayName: string }) => `${l.serviceType}:${l.displayName}`).sort()).toEqual(["other:web#OTH-9", "tracker:web#TRK-2"]);
+    const perIssue = await call(
+      "GET",
+      `/api/0/organizations/acme/issues/${issue.web}/external-issues/`,
+      acme.allScopesToken,
+    );
+    expect(
+      perIssue.body
+        .map((l: { serviceType: string; displayName: string }) => `${l.serviceType}:${l.displayName}`)
+        .sort(),
+    ).toEqual(["other:web#OTH-9", "tracker:web#TRK-2"]);
     const linked = await call("GET", "/api/0/organizations/acme/issues/?query=is:linked", acme.allScopesToken);
     expect(linked.body.map((i: { id: string }) => i.id).sort()).toEqual([issue.web, issue.api].sort());
     await link(inst.tracker.uuid, inst.tracker.token, valid());
@@ -139,7 +188,10 @@ describe("external issue links (platform.md §2)", () => {
   it("needs event:read to list, event:write to link and event:admin to delete (403)", async () => {
     const noEvent = await call("GET", links(inst.tracker.uuid), acme.orgBoundToken);
     expect(noEvent.status).toBe(403);
-    expect(noEvent.body).toEqual({ detail: "You do not have permission to perform this action.", requiredScopes: ["event:read"] });
+    expect(noEvent.body).toEqual({
+      detail: "You do not have permission to perform this action.",
+      requiredScopes: ["event:read"],
+    });
     expect(noEvent.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="event:read"');
     const readOnly = await link(inst.tracker.uuid, acme.eventReadToken, valid());
     expect(readOnly.status).toBe(403);
@@ -164,7 +216,11 @@ describe("external issue links (platform.md §2)", () => {
     const wrongProject = await link(inst.tracker.uuid, inst.tracker.token, valid({ project: "api" }));
     expect(wrongProject.status).toBe(400);
     expect(Object.keys(wrongProject.body.errors)).toEqual(["project"]);
-    const otherOrgsProject = await link(inst.trackerGlobex.uuid, inst.trackerGlobex.token, valid({ issueId: Number(issue.globex), project: "api" }));
+    const otherOrgsProject = await link(
+      inst.trackerGlobex.uuid,
+      inst.trackerGlobex.token,
+      valid({ issueId: Number(issue.globex), project: "api" }),
+    );
     expect(otherOrgsProject.status).toBe(400);
     expect(Object.keys(otherOrgsProject.body.errors)).toEqual(["project"]);
     // Nothing was written by the refusals.
@@ -197,7 +253,9 @@ describe("external issue links (platform.md §2)", () => {
     }
     expect((await link(inst.tracker.uuid, inst.tracker.token, "{")).status).toBe(400);
     expect((await link(inst.tracker.uuid, inst.tracker.token, [])).status).toBe(400);
-    expect((await link(inst.tracker.uuid, inst.tracker.token, valid({ identifier: "x".repeat(200) }))).status).toBe(200);
+    expect((await link(inst.tracker.uuid, inst.tracker.token, valid({ identifier: "x".repeat(200) }))).status).toBe(
+      200,
+    );
   });
 
   it("deletes a link (204); an unknown id or another installation's link is a 404", async () => {
@@ -210,9 +268,13 @@ describe("external issue links (platform.md §2)", () => {
     expect((await call("DELETE", `${links(inst.tracker.uuid)}${own.id}/`, globex.allScopesToken)).status).toBe(404);
     expect((await call("DELETE", `${links(inst.tracker.uuid)}${own.id}/`, inst.tracker.token)).status).toBe(204);
     expect((await call("DELETE", `${links(inst.tracker.uuid)}${own.id}/`, inst.tracker.token)).status).toBe(404);
-    const remaining = (await call("GET", links(inst.tracker.uuid), inst.tracker.token)).body.map((l: { id: string }) => l.id);
+    const remaining = (await call("GET", links(inst.tracker.uuid), inst.tracker.token)).body.map(
+      (l: { id: string }) => l.id,
+    );
     expect(remaining).not.toContain(own.id);
     // The other installation's link is untouched.
-    expect((await call("GET", links(inst.other.uuid), inst.other.token)).body.map((l: { id: string }) => l.id)).toEqual([others.id]);
+    expect((await call("GET", links(inst.other.uuid), inst.other.token)).body.map((l: { id: string }) => l.id)).toEqual(
+      [others.id],
+    );
   });
 });

@@ -8,7 +8,13 @@ import { createTestInstance, type TestInstance } from "../../src/testing/index.j
 import { digestQueued, errorEvent } from "../helpers/events.js";
 import { hostileJson, hostileString, nested } from "../helpers/hostile-json.js";
 import { percentEncode, RAW_TROUBLE, safeDecode } from "../helpers/hostile-url.js";
-import { isMutating, loadOperations, type Operation, sampleBody, SCIM_ERROR_SCHEMA } from "../helpers/openapi-operations.js";
+import {
+  isMutating,
+  loadOperations,
+  type Operation,
+  sampleBody,
+  SCIM_ERROR_SCHEMA,
+} from "../helpers/openapi-operations.js";
 import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
 import { GLOBAL_PARAMS, seedTenant, snapshotTables, type Tenant, VALID_BODY_FIELDS } from "../helpers/tenant.js";
 
@@ -79,12 +85,15 @@ interface GeneratedRequest {
  * path parameter nor a body could only be sent valid, so it is left out (there is none today).
  */
 const operations = loadOperations().filter(
-  (operation) => !(operation.body && operation.body.contentType !== "application/json") && !(isMutating(operation) && !operation.body && operation.pathParams.length === 0),
+  (operation) =>
+    !(operation.body && operation.body.contentType !== "application/json") &&
+    !(isMutating(operation) && !operation.body && operation.pathParams.length === 0),
 );
 
 /** The methods each path template declares. */
 const declaredMethods = new Map<string, Set<string>>();
-for (const operation of loadOperations()) declaredMethods.set(operation.path, new Set([...(declaredMethods.get(operation.path) ?? []), operation.method]));
+for (const operation of loadOperations())
+  declaredMethods.set(operation.path, new Set([...(declaredMethods.get(operation.path) ?? []), operation.method]));
 
 describe("fuzz: every operation of docs/openapi.json with hostile input (issue #13)", () => {
   let instance: TestInstance;
@@ -101,7 +110,11 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
     server = await serveFaultline(instance.faultline);
     a = await seedTenant(instance, server.url, "alpha");
     b = await seedTenant(instance, server.url, "bravo");
-    const project = await instance.faultline.api.projects.create({ organization: "alpha", slug: "fuzzed-ingest", platform: "node" });
+    const project = await instance.faultline.api.projects.create({
+      organization: "alpha",
+      slug: "fuzzed-ingest",
+      platform: "node",
+    });
     ingest = { id: String(project.id), key: project.keys[0]?.public as string };
     before = await snapshotTables(instance);
   });
@@ -112,7 +125,11 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
 
   /** A sacrificial tenant, seeded after the snapshot: the free-mutation property may change anything of its own. */
   let c: Tenant | undefined;
-  const seededTexts = () => new Set([...[a, b, c].flatMap((tenant) => (tenant ? Object.values(tenant.params).flat() : [])), ...Object.values(GLOBAL_PARAMS)]);
+  const seededTexts = () =>
+    new Set([
+      ...[a, b, c].flatMap((tenant) => (tenant ? Object.values(tenant.params).flat() : [])),
+      ...Object.values(GLOBAL_PARAMS),
+    ]);
 
   /**
    * Who acts and what the generated requests may do: `invalid` mutations cannot succeed (the
@@ -130,7 +147,12 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
     const seeded = seededTexts();
     return fc
       .oneof(
-        { arbitrary: hostileString.filter((text) => text.length > 0 && text !== "." && text !== "..").map(percentEncode), weight: 3 },
+        {
+          arbitrary: hostileString
+            .filter((text) => text.length > 0 && text !== "." && text !== "..")
+            .map(percentEncode),
+          weight: 3,
+        },
         { arbitrary: fc.constantFrom(...RAW_TROUBLE), weight: 3 },
         { arbitrary: fc.integer({ min: 300, max: 5000 }).map((length) => "a".repeat(length)), weight: 1 },
         { arbitrary: fc.bigInt({ min: 2n ** 31n, max: 2n ** 80n }).map(String), weight: 1 },
@@ -141,10 +163,19 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
 
   /** A seeded value of a named tenant (or a garbage one) for the path parameter `name`. */
   function segmentArbitrary(scenario: Scenario, name: string): fc.Arbitrary<Segment> {
-    const valid = [...scenario.named.flatMap((tenant) => tenant.params[name] ?? []), ...(name in GLOBAL_PARAMS ? [GLOBAL_PARAMS[name] as string] : [])];
+    const valid = [
+      ...scenario.named.flatMap((tenant) => tenant.params[name] ?? []),
+      ...(name in GLOBAL_PARAMS ? [GLOBAL_PARAMS[name] as string] : []),
+    ];
     if (valid.length === 0) return garbageSegment();
     // Mostly valid, so that requests get past routing and lookups into the handlers.
-    return fc.oneof({ arbitrary: fc.constantFrom(...valid).map((text) => ({ text: percentEncode(text), garbage: false })), weight: 6 }, { arbitrary: garbageSegment(), weight: 1 });
+    return fc.oneof(
+      {
+        arbitrary: fc.constantFrom(...valid).map((text) => ({ text: percentEncode(text), garbage: false })),
+        weight: 6,
+      },
+      { arbitrary: garbageSegment(), weight: 1 },
+    );
   }
 
   /** Plausible values of the API's query parameters (cursors, periods, searches, SCIM filters), valid or nearly. */
@@ -204,15 +235,42 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
 
   function queryArbitrary(scenario: Scenario, operation: Operation): fc.Arbitrary<string> {
     const key = fc.oneof(
-      { arbitrary: fc.constantFrom(...operation.queryParams, "cursor", "per_page", "query", "filter", "startIndex", "count", "attributes", "excludedAttributes", "sortBy", "id", "project"), weight: 8 },
+      {
+        arbitrary: fc.constantFrom(
+          ...operation.queryParams,
+          "cursor",
+          "per_page",
+          "query",
+          "filter",
+          "startIndex",
+          "count",
+          "attributes",
+          "excludedAttributes",
+          "sortBy",
+          "id",
+          "project",
+        ),
+        weight: 8,
+      },
       { arbitrary: hostileString.map(percentEncode), weight: 1 },
       { arbitrary: fc.constantFrom("%00", "a%00", "%ED%A0%80", "%zz"), weight: 1 },
     );
-    const seededValue = fc.constantFrom(...scenario.named.flatMap((tenant) => [...(tenant.params.issue_id ?? []), ...(tenant.params.project_id ?? [])]));
-    const value = fc.oneof({ arbitrary: plausibleQueryValue, weight: 4 }, { arbitrary: seededValue, weight: 1 }, { arbitrary: hostileQueryValue, weight: 2 });
+    const seededValue = fc.constantFrom(
+      ...scenario.named.flatMap((tenant) => [...(tenant.params.issue_id ?? []), ...(tenant.params.project_id ?? [])]),
+    );
+    const value = fc.oneof(
+      { arbitrary: plausibleQueryValue, weight: 4 },
+      { arbitrary: seededValue, weight: 1 },
+      { arbitrary: hostileQueryValue, weight: 2 },
+    );
     return fc.oneof(
       { arbitrary: fc.constant(""), weight: 1 },
-      { arbitrary: fc.array(fc.tuple(key, value), { minLength: 1, maxLength: 4 }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join("&")), weight: 2 },
+      {
+        arbitrary: fc
+          .array(fc.tuple(key, value), { minLength: 1, maxLength: 4 })
+          .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join("&")),
+        weight: 2,
+      },
     );
   }
 
@@ -225,10 +283,27 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
     // Between plain letters, so that a neighbouring surrogate cannot pair up with it into a valid character.
     const poisoned = fc.constantFrom("\u0000", "\ud800", "\udfff", "\udbff", "\udc00").map((bad) => `a${bad}a`);
     return fc.oneof(
-      fc.constantFrom('{"a":', "{", "[", '{"a":1,}', "{'a':1}", '{"a":undefined}', "nul\u0000", '{"a":"\\ud800', "\u0000", '{"a":1}{"b":2}'),
+      fc.constantFrom(
+        '{"a":',
+        "{",
+        "[",
+        '{"a":1,}',
+        "{'a':1}",
+        '{"a":undefined}',
+        "nul\u0000",
+        '{"a":"\\ud800',
+        "\u0000",
+        '{"a":1}{"b":2}',
+      ),
       fc.constantFrom("null", "[]", "42", '"text"', "true", "[{}]", "-0", "1e999"),
-      fc.integer({ min: 40, max: 20_000 }).map((depth) => JSON.stringify({ ...example(), deep: "DEEP" }).replace('"DEEP"', `${"[".repeat(depth)}${"]".repeat(depth)}`)),
-      fc.tuple(fc.constantFrom(...Object.keys(example()), "extra"), poisoned).map(([field, bad]) => JSON.stringify({ ...example(), [field]: bad })),
+      fc
+        .integer({ min: 40, max: 20_000 })
+        .map((depth) =>
+          JSON.stringify({ ...example(), deep: "DEEP" }).replace('"DEEP"', `${"[".repeat(depth)}${"]".repeat(depth)}`),
+        ),
+      fc
+        .tuple(fc.constantFrom(...Object.keys(example()), "extra"), poisoned)
+        .map(([field, bad]) => JSON.stringify({ ...example(), [field]: bad })),
       fc.tuple(hostileString, poisoned).map(([key, bad]) => JSON.stringify({ ...example(), [`${key}${bad}`]: 1 })),
       fc.constant(JSON.stringify(nested(200, "object"))),
       // Random bytes that are not JSON (nor blank, which reads as no body at all).
@@ -247,7 +322,8 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
   /** Any body: the invalid ones, hostile JSON, and the valid example with one field made hostile. */
   function anyBody(scenario: Scenario, operation: Operation): fc.Arbitrary<string | Uint8Array> {
     const example = sampleBody(operation, { ...VALID_BODY_FIELDS, ...scenario.acting.bodyValues });
-    const base = example && typeof example === "object" && !Array.isArray(example) ? (example as Record<string, unknown>) : {};
+    const base =
+      example && typeof example === "object" && !Array.isArray(example) ? (example as Record<string, unknown>) : {};
     const keys = Object.keys(base);
     const declared = [...new Set([...keys, ...Object.keys(operation.body?.schema.properties ?? {}), "extra"])];
     /** Well-typed values at and past every boundary an id column, a date or a length has. */
@@ -273,14 +349,26 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
     return fc.oneof(
       invalidBody(scenario, operation),
       hostileJson.map((value) => JSON.stringify(value)),
-      fc.tuple(fc.constantFrom(...keys, "extra"), hostileJson).map(([field, value]) => JSON.stringify({ ...base, [field]: value })),
-      fc.tuple(fc.constantFrom(...declared), extreme).map(([field, value]) => JSON.stringify({ ...base, [field]: value })),
+      fc
+        .tuple(fc.constantFrom(...keys, "extra"), hostileJson)
+        .map(([field, value]) => JSON.stringify({ ...base, [field]: value })),
+      fc
+        .tuple(fc.constantFrom(...declared), extreme)
+        .map(([field, value]) => JSON.stringify({ ...base, [field]: value })),
       fc.constant(JSON.stringify(base)),
       fc.constant("x".repeat(1024 * 1024 + 10)),
     );
   }
 
-  const contentType = fc.constantFrom<string | null>("application/json", "application/json", "application/scim+json", "text/plain", "application/x-www-form-urlencoded", null, "application/json; charset=utf-16");
+  const contentType = fc.constantFrom<string | null>(
+    "application/json",
+    "application/json",
+    "application/scim+json",
+    "text/plain",
+    "application/x-www-form-urlencoded",
+    null,
+    "application/json; charset=utf-16",
+  );
 
   function requestArbitrary(scenario: Scenario): fc.Arbitrary<GeneratedRequest> {
     const own = scenario.acting.credentials;
@@ -288,7 +376,10 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
     const headerSafe = (text: string) => text.replace(/[^\x20-\x7e\x80-\xff]/g, "\xe9");
     const credentials = fc.oneof(
       { arbitrary: fc.constant(`Bearer ${own.user}`), weight: 8 },
-      { arbitrary: fc.constantFrom(own.organization, own.installation, own.scim).map((token) => `Bearer ${token}`), weight: 3 },
+      {
+        arbitrary: fc.constantFrom(own.organization, own.installation, own.scim).map((token) => `Bearer ${token}`),
+        weight: 3,
+      },
       {
         arbitrary: fc.constantFrom<string | null>(
           null,
@@ -312,10 +403,15 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
     );
     // Acting freely, deletions come rarer: each one ends the walk's reach into what it deleted.
     const pickOperation = fc.oneof(
-      ...operations.map((candidate) => ({ arbitrary: fc.constant(candidate), weight: scenario.mutations === "free" && candidate.method === "DELETE" ? 1 : 4 })),
+      ...operations.map((candidate) => ({
+        arbitrary: fc.constant(candidate),
+        weight: scenario.mutations === "free" && candidate.method === "DELETE" ? 1 : 4,
+      })),
     );
     return pickOperation.chain((operation) => {
-      let segments = fc.tuple(...operation.pathParams.map((name) => segmentArbitrary(scenario, name))) as fc.Arbitrary<Segment[]>;
+      let segments = fc.tuple(...operation.pathParams.map((name) => segmentArbitrary(scenario, name))) as fc.Arbitrary<
+        Segment[]
+      >;
       if (scenario.mutations === "invalid" && isMutating(operation) && !operation.body) {
         // Without a body nothing else could make it fail: one path parameter at least is garbage.
         segments = fc
@@ -324,36 +420,48 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
       }
       // One request in twenty uses a method the path does not declare.
       const wrongMethod = fc.nat({ max: 19 }).map((roll) => roll === 0);
-      return fc.tuple(segments, queryArbitrary(scenario, operation), credentials, wrongMethod).chain(([params, query, authorization, useWrongMethod]) => {
-        let index = 0;
-        const path = operation.path.replace(/\{[^}]+\}/g, () => (params[index++] as Segment).text);
-        const request: GeneratedRequest = { operation, method: operation.method, path, query, authorization };
-        const undeclared = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].filter((method) => !declaredMethods.get(operation.path)?.has(method));
-        if (useWrongMethod && undeclared.length > 0) {
-          // A method the path does not declare: nothing can run, whatever the body.
-          return fc.tuple(fc.constantFrom(...undeclared), anyBody(scenario, operation)).map(([method, bytes]) => ({
-            ...request,
-            method,
-            ...(method !== "GET" && method !== "HEAD" && { body: { bytes, contentType: "application/json" } }),
-          }));
-        }
-        if (!isMutating(operation) || !operation.body) return fc.constant(request);
-        // A mutation that could succeed (every path parameter valid) gets a body no endpoint accepts.
-        const mayAct = scenario.mutations === "free" || params.some((segment) => segment.garbage);
-        return fc.tuple(mayAct ? anyBody(scenario, operation) : invalidBody(scenario, operation), contentType).map(([bytes, type]) => ({ ...request, body: { bytes, contentType: type } }));
-      });
+      return fc
+        .tuple(segments, queryArbitrary(scenario, operation), credentials, wrongMethod)
+        .chain(([params, query, authorization, useWrongMethod]) => {
+          let index = 0;
+          const path = operation.path.replace(/\{[^}]+\}/g, () => (params[index++] as Segment).text);
+          const request: GeneratedRequest = { operation, method: operation.method, path, query, authorization };
+          const undeclared = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].filter(
+            (method) => !declaredMethods.get(operation.path)?.has(method),
+          );
+          if (useWrongMethod && undeclared.length > 0) {
+            // A method the path does not declare: nothing can run, whatever the body.
+            return fc.tuple(fc.constantFrom(...undeclared), anyBody(scenario, operation)).map(([method, bytes]) => ({
+              ...request,
+              method,
+              ...(method !== "GET" && method !== "HEAD" && { body: { bytes, contentType: "application/json" } }),
+            }));
+          }
+          if (!isMutating(operation) || !operation.body) return fc.constant(request);
+          // A mutation that could succeed (every path parameter valid) gets a body no endpoint accepts.
+          const mayAct = scenario.mutations === "free" || params.some((segment) => segment.garbage);
+          return fc
+            .tuple(mayAct ? anyBody(scenario, operation) : invalidBody(scenario, operation), contentType)
+            .map(([bytes, type]) => ({ ...request, body: { bytes, contentType: type } }));
+        });
     });
   }
 
   async function send(request: GeneratedRequest): Promise<{ status: number; contentType: string; text: string }> {
-    const headers: Record<string, string> = { ...(request.authorization !== null && { Authorization: request.authorization }) };
+    const headers: Record<string, string> = {
+      ...(request.authorization !== null && { Authorization: request.authorization }),
+    };
     if (request.body?.contentType) headers["content-type"] = request.body.contentType;
     const response = await fetch(`${server.url}${request.path}${request.query ? `?${request.query}` : ""}`, {
       method: request.method,
       headers,
       body: request.body?.bytes as BodyInit | undefined,
     });
-    return { status: response.status, contentType: response.headers.get("content-type") ?? "", text: await response.text() };
+    return {
+      status: response.status,
+      contentType: response.headers.get("content-type") ?? "",
+      text: await response.text(),
+    };
   }
 
   /** The contract for any answer: no 5xx; an error is JSON with a string `detail` (SCIM routes: the SCIM error schema). */
@@ -406,11 +514,14 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
       c = await seedTenant(instance, server.url, "charlie");
       let count = 0;
       await fc.assert(
-        fc.asyncProperty(concurrently(requestArbitrary({ acting: c, named: [c], mutations: "free" })), async (batch) => {
-          count += batch.length;
-          const answers = await Promise.all(batch.map(send));
-          batch.forEach((request, i) => checkAnswer(request, answers[i] as Awaited<ReturnType<typeof send>>));
-        }),
+        fc.asyncProperty(
+          concurrently(requestArbitrary({ acting: c, named: [c], mutations: "free" })),
+          async (batch) => {
+            count += batch.length;
+            const answers = await Promise.all(batch.map(send));
+            batch.forEach((request, i) => checkAnswer(request, answers[i] as Awaited<ReturnType<typeof send>>));
+          },
+        ),
         { numRuns: UNBOUNDED_RUNS, interruptAfterTimeLimit: FREE_MS, ...replay },
       );
       expect(count).toBeGreaterThan(20);
@@ -421,7 +532,8 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
   describe("ingest", () => {
     const db = () => instance.faultline.container.resolve(tokens.Db);
     const newEventId = () => randomUUID().replaceAll("-", "");
-    const envelopeOf = (eventId: string, eventText: string) => [JSON.stringify({ event_id: eventId }), '{"type":"event"}', eventText].join("\n");
+    const envelopeOf = (eventId: string, eventText: string) =>
+      [JSON.stringify({ event_id: eventId }), '{"type":"event"}', eventText].join("\n");
 
     it(
       "malformed envelopes and events, compressed or not, and decompression bombs → 4xx with a detail, never a 5xx",
@@ -435,8 +547,18 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
               return true;
             }
           }),
-          fc.constantFrom("{", "\u0000", '{"event_id":"x"}\n{"type":', '{}\n{"type":"event","length":99999}\nshort', '{}\n["not an object"]\n{}', '{}\n{"type":"event"}\n{"a":', '{}\n{"type":"event"}\n[1,2]'),
-          fc.tuple(hostileJson, hostileJson).map(([header, item]) => `${JSON.stringify(header)}\n{"type":"event"}\n${JSON.stringify(item)}garbage`),
+          fc.constantFrom(
+            "{",
+            "\u0000",
+            '{"event_id":"x"}\n{"type":',
+            '{}\n{"type":"event","length":99999}\nshort',
+            '{}\n["not an object"]\n{}',
+            '{}\n{"type":"event"}\n{"a":',
+            '{}\n{"type":"event"}\n[1,2]',
+          ),
+          fc
+            .tuple(hostileJson, hostileJson)
+            .map(([header, item]) => `${JSON.stringify(header)}\n{"type":"event"}\n${JSON.stringify(item)}garbage`),
           fc.integer({ min: 2_000, max: 20_000 }).map((depth) => `{}\n{"type":"event"}\n${"[".repeat(depth)}`),
         );
         const target = fc.constantFrom("envelope", "store");
@@ -446,7 +568,13 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
         const compression = fc.constantFrom("as claimed", "not applied", "bomb");
         const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024));
         const compress = (text: string, contentEncoding: string): Uint8Array | string =>
-          contentEncoding === "gzip" ? gzipSync(text) : contentEncoding === "deflate" ? deflateSync(text) : contentEncoding === "br" ? brotliCompressSync(text) : text;
+          contentEncoding === "gzip"
+            ? gzipSync(text)
+            : contentEncoding === "deflate"
+              ? deflateSync(text)
+              : contentEncoding === "br"
+                ? brotliCompressSync(text)
+                : text;
         await fc.assert(
           fc.asyncProperty(malformed, target, encoding, compression, async (text, endpoint, contentEncoding, how) => {
             // A body that happens to be one JSON object is a (possibly empty) event for /store/: not malformed there.
@@ -454,7 +582,11 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
             const claimed = how === "bomb" ? "gzip" : contentEncoding;
             const headers: Record<string, string> = claimed ? { "content-encoding": claimed } : {};
             const body = how === "bomb" ? bomb : claimed && how === "as claimed" ? compress(text, claimed) : text;
-            const response = await fetch(`${server.url}/api/${ingest.id}/${endpoint}/?sentry_key=${ingest.key}`, { method: "POST", headers, body: body as BodyInit });
+            const response = await fetch(`${server.url}/api/${ingest.id}/${endpoint}/?sentry_key=${ingest.key}`, {
+              method: "POST",
+              headers,
+              body: body as BodyInit,
+            });
             const answer = await response.text();
             const where = `${endpoint} ${claimed ?? ""} (${how}) ${JSON.stringify(text.slice(0, 200))} → ${response.status} ${answer.slice(0, 200)}`;
             expectClientError(response.status, answer, where);
@@ -483,9 +615,19 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
             fc.pre(!(project === b.params.project_id?.[0] && dsnKey === b.credentials.dsnKey));
             const eventId = newEventId();
             const body = envelopeOf(eventId, JSON.stringify({ ...errorEvent(), event_id: eventId }));
-            const headers: Record<string, string> = where === "header" || where === "both" ? { "X-Sentry-Auth": `Sentry sentry_version=7, sentry_key=${dsnKey}` } : {};
-            const query = where === "query" || where === "both" ? `?sentry_key=${dsnKey.includes("%") ? dsnKey : encodeURIComponent(dsnKey)}` : "";
-            const response = await fetch(`${server.url}/api/${project}/envelope/${query}`, { method: "POST", headers, body });
+            const headers: Record<string, string> =
+              where === "header" || where === "both"
+                ? { "X-Sentry-Auth": `Sentry sentry_version=7, sentry_key=${dsnKey}` }
+                : {};
+            const query =
+              where === "query" || where === "both"
+                ? `?sentry_key=${dsnKey.includes("%") ? dsnKey : encodeURIComponent(dsnKey)}`
+                : "";
+            const response = await fetch(`${server.url}/api/${project}/envelope/${query}`, {
+              method: "POST",
+              headers,
+              body,
+            });
             const answer = await response.text();
             const context = `${project.slice(0, 80)} ${where} ${JSON.stringify(dsnKey)} → ${response.status} ${answer.slice(0, 200)}`;
             if (project === ingest.id && dsnKey === ingest.key && where !== "none") {
@@ -504,7 +646,23 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
       "valid envelopes of hostile events (NUL, lone surrogates, deep nesting, extreme timestamps) → 200 and stored",
       async () => {
         const timestamp = fc.oneof(
-          fc.constantFrom<unknown>("0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "+275760-09-13T00:00:00Z", "garbage", "", -1e20, 1e20, 0, -62_135_596_800, 253_402_300_800, 1e308, "1e400", null, true, {}),
+          fc.constantFrom<unknown>(
+            "0000-01-01T00:00:00Z",
+            "9999-12-31T23:59:59Z",
+            "+275760-09-13T00:00:00Z",
+            "garbage",
+            "",
+            -1e20,
+            1e20,
+            0,
+            -62_135_596_800,
+            253_402_300_800,
+            1e308,
+            "1e400",
+            null,
+            true,
+            {},
+          ),
           hostileString,
         );
         const event = fc.record({
@@ -520,13 +678,25 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
         await fc.assert(
           fc.asyncProperty(event, fc.constantFrom("envelope", "store"), async ({ deep, ...fields }, endpoint) => {
             const eventId = newEventId();
-            const payload = JSON.stringify({ ...errorEvent(), ...fields, event_id: eventId, extra: { ...fields.extra, deep: "DEEP" } }).replace('"DEEP"', `${'{"a":'.repeat(deep)}1${"}".repeat(deep)}`);
+            const payload = JSON.stringify({
+              ...errorEvent(),
+              ...fields,
+              event_id: eventId,
+              extra: { ...fields.extra, deep: "DEEP" },
+            }).replace('"DEEP"', `${'{"a":'.repeat(deep)}1${"}".repeat(deep)}`);
             const body = endpoint === "store" ? payload : envelopeOf(eventId, payload);
-            const response = await fetch(`${server.url}/api/${ingest.id}/${endpoint}/?sentry_key=${ingest.key}`, { method: "POST", body });
+            const response = await fetch(`${server.url}/api/${ingest.id}/${endpoint}/?sentry_key=${ingest.key}`, {
+              method: "POST",
+              body,
+            });
             const answer = await response.text();
             expect(response.status, `${endpoint} ${payload.slice(0, 300)} → ${answer}`).toBe(200);
             await digestQueued(instance.faultline);
-            const stored = await db().selectFrom("events").select("event_id").where("event_id", "=", eventId).executeTakeFirst();
+            const stored = await db()
+              .selectFrom("events")
+              .select("event_id")
+              .where("event_id", "=", eventId)
+              .executeTakeFirst();
             expect(stored, `event ${eventId} acknowledged but not stored: ${payload.slice(0, 300)}`).toBeDefined();
           }),
           { numRuns: UNBOUNDED_RUNS, interruptAfterTimeLimit: INGEST_MS, ...replay },
@@ -542,7 +712,8 @@ describe("fuzz: every operation of docs/openapi.json with hostile input (issue #
     // The ingest properties added events (and issues…) to their own project, whose short-id
     // counter moved; nothing seeded changed.
     const after = await snapshotTables(instance);
-    const ingestProject = (table: string, row: string) => table === "projects" && String((JSON.parse(row) as { id: unknown }).id) === ingest.id;
+    const ingestProject = (table: string, row: string) =>
+      table === "projects" && String((JSON.parse(row) as { id: unknown }).id) === ingest.id;
     const missing = Object.entries(before).flatMap(([table, rows]) =>
       rows.filter((row) => !after[table]?.includes(row) && !ingestProject(table, row)).map((row) => `${table}: ${row}`),
     );

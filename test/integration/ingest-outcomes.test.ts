@@ -18,8 +18,17 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setup(): Promise<{ instance: TestInstance; server: RunningServer; seed: Awaited<ReturnType<typeof seedOrganization>>; key: string }> {
-  const instance = await createTestInstance({ worker: false, logger: silentLogger, ingest: { queued: true, maxQueueDepth: 4 } });
+async function setup(): Promise<{
+  instance: TestInstance;
+  server: RunningServer;
+  seed: Awaited<ReturnType<typeof seedOrganization>>;
+  key: string;
+}> {
+  const instance = await createTestInstance({
+    worker: false,
+    logger: silentLogger,
+    ingest: { queued: true, maxQueueDepth: 4 },
+  });
   cleanups.push(() => instance.close());
   const seed = await seedOrganization(instance.faultline);
   const server = await serveFaultline(instance.faultline);
@@ -32,29 +41,53 @@ function post(server: RunningServer, projectId: string, key: string, lines: unkn
   return fetch(`${server.url}/api/${projectId}/envelope/?sentry_key=${key}`, { method: "POST", body });
 }
 
-const eventEnvelope = (count = 1) => [{ event_id: randomUUID().replaceAll("-", "") }, ...Array.from({ length: count }, () => [{ type: "event" }, errorEvent()]).flat()];
+const eventEnvelope = (count = 1) => [
+  { event_id: randomUUID().replaceAll("-", "") },
+  ...Array.from({ length: count }, () => [{ type: "event" }, errorEvent()]).flat(),
+];
 
 describe("ingest outcomes", { timeout: 90_000 }, () => {
   it("counts accepted, rate-limited, queue-full, invalid and client-discarded events, and serves them as stats_v2", async () => {
     const { instance, server, seed, key } = await setup();
     const { faultline } = instance;
     const projectId = seed.project.id;
-    await faultline.container.resolve(tokens.Db).updateTable("project_keys").set({ rate_limit_per_minute: 5 }).where("public_key", "=", key).execute();
+    await faultline.container
+      .resolve(tokens.Db)
+      .updateTable("project_keys")
+      .set({ rate_limit_per_minute: 5 })
+      .where("public_key", "=", key)
+      .execute();
 
     expect((await post(server, projectId, key, eventEnvelope(3))).status).toBe(200); // 3 accepted (queue: 3 of 4)
     expect((await post(server, projectId, key, eventEnvelope(2))).status).toBe(429); // queue full: 2 refused (rate: 5 of 5 used)
     expect((await post(server, projectId, key, eventEnvelope(1))).status).toBe(429); // key quota: 1 refused
-    const report = { timestamp: Date.now() / 1000, discarded_events: [{ reason: "network_error", category: "error", quantity: 7 }] };
+    const report = {
+      timestamp: Date.now() / 1000,
+      discarded_events: [{ reason: "network_error", category: "error", quantity: 7 }],
+    };
     expect((await post(server, projectId, key, [{}, { type: "client_report" }, report])).status).toBe(200);
     await faultline.container.resolve(OutcomeRecorderToken).flush();
 
-    const response = await fetch(`${server.url}/api/0/organizations/acme/stats_v2/?field=sum(quantity)&groupBy=outcome&groupBy=reason&statsPeriod=24h&interval=1h`, {
-      headers: bearer(seed.orgReadToken),
-    });
+    const response = await fetch(
+      `${server.url}/api/0/organizations/acme/stats_v2/?field=sum(quantity)&groupBy=outcome&groupBy=reason&statsPeriod=24h&interval=1h`,
+      {
+        headers: bearer(seed.orgReadToken),
+      },
+    );
     expect(response.status).toBe(200);
-    const stats = (await response.json()) as { intervals: string[]; groups: Array<{ by: Record<string, string>; totals: Record<string, number>; series: Record<string, number[]> }> };
-    const totals = Object.fromEntries(stats.groups.map((group) => [`${group.by.outcome}/${group.by.reason}`, group.totals["sum(quantity)"]]));
-    expect(totals).toEqual({ "accepted/": 3, "rate_limited/queue_full": 2, "rate_limited/key_quota": 1, "client_discard/network_error": 7 });
+    const stats = (await response.json()) as {
+      intervals: string[];
+      groups: Array<{ by: Record<string, string>; totals: Record<string, number>; series: Record<string, number[]> }>;
+    };
+    const totals = Object.fromEntries(
+      stats.groups.map((group) => [`${group.by.outcome}/${group.by.reason}`, group.totals["sum(quantity)"]]),
+    );
+    expect(totals).toEqual({
+      "accepted/": 3,
+      "rate_limited/queue_full": 2,
+      "rate_limited/key_quota": 1,
+      "client_discard/network_error": 7,
+    });
     // 24 hours in hour buckets (25 when the window straddles an hour boundary); each series adds up to its total.
     expect(stats.intervals.length).toBeGreaterThanOrEqual(24);
     for (const group of stats.groups) {
@@ -66,19 +99,34 @@ describe("ingest outcomes", { timeout: 90_000 }, () => {
     expect((await post(server, projectId, key, eventEnvelope(1))).status).toBe(429); // still over the key's quota
     expect((await post(server, projectId, key, [{}, { type: "event" }, "[1]"])).status).toBe(400); // invalid: refused before any quota
     await faultline.container.resolve(OutcomeRecorderToken).flush();
-    const byProject = await fetch(`${server.url}/api/0/organizations/acme/stats_v2/?field=sum(quantity)&groupBy=project&outcome=rate_limited&project=${projectId}`, {
-      headers: bearer(seed.orgReadToken),
-    });
-    expect((await byProject.json()).groups).toEqual([{ by: { project: Number(projectId) }, totals: { "sum(quantity)": 4 }, series: { "sum(quantity)": expect.any(Array) } }]);
-    const invalid = await fetch(`${server.url}/api/0/organizations/acme/stats_v2/?field=sum(quantity)&groupBy=outcome&groupBy=category&outcome=invalid`, { headers: bearer(seed.orgReadToken) });
-    expect((await invalid.json()).groups.map((group: { by: object; totals: object }) => [group.by, group.totals])).toEqual([[{ outcome: "invalid", category: "error" }, { "sum(quantity)": 1 }]]);
+    const byProject = await fetch(
+      `${server.url}/api/0/organizations/acme/stats_v2/?field=sum(quantity)&groupBy=project&outcome=rate_limited&project=${projectId}`,
+      {
+        headers: bearer(seed.orgReadToken),
+      },
+    );
+    expect((await byProject.json()).groups).toEqual([
+      {
+        by: { project: Number(projectId) },
+        totals: { "sum(quantity)": 4 },
+        series: { "sum(quantity)": expect.any(Array) },
+      },
+    ]);
+    const invalid = await fetch(
+      `${server.url}/api/0/organizations/acme/stats_v2/?field=sum(quantity)&groupBy=outcome&groupBy=category&outcome=invalid`,
+      { headers: bearer(seed.orgReadToken) },
+    );
+    expect(
+      (await invalid.json()).groups.map((group: { by: object; totals: object }) => [group.by, group.totals]),
+    ).toEqual([[{ outcome: "invalid", category: "error" }, { "sum(quantity)": 1 }]]);
   });
 
   it("explains a bad query with a 400 and keeps other organizations' counts out", async () => {
     const { instance, server, seed, key } = await setup();
     expect((await post(server, seed.project.id, key, eventEnvelope(1))).status).toBe(200);
     await instance.faultline.container.resolve(OutcomeRecorderToken).flush();
-    const get = (query: string, token = seed.orgReadToken) => fetch(`${server.url}/api/0/organizations/acme/stats_v2/?${query}`, { headers: bearer(token) });
+    const get = (query: string, token = seed.orgReadToken) =>
+      fetch(`${server.url}/api/0/organizations/acme/stats_v2/?${query}`, { headers: bearer(token) });
 
     const missingField = await get("groupBy=outcome");
     expect(missingField.status).toBe(400);
@@ -93,7 +141,10 @@ describe("ingest outcomes", { timeout: 90_000 }, () => {
     const other = await seedOrganization(instance.faultline, "globex");
     const theirs = await get("field=sum(quantity)&groupBy=outcome", other.orgReadToken);
     expect(theirs.status).toBe(404);
-    const ownEmpty = await fetch(`${server.url}/api/0/organizations/globex/stats_v2/?field=sum(quantity)&groupBy=outcome`, { headers: bearer(other.orgReadToken) });
+    const ownEmpty = await fetch(
+      `${server.url}/api/0/organizations/globex/stats_v2/?field=sum(quantity)&groupBy=outcome`,
+      { headers: bearer(other.orgReadToken) },
+    );
     expect((await ownEmpty.json()).groups).toEqual([]);
   });
 });

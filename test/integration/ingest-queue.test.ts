@@ -1,7 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../../src/cli/run.js";
-import { createFaultline, definePlugin, type Faultline, type FaultlineApi, type FaultlineOptions, tokens } from "../../src/index.js";
+import {
+  createFaultline,
+  definePlugin,
+  type Faultline,
+  type FaultlineApi,
+  type FaultlineOptions,
+  tokens,
+} from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { createTestInstance, pickBackend, type TestInstance } from "../../src/testing/index.js";
 import { errorEvent } from "../helpers/events.js";
@@ -38,14 +45,29 @@ function domainEventCounter() {
 }
 
 async function queuedInstance(options: Omit<FaultlineOptions, "database" | "schema"> = {}): Promise<TestInstance> {
-  const instance = await createTestInstance({ worker: false, logger: silentLogger, ...options, ingest: { queued: true, ...options.ingest } });
+  const instance = await createTestInstance({
+    worker: false,
+    logger: silentLogger,
+    ...options,
+    ingest: { queued: true, ...options.ingest },
+  });
   cleanups.push(() => instance.close());
   return instance;
 }
 
 /** Another instance on the same database and schema (another process, as far as the data goes). */
-async function sibling(of: TestInstance, options: Omit<FaultlineOptions, "database" | "schema"> = {}): Promise<Faultline<FaultlineApi>> {
-  const faultline = createFaultline({ database: of.database, schema: of.schema, worker: false, logger: silentLogger, ...options, ingest: { queued: true, ...options.ingest } });
+async function sibling(
+  of: TestInstance,
+  options: Omit<FaultlineOptions, "database" | "schema"> = {},
+): Promise<Faultline<FaultlineApi>> {
+  const faultline = createFaultline({
+    database: of.database,
+    schema: of.schema,
+    worker: false,
+    logger: silentLogger,
+    ...options,
+    ingest: { queued: true, ...options.ingest },
+  });
   await faultline.ready();
   cleanups.push(() => faultline.close());
   return faultline;
@@ -66,7 +88,11 @@ async function serve(faultline: Faultline<FaultlineApi>): Promise<RunningServer>
 /** What @sentry/node sends for one error event (the key in the query, as @sentry/node 11 does). */
 function sendEvent(server: RunningServer, project: { id: string; key: string }, event: Record<string, unknown>) {
   const eventId = (event.event_id as string | undefined) ?? newEventId();
-  const body = [JSON.stringify({ event_id: eventId }), '{"type":"event"}', JSON.stringify({ ...event, event_id: eventId })].join("\n");
+  const body = [
+    JSON.stringify({ event_id: eventId }),
+    '{"type":"event"}',
+    JSON.stringify({ ...event, event_id: eventId }),
+  ].join("\n");
   return fetch(`${server.url}/api/${project.id}/envelope/?sentry_key=${project.key}`, { method: "POST", body });
 }
 
@@ -75,36 +101,80 @@ const fingerprinted = (fingerprint: string) => errorEvent({ fingerprint: [finger
 function counts(faultline: Faultline<FaultlineApi>) {
   const db = faultline.container.resolve(tokens.Db);
   return {
-    queued: async () => Number((await db.selectFrom("ingest_queue").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n),
-    events: async () => Number((await db.selectFrom("events").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n),
-    issues: async () => (await db.selectFrom("issues").select(["id", "times_seen"]).orderBy("id").execute()).map((row) => ({ id: row.id, timesSeen: Number(row.times_seen) })),
-    stats: async () => Number((await db.selectFrom("issue_stats_hourly").select((eb) => eb.fn.sum<string>("count").as("n")).executeTakeFirstOrThrow()).n ?? 0),
-    hashes: async () => Number((await db.selectFrom("issue_hashes").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n),
+    queued: async () =>
+      Number(
+        (
+          await db
+            .selectFrom("ingest_queue")
+            .select((eb) => eb.fn.countAll().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+    events: async () =>
+      Number(
+        (
+          await db
+            .selectFrom("events")
+            .select((eb) => eb.fn.countAll().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+    issues: async () =>
+      (await db.selectFrom("issues").select(["id", "times_seen"]).orderBy("id").execute()).map((row) => ({
+        id: row.id,
+        timesSeen: Number(row.times_seen),
+      })),
+    stats: async () =>
+      Number(
+        (
+          await db
+            .selectFrom("issue_stats_hourly")
+            .select((eb) => eb.fn.sum<string>("count").as("n"))
+            .executeTakeFirstOrThrow()
+        ).n ?? 0,
+      ),
+    hashes: async () =>
+      Number(
+        (
+          await db
+            .selectFrom("issue_hashes")
+            .select((eb) => eb.fn.countAll().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
   };
 }
 
 describe("queued ingest: accept, then digest", () => {
   // The file's first instance starts the process's PGlite: seconds, many more on a busy machine.
-  it("acknowledges once the event is queued; the digest groups and stores it and empties the queue", { timeout: 120_000 }, async () => {
-    const instance = await queuedInstance();
-    const { faultline } = instance;
-    const project = await seedProject(faultline);
-    const server = await serve(faultline);
-    const table = counts(faultline);
+  it(
+    "acknowledges once the event is queued; the digest groups and stores it and empties the queue",
+    { timeout: 120_000 },
+    async () => {
+      const instance = await queuedInstance();
+      const { faultline } = instance;
+      const project = await seedProject(faultline);
+      const server = await serve(faultline);
+      const table = counts(faultline);
 
-    const eventId = newEventId();
-    const response = await sendEvent(server, project, { ...errorEvent(), event_id: eventId });
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ id: eventId });
-    expect(await table.queued()).toBe(1);
-    expect(await table.events()).toBe(0);
+      const eventId = newEventId();
+      const response = await sendEvent(server, project, { ...errorEvent(), event_id: eventId });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ id: eventId });
+      expect(await table.queued()).toBe(1);
+      expect(await table.events()).toBe(0);
 
-    await faultline.worker.runDue(DIGEST);
-    expect(await table.queued()).toBe(0);
-    const stored = await faultline.container.resolve(tokens.Db).selectFrom("events").select(["event_id", "issue_id"]).execute();
-    expect(stored).toEqual([{ event_id: eventId, issue_id: expect.anything() }]);
-    expect(await table.issues()).toEqual([{ id: stored[0]?.issue_id, timesSeen: 1 }]);
-  });
+      await faultline.worker.runDue(DIGEST);
+      expect(await table.queued()).toBe(0);
+      const stored = await faultline.container
+        .resolve(tokens.Db)
+        .selectFrom("events")
+        .select(["event_id", "issue_id"])
+        .execute();
+      expect(stored).toEqual([{ event_id: eventId, issue_id: expect.anything() }]);
+      expect(await table.issues()).toEqual([{ id: stored[0]?.issue_id, timesSeen: 1 }]);
+    },
+  );
 
   it("stores each event's payload as sent whether its JSON text was queued as it came, repaired, or changed at accept", async () => {
     const { faultline } = await queuedInstance();
@@ -113,11 +183,17 @@ describe("queued ingest: accept, then digest", () => {
     const url = `${server.url}/api/${project.id}/envelope/?sentry_key=${project.key}`;
     // As sent (spaces, escapes, non-ASCII kept in the queued text), repaired (a NUL in a string), and
     // changed at accept ({{auto}} replaced by the sender's address): one group commit holds all three.
-    const asSent = { ...errorEvent({ message: 'quote " slash \\ tab \t é 😀 \u2028' }), event_id: newEventId(), extra: { nested: [1, 2.5, null, true] } };
+    const asSent = {
+      ...errorEvent({ message: 'quote " slash \\ tab \t é 😀 \u2028' }),
+      event_id: newEventId(),
+      extra: { nested: [1, 2.5, null, true] },
+    };
     const repaired = { ...errorEvent({ message: "nul \u0000 here" }), event_id: newEventId() };
     const inferred = { ...errorEvent(), event_id: newEventId(), user: { id: "u1", ip_address: "{{auto}}" } };
     const texts = [JSON.stringify(asSent, null, 2), JSON.stringify(repaired), JSON.stringify(inferred)];
-    const responses = await Promise.all(texts.map((text) => fetch(url, { method: "POST", body: `{}\n{"type":"event"}\n${text.replaceAll("\n", " ")}` })));
+    const responses = await Promise.all(
+      texts.map((text) => fetch(url, { method: "POST", body: `{}\n{"type":"event"}\n${text.replaceAll("\n", " ")}` })),
+    );
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200]);
     const db = faultline.container.resolve(tokens.Db);
     const queuedTexts = (await db.selectFrom("ingest_queue").select("event").execute()).map((row) => row.event);
@@ -131,7 +207,10 @@ describe("queued ingest: accept, then digest", () => {
     expect(stored.get(asSent.event_id)?.size).toBe(Buffer.byteLength(texts[0]?.replaceAll("\n", " ") ?? ""));
     expect((stored.get(repaired.event_id)?.payload as { message: string }).message).toBe("nul \ufffd here");
     expect((stored.get(repaired.event_id)?.payload as { errors: unknown[] }).errors).toHaveLength(1);
-    expect((stored.get(inferred.event_id)?.payload as { user: unknown }).user).toEqual({ id: "u1", ip_address: "127.0.0.1" });
+    expect((stored.get(inferred.event_id)?.payload as { user: unknown }).user).toEqual({
+      id: "u1",
+      ip_address: "127.0.0.1",
+    });
   });
 
   it("keeps direct ingest's validation on the accept path: an invalid event is a 400 and never queued", async () => {
@@ -139,7 +218,10 @@ describe("queued ingest: accept, then digest", () => {
     const project = await seedProject(faultline);
     const server = await serve(faultline);
     const body = [JSON.stringify({ event_id: newEventId() }), '{"type":"event"}', "[1,2,3]"].join("\n");
-    const response = await fetch(`${server.url}/api/${project.id}/envelope/?sentry_key=${project.key}`, { method: "POST", body });
+    const response = await fetch(`${server.url}/api/${project.id}/envelope/?sentry_key=${project.key}`, {
+      method: "POST",
+      body,
+    });
     expect(response.status).toBe(400);
     expect(await counts(faultline).queued()).toBe(0);
   });
@@ -163,7 +245,11 @@ describe("queued ingest: accept, then digest", () => {
     const eventId = newEventId();
     expect((await sendEvent(server, project, { ...errorEvent(), event_id: eventId })).status).toBe(200);
     const db = faultline.container.resolve(tokens.Db);
-    await waitFor(() => db.selectFrom("events").select("event_id").where("event_id", "=", eventId).executeTakeFirst(), 5_000, "digested event");
+    await waitFor(
+      () => db.selectFrom("events").select("event_id").where("event_id", "=", eventId).executeTakeFirst(),
+      5_000,
+      "digested event",
+    );
     expect(await counts(faultline).queued()).toBe(0);
   });
 
@@ -175,7 +261,9 @@ describe("queued ingest: accept, then digest", () => {
     for (let i = 0; i < 30; i++) {
       const eventId = newEventId();
       sent.push(eventId);
-      expect((await sendEvent(server, project, { ...fingerprinted(`fp-${i % 3}`), event_id: eventId })).status).toBe(200);
+      expect((await sendEvent(server, project, { ...fingerprinted(`fp-${i % 3}`), event_id: eventId })).status).toBe(
+        200,
+      );
     }
     // The same event sent twice (an SDK retry) is stored once.
     expect((await sendEvent(server, project, { ...fingerprinted("fp-0"), event_id: sent[0] })).status).toBe(200);
@@ -200,24 +288,37 @@ describe("queued ingest: accept, then digest", () => {
     const db = faultline.container.resolve(tokens.Db);
     // A row no batch can store (as a row written by a buggy or newer version could be), between good ones.
     const project = await db.selectFrom("projects").select(["id", "organization_id"]).executeTakeFirstOrThrow();
-    await db.insertInto("ingest_queue").values({ project_id: project.id, organization_id: project.organization_id, platform: "node", event: "{not json" }).execute();
+    await db
+      .insertInto("ingest_queue")
+      .values({
+        project_id: project.id,
+        organization_id: project.organization_id,
+        platform: "node",
+        event: "{not json",
+      })
+      .execute();
     const after = await capture();
 
     await faultline.worker.runDue(DIGEST);
     const stored = await db.selectFrom("events").select("event_id").execute();
     expect(stored.map((row) => row.event_id).sort()).toEqual([before.eventId, after.eventId].sort());
-    expect(await db.selectFrom("ingest_queue").select(["event", "attempts"]).execute()).toEqual([{ event: "{not json", attempts: 1 }]);
+    expect(await db.selectFrom("ingest_queue").select(["event", "attempts"]).execute()).toEqual([
+      { event: "{not json", attempts: 1 },
+    ]);
 
     for (let run = 0; run < 6; run++) await faultline.worker.runDue(DIGEST);
     // Skipped after 5 attempts, not deleted: it stays for an operator to inspect.
-    expect(await db.selectFrom("ingest_queue").select(["event", "attempts"]).execute()).toEqual([{ event: "{not json", attempts: 5 }]);
+    expect(await db.selectFrom("ingest_queue").select(["event", "attempts"]).execute()).toEqual([
+      { event: "{not json", attempts: 5 },
+    ]);
   });
 
   it("keeps regressions: an event for a resolved issue reopens it when digested, with its domain event", async () => {
     const counter = domainEventCounter();
     const { faultline } = await queuedInstance({ plugins: [counter.plugin] });
     await seedProject(faultline);
-    const capture = () => faultline.api.events.capture({ organization: "acme", project: "web" }, fingerprinted("regressing"));
+    const capture = () =>
+      faultline.api.events.capture({ organization: "acme", project: "web" }, fingerprinted("regressing"));
     await capture();
     await faultline.worker.runDue(DIGEST);
     const db = faultline.container.resolve(tokens.Db);
@@ -226,7 +327,9 @@ describe("queued ingest: accept, then digest", () => {
     await capture();
     expect(counter.counts.regressions).toBe(0);
     await faultline.worker.runDue(DIGEST);
-    expect(await db.selectFrom("issues").select(["status", "substatus"]).execute()).toEqual([{ status: "unresolved", substatus: "regressed" }]);
+    expect(await db.selectFrom("issues").select(["status", "substatus"]).execute()).toEqual([
+      { status: "unresolved", substatus: "regressed" },
+    ]);
     expect((await counts(faultline).issues()).map((issue) => issue.timesSeen)).toEqual([2]);
     const activity = await db.selectFrom("issue_activity").select("type").orderBy("id").execute();
     expect(activity.map((row) => row.type)).toEqual(["first_seen", "set_regression"]);
@@ -242,10 +345,18 @@ describe("direct ingest (ingest.queued: false)", () => {
     const server = await serve(instance.faultline);
     const eventId = newEventId();
     expect((await sendEvent(server, project, { ...errorEvent(), event_id: eventId })).status).toBe(200);
-    const { eventId: captured } = await instance.faultline.api.events.capture({ organization: "acme", project: "web" }, errorEvent());
+    const { eventId: captured } = await instance.faultline.api.events.capture(
+      { organization: "acme", project: "web" },
+      errorEvent(),
+    );
     const table = counts(instance.faultline);
     expect(await table.queued()).toBe(0);
-    const stored = await instance.faultline.container.resolve(tokens.Db).selectFrom("events").select("event_id").orderBy("event_id").execute();
+    const stored = await instance.faultline.container
+      .resolve(tokens.Db)
+      .selectFrom("events")
+      .select("event_id")
+      .orderBy("event_id")
+      .execute();
     expect(stored.map((row) => row.event_id).sort()).toEqual([eventId, captured].sort());
     expect((await table.issues()).map((issue) => issue.timesSeen)).toEqual([2]);
   });
@@ -276,8 +387,17 @@ describe("queued ingest: back-pressure", () => {
     const project = await seedProject(faultline);
     const server = await serve(faultline);
     expect((await sendEvent(server, project, errorEvent())).status).toBe(200);
-    const twoEvents = [JSON.stringify({}), '{"type":"event"}', JSON.stringify(errorEvent()), '{"type":"event"}', JSON.stringify(errorEvent())].join("\n");
-    const response = await fetch(`${server.url}/api/${project.id}/envelope/?sentry_key=${project.key}`, { method: "POST", body: twoEvents });
+    const twoEvents = [
+      JSON.stringify({}),
+      '{"type":"event"}',
+      JSON.stringify(errorEvent()),
+      '{"type":"event"}',
+      JSON.stringify(errorEvent()),
+    ].join("\n");
+    const response = await fetch(`${server.url}/api/${project.id}/envelope/?sentry_key=${project.key}`, {
+      method: "POST",
+      body: twoEvents,
+    });
     expect(response.status).toBe(429);
     expect(await counts(faultline).queued()).toBe(1);
   });
@@ -290,10 +410,18 @@ describe.runIf(onPostgres)("queued ingest: consumers in several processes (Postg
     const { eventId } = await web.faultline.api.events.capture({ organization: "acme", project: "web" }, errorEvent());
     let output = "";
     const stop = new AbortController();
-    const running = runCli(["worker", "--database-url", web.database as string, "--schema", web.schema], { out: (t) => void (output += t), err: (t) => void (output += t) }, stop.signal);
+    const running = runCli(
+      ["worker", "--database-url", web.database as string, "--schema", web.schema],
+      { out: (t) => void (output += t), err: (t) => void (output += t) },
+      stop.signal,
+    );
     try {
       const db = web.faultline.container.resolve(tokens.Db);
-      await waitFor(() => db.selectFrom("events").select("event_id").where("event_id", "=", eventId).executeTakeFirst(), 10_000, "the event digested by the CLI worker");
+      await waitFor(
+        () => db.selectFrom("events").select("event_id").where("event_id", "=", eventId).executeTakeFirst(),
+        10_000,
+        "the event digested by the CLI worker",
+      );
       expect(await counts(web.faultline).queued()).toBe(0);
     } finally {
       stop.abort();
@@ -312,7 +440,12 @@ describe.runIf(onPostgres)("queued ingest: consumers in several processes (Postg
     const perFingerprint = 24;
     const captures = [];
     for (let i = 0; i < fingerprints * perFingerprint; i++) {
-      captures.push(seeder.faultline.api.events.capture({ organization: "acme", project: "web" }, { ...fingerprinted(`fp-${i % fingerprints}`), user: { id: `u${i % 5}` } }));
+      captures.push(
+        seeder.faultline.api.events.capture(
+          { organization: "acme", project: "web" },
+          { ...fingerprinted(`fp-${i % fingerprints}`), user: { id: `u${i % 5}` } },
+        ),
+      );
     }
     await Promise.all(captures);
     const table = counts(seeder.faultline);
@@ -335,13 +468,19 @@ describe.runIf(onPostgres)("queued ingest: consumers in several processes (Postg
 
   it("one instance digesting several batches at once (ingest.digestConcurrency) stores every event once, exact counts", async () => {
     const counter = domainEventCounter();
-    const instance = await queuedInstance({ ingest: { digestBatchSize: 30, digestConcurrency: 4 }, plugins: [counter.plugin] });
+    const instance = await queuedInstance({
+      ingest: { digestBatchSize: 30, digestConcurrency: 4 },
+      plugins: [counter.plugin],
+    });
     await seedProject(instance.faultline);
     const fingerprints = 20;
     const perFingerprint = 30;
     await Promise.all(
       Array.from({ length: fingerprints * perFingerprint }, (_, i) =>
-        instance.faultline.api.events.capture({ organization: "acme", project: "web" }, { ...fingerprinted(`fp-${i % fingerprints}`), user: { id: `u${i % 7}` } }),
+        instance.faultline.api.events.capture(
+          { organization: "acme", project: "web" },
+          { ...fingerprinted(`fp-${i % fingerprints}`), user: { id: `u${i % 7}` } },
+        ),
       ),
     );
     const table = counts(instance.faultline);

@@ -28,12 +28,22 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const newEventId = () => randomUUID().replaceAll("-", "");
 
 async function setup(ingest: NonNullable<FaultlineOptions["ingest"]>) {
-  const instance = await createTestInstance({ worker: false, logger: silentLogger, ingest: { queued: true, ...ingest } });
+  const instance = await createTestInstance({
+    worker: false,
+    logger: silentLogger,
+    ingest: { queued: true, ...ingest },
+  });
   cleanups.push(() => instance.close());
   const seed = await seedOrganization(instance.faultline);
   const server = await serveFaultline(instance.faultline);
   cleanups.push(() => server.close());
-  return { faultline: instance.faultline, server, seed, projectId: seed.project.id, key: seed.project.keys[0]?.public as string };
+  return {
+    faultline: instance.faultline,
+    server,
+    seed,
+    projectId: seed.project.id,
+    key: seed.project.keys[0]?.public as string,
+  };
 }
 
 /** Blocks the event loop for `blockMs`, again and again with 10 ms breaks, until stopped. */
@@ -69,21 +79,38 @@ type Setup = Awaited<ReturnType<typeof setup>>;
 
 /** An envelope as @sentry/node sends it, the key in the query; or, with `keyInEnvelope`, only in the envelope's DSN. */
 function sendEnvelope({ server, projectId, key }: Setup, eventIds: string[], keyInEnvelope = false) {
-  const header = keyInEnvelope ? { event_id: eventIds[0], dsn: `http://${key}@localhost/${projectId}` } : { event_id: eventIds[0] };
-  const body = [JSON.stringify(header), ...eventIds.flatMap((eventId) => ['{"type":"event"}', JSON.stringify(errorEvent({ event_id: eventId }))])].join("\n");
-  return fetch(`${server.url}/api/${projectId}/envelope/${keyInEnvelope ? "" : `?sentry_key=${key}`}`, { method: "POST", body });
+  const header = keyInEnvelope
+    ? { event_id: eventIds[0], dsn: `http://${key}@localhost/${projectId}` }
+    : { event_id: eventIds[0] };
+  const body = [
+    JSON.stringify(header),
+    ...eventIds.flatMap((eventId) => ['{"type":"event"}', JSON.stringify(errorEvent({ event_id: eventId }))]),
+  ].join("\n");
+  return fetch(`${server.url}/api/${projectId}/envelope/${keyInEnvelope ? "" : `?sentry_key=${key}`}`, {
+    method: "POST",
+    body,
+  });
 }
 
 function sendStore({ server, projectId, key }: Setup, eventId: string) {
-  return fetch(`${server.url}/api/${projectId}/store/?sentry_key=${key}`, { method: "POST", body: JSON.stringify(errorEvent({ event_id: eventId })) });
+  return fetch(`${server.url}/api/${projectId}/store/?sentry_key=${key}`, {
+    method: "POST",
+    body: JSON.stringify(errorEvent({ event_id: eventId })),
+  });
 }
 
 async function droppedOverloaded(context: Setup): Promise<number> {
-  return valueOf(parseExposition(await context.faultline.metrics.registry.metrics()), "faultline_ingest_events_dropped_total", { reason: "overloaded" });
+  return valueOf(
+    parseExposition(await context.faultline.metrics.registry.metrics()),
+    "faultline_ingest_events_dropped_total",
+    { reason: "overloaded" },
+  );
 }
 
 function eventStatus({ server, seed }: Setup, eventId: string): Promise<number> {
-  return fetch(`${server.url}/api/0/projects/acme/web/events/${eventId}/`, { headers: bearer(seed.allScopesToken) }).then((response) => response.status);
+  return fetch(`${server.url}/api/0/projects/acme/web/events/${eventId}/`, {
+    headers: bearer(seed.allScopesToken),
+  }).then((response) => response.status);
 }
 
 describe("ingest load shedding on event-loop delay", { timeout: 90_000 }, () => {
@@ -101,7 +128,11 @@ describe("ingest load shedding on event-loop delay", { timeout: 90_000 }, () => 
         // The key only in the envelope: refused after the parse, with the envelope's exact count.
         await sendEnvelope(context, [refusedIds[2] as string, refusedIds[3] as string], true),
       ];
-      apiStatus = (await fetch(`${context.server.url}/api/0/organizations/acme/issues/`, { headers: bearer(context.seed.allScopesToken) })).status;
+      apiStatus = (
+        await fetch(`${context.server.url}/api/0/organizations/acme/issues/`, {
+          headers: bearer(context.seed.allScopesToken),
+        })
+      ).status;
     } finally {
       await blocker.stop();
     }
@@ -114,11 +145,20 @@ describe("ingest load shedding on event-loop delay", { timeout: 90_000 }, () => 
     expect(apiStatus).toBe(200);
     expect(await droppedOverloaded(context)).toBe(4);
     await context.faultline.container.resolve(OutcomeRecorderToken).flush();
-    const stats = await fetch(`${context.server.url}/api/0/organizations/acme/stats_v2/?field=sum(quantity)&groupBy=outcome&groupBy=reason&statsPeriod=1h&interval=1h`, {
-      headers: bearer(context.seed.orgReadToken),
-    });
-    const groups = ((await stats.json()) as { groups: Array<{ by: Record<string, string>; totals: Record<string, number> }> }).groups;
-    expect(Object.fromEntries(groups.map((group) => [`${group.by.outcome}/${group.by.reason}`, group.totals["sum(quantity)"]]))).toEqual({ "rate_limited/overloaded": 4 });
+    const stats = await fetch(
+      `${context.server.url}/api/0/organizations/acme/stats_v2/?field=sum(quantity)&groupBy=outcome&groupBy=reason&statsPeriod=1h&interval=1h`,
+      {
+        headers: bearer(context.seed.orgReadToken),
+      },
+    );
+    const groups = (
+      (await stats.json()) as { groups: Array<{ by: Record<string, string>; totals: Record<string, number> }> }
+    ).groups;
+    expect(
+      Object.fromEntries(
+        groups.map((group) => [`${group.by.outcome}/${group.by.reason}`, group.totals["sum(quantity)"]]),
+      ),
+    ).toEqual({ "rate_limited/overloaded": 4 });
 
     // The loop is free: the next window ends the overload, and events are accepted and stored.
     await sleep(300);
@@ -139,7 +179,11 @@ describe("ingest load shedding on event-loop delay", { timeout: 90_000 }, () => 
     let statuses: number[];
     try {
       await sleep(2 * BLOCK_MS);
-      statuses = [(await sendEnvelope(context, [ids[0] as string])).status, (await sendStore(context, ids[1] as string)).status, (await sendEnvelope(context, [ids[2] as string], true)).status];
+      statuses = [
+        (await sendEnvelope(context, [ids[0] as string])).status,
+        (await sendStore(context, ids[1] as string)).status,
+        (await sendEnvelope(context, [ids[2] as string], true)).status,
+      ];
     } finally {
       await blocker.stop();
     }

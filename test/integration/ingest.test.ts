@@ -9,7 +9,9 @@ import { type RunningServer, serveFaultline } from "../helpers/server.js";
 import { silentLogger } from "../../src/logging/logger.js";
 
 /** Until `ingest` is a first-party plugin, add it here (adding it twice would be an id conflict). */
-const ingestUnlessBuiltIn: FaultlinePlugin[] = (firstPartyPlugins as readonly FaultlinePlugin[]).some((plugin) => plugin.id === "ingest")
+const ingestUnlessBuiltIn: FaultlinePlugin[] = (firstPartyPlugins as readonly FaultlinePlugin[]).some(
+  (plugin) => plugin.id === "ingest",
+)
   ? []
   : [ingestPlugin];
 
@@ -19,12 +21,24 @@ const newEventId = () => randomUUID().replaceAll("-", "");
 /** What @sentry/node 11 sends: envelope header, `{"type":"event"}`, the event; no trailing newline. */
 function eventEnvelope(event: Record<string, unknown>, header: Record<string, unknown> = {}): string {
   const eventId = (event.event_id as string | undefined) ?? newEventId();
-  return [JSON.stringify({ event_id: eventId, sent_at: new Date().toISOString(), ...header }), '{"type":"event"}', JSON.stringify({ event_id: eventId, ...event })].join("\n");
+  return [
+    JSON.stringify({ event_id: eventId, sent_at: new Date().toISOString(), ...header }),
+    '{"type":"event"}',
+    JSON.stringify({ event_id: eventId, ...event }),
+  ].join("\n");
 }
 
 const errorEvent = (value = "x is undefined") => ({
   platform: "node",
-  exception: { values: [{ type: "TypeError", value, stacktrace: { frames: [{ filename: "app.js", function: "handler", lineno: 3, in_app: true }] } }] },
+  exception: {
+    values: [
+      {
+        type: "TypeError",
+        value,
+        stacktrace: { frames: [{ filename: "app.js", function: "handler", lineno: 3, in_app: true }] },
+      },
+    ],
+  },
 });
 
 describe("ingestion endpoints (api.md §6.1)", () => {
@@ -38,13 +52,19 @@ describe("ingestion endpoints (api.md §6.1)", () => {
   let limited: { id: string; key: string };
 
   const db = () => instance.faultline.container.resolve(tokens.Db);
-  const envelopeUrl = (projectId: string, query = "") => `${server.url}/api/${projectId}/envelope/?sentry_version=7&sentry_client=test%2F1.0${query}`;
+  const envelopeUrl = (projectId: string, query = "") =>
+    `${server.url}/api/${projectId}/envelope/?sentry_version=7&sentry_client=test%2F1.0${query}`;
   const withKey = (key: string) => `&sentry_key=${key}`;
-  const post = (url: string, body: BodyInit, headers: Record<string, string> = {}) => fetch(url, { method: "POST", body, headers });
+  const post = (url: string, body: BodyInit, headers: Record<string, string> = {}) =>
+    fetch(url, { method: "POST", body, headers });
   /** The stored event, once the digest has run over what was acknowledged (queued ingest). */
   const storedEvent = async (eventId: string) => {
     await instance.faultline.worker.runDue("ingest.digest");
-    return db().selectFrom("events").select(["event_id", "project_id"]).where("event_id", "=", eventId).executeTakeFirst();
+    return db()
+      .selectFrom("events")
+      .select(["event_id", "project_id"])
+      .where("event_id", "=", eventId)
+      .executeTakeFirst();
   };
 
   async function createProject(organization: string, slug: string) {
@@ -53,7 +73,12 @@ describe("ingestion endpoints (api.md §6.1)", () => {
   }
 
   beforeAll(async () => {
-    instance = await createTestInstance({ clock: { now: () => new Date(now) }, worker: false, logger: silentLogger, plugins: ingestUnlessBuiltIn });
+    instance = await createTestInstance({
+      clock: { now: () => new Date(now) },
+      worker: false,
+      logger: silentLogger,
+      plugins: ingestUnlessBuiltIn,
+    });
     const { api } = instance.faultline;
     await api.organizations.create({ slug: "acme" });
     await api.organizations.create({ slug: "globex" });
@@ -62,7 +87,11 @@ describe("ingestion endpoints (api.md §6.1)", () => {
     disabled = await createProject("acme", "retired");
     limited = await createProject("acme", "noisy");
     await db().updateTable("project_keys").set({ is_active: false }).where("public_key", "=", disabled.key).execute();
-    await db().updateTable("project_keys").set({ rate_limit_per_minute: 2 }).where("public_key", "=", limited.key).execute();
+    await db()
+      .updateTable("project_keys")
+      .set({ rate_limit_per_minute: 2 })
+      .where("public_key", "=", limited.key)
+      .execute();
     server = await serveFaultline(instance.faultline);
   });
   afterAll(async () => {
@@ -73,7 +102,10 @@ describe("ingestion endpoints (api.md §6.1)", () => {
   describe("authentication by DSN key", () => {
     it("accepts the sentry_key query parameter (@sentry/node 11) and stores the event", async () => {
       const eventId = newEventId();
-      const response = await post(envelopeUrl(web.id, withKey(web.key)), eventEnvelope({ ...errorEvent(), event_id: eventId }));
+      const response = await post(
+        envelopeUrl(web.id, withKey(web.key)),
+        eventEnvelope({ ...errorEvent(), event_id: eventId }),
+      );
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ id: eventId });
       expect(await storedEvent(eventId)).toEqual({ event_id: eventId, project_id: Number(web.id) });
@@ -82,7 +114,9 @@ describe("ingestion endpoints (api.md §6.1)", () => {
     it("accepts X-Sentry-Auth and X-Svc-Auth headers", async () => {
       for (const header of ["X-Sentry-Auth", "X-Svc-Auth"]) {
         const eventId = newEventId();
-        const auth = { [header]: `Sentry sentry_key=${web.key}, sentry_version=7, sentry_client=sentry.javascript.browser/8.0.0` };
+        const auth = {
+          [header]: `Sentry sentry_key=${web.key}, sentry_version=7, sentry_client=sentry.javascript.browser/8.0.0`,
+        };
         const response = await post(envelopeUrl(web.id), eventEnvelope({ ...errorEvent(), event_id: eventId }), auth);
         expect(response.status).toBe(200);
         expect(await response.json()).toEqual({ id: eventId });
@@ -91,7 +125,10 @@ describe("ingestion endpoints (api.md §6.1)", () => {
 
     it("accepts the DSN in the envelope header", async () => {
       const eventId = newEventId();
-      const body = eventEnvelope({ ...errorEvent(), event_id: eventId }, { dsn: `http://${web.key}@127.0.0.1/${web.id}` });
+      const body = eventEnvelope(
+        { ...errorEvent(), event_id: eventId },
+        { dsn: `http://${web.key}@127.0.0.1/${web.id}` },
+      );
       const response = await post(envelopeUrl(web.id), body);
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ id: eventId });
@@ -104,14 +141,20 @@ describe("ingestion endpoints (api.md §6.1)", () => {
         [disabled.id, disabled.key],
       ];
       for (const [projectId, key] of cases) {
-        const response = await post(envelopeUrl(projectId as string, withKey(key as string)), eventEnvelope(errorEvent()));
+        const response = await post(
+          envelopeUrl(projectId as string, withKey(key as string)),
+          eventEnvelope(errorEvent()),
+        );
         expect(response.status).toBe(401);
         expect(await response.json()).toEqual({ detail: "Invalid DSN key" });
       }
     });
 
     it("answers 401 without any key, including a DSN without one", async () => {
-      const response = await post(envelopeUrl(web.id), eventEnvelope(errorEvent(), { dsn: `http://127.0.0.1/${web.id}` }));
+      const response = await post(
+        envelopeUrl(web.id),
+        eventEnvelope(errorEvent(), { dsn: `http://127.0.0.1/${web.id}` }),
+      );
       expect(response.status).toBe(401);
       expect(await response.json()).toEqual({ detail: "Missing DSN key (sentry_key)" });
     });
@@ -149,13 +192,20 @@ describe("ingestion endpoints (api.md §6.1)", () => {
           controller.close();
         },
       });
-      const response = await fetch(envelopeUrl(web.id, withKey(web.key)), { method: "POST", body, duplex: "half" } as RequestInit);
+      const response = await fetch(envelopeUrl(web.id, withKey(web.key)), {
+        method: "POST",
+        body,
+        duplex: "half",
+      } as RequestInit);
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ id: eventId });
     });
 
     it("takes gzip and deflate bodies", async () => {
-      for (const [encoding, compress] of [["gzip", gzipSync], ["deflate", deflateSync]] as const) {
+      for (const [encoding, compress] of [
+        ["gzip", gzipSync],
+        ["deflate", deflateSync],
+      ] as const) {
         const eventId = newEventId();
         const body = compress(eventEnvelope({ ...errorEvent(), event_id: eventId }));
         const response = await post(envelopeUrl(web.id, withKey(web.key)), body, { "Content-Encoding": encoding });
@@ -192,13 +242,18 @@ describe("ingestion endpoints (api.md §6.1)", () => {
 
     it("answers 400 for a truncated gzip body", async () => {
       const gzipped = gzipSync(eventEnvelope(errorEvent()));
-      const response = await post(envelopeUrl(web.id, withKey(web.key)), gzipped.subarray(0, gzipped.length - 12), { "Content-Encoding": "gzip" });
+      const response = await post(envelopeUrl(web.id, withKey(web.key)), gzipped.subarray(0, gzipped.length - 12), {
+        "Content-Encoding": "gzip",
+      });
       expect(response.status).toBe(400);
       expect(await response.json()).toEqual({ detail: "Invalid gzip body: unexpected end of file" });
     });
 
     it("answers 413 for an event over 1 MiB", async () => {
-      const response = await post(envelopeUrl(web.id, withKey(web.key)), eventEnvelope({ message: "x".repeat(MiB + 10) }));
+      const response = await post(
+        envelopeUrl(web.id, withKey(web.key)),
+        eventEnvelope({ message: "x".repeat(MiB + 10) }),
+      );
       expect(response.status).toBe(413);
       expect(await response.json()).toEqual({ detail: "Event too large (limit 1 MiB)" });
     });
@@ -214,7 +269,9 @@ describe("ingestion endpoints (api.md §6.1)", () => {
     });
 
     it("answers 413 for a request body over 20 MiB as sent, with the CORS headers", async () => {
-      const response = await post(envelopeUrl(web.id, withKey(web.key)), Buffer.alloc(20 * MiB + 1, "a"), { "Content-Encoding": "gzip" });
+      const response = await post(envelopeUrl(web.id, withKey(web.key)), Buffer.alloc(20 * MiB + 1, "a"), {
+        "Content-Encoding": "gzip",
+      });
       expect(response.status).toBe(413);
       expect(await response.json()).toEqual({ detail: "Request body too large (limit 20 MiB)" });
       expect(response.headers.get("access-control-allow-origin")).toBe("*");
@@ -236,7 +293,10 @@ describe("ingestion endpoints (api.md §6.1)", () => {
     });
 
     it("answers 401 for another project's key", async () => {
-      const response = await post(`${server.url}/api/${web.id}/store/?sentry_key=${other.key}`, JSON.stringify(errorEvent()));
+      const response = await post(
+        `${server.url}/api/${web.id}/store/?sentry_key=${other.key}`,
+        JSON.stringify(errorEvent()),
+      );
       expect(response.status).toBe(401);
     });
 
@@ -269,7 +329,8 @@ describe("ingestion endpoints (api.md §6.1)", () => {
     });
 
     it("does not limit keys without a limit", async () => {
-      for (let i = 0; i < 5; i++) expect((await post(envelopeUrl(web.id, withKey(web.key)), eventEnvelope(errorEvent()))).status).toBe(200);
+      for (let i = 0; i < 5; i++)
+        expect((await post(envelopeUrl(web.id, withKey(web.key)), eventEnvelope(errorEvent()))).status).toBe(200);
     });
   });
 
@@ -278,13 +339,26 @@ describe("ingestion endpoints (api.md §6.1)", () => {
       for (const path of [`/api/${web.id}/envelope/`, `/api/${web.id}/store/`]) {
         const response = await fetch(`${server.url}${path}`, {
           method: "OPTIONS",
-          headers: { Origin: "https://app.example.com", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type, x-sentry-auth" },
+          headers: {
+            Origin: "https://app.example.com",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type, x-sentry-auth",
+          },
         });
         expect(response.status).toBe(200);
         expect(response.headers.get("access-control-allow-origin")).toBe("*");
         expect(response.headers.get("access-control-allow-methods")).toBe("POST, OPTIONS");
         const allowed = (response.headers.get("access-control-allow-headers") ?? "").split(/,\s*/);
-        expect(allowed).toEqual(expect.arrayContaining(["content-type", "x-sentry-auth", "authorization", "content-encoding", "sentry-trace", "baggage"]));
+        expect(allowed).toEqual(
+          expect.arrayContaining([
+            "content-type",
+            "x-sentry-auth",
+            "authorization",
+            "content-encoding",
+            "sentry-trace",
+            "baggage",
+          ]),
+        );
       }
     });
 
@@ -293,7 +367,9 @@ describe("ingestion endpoints (api.md §6.1)", () => {
       const denied = await post(envelopeUrl(web.id, withKey(other.key)), eventEnvelope(errorEvent()));
       for (const response of [ok, denied]) {
         expect(response.headers.get("access-control-allow-origin")).toBe("*");
-        expect(response.headers.get("access-control-expose-headers")).toBe("X-Sentry-Rate-Limits, Retry-After, X-Sentry-Error");
+        expect(response.headers.get("access-control-expose-headers")).toBe(
+          "X-Sentry-Rate-Limits, Retry-After, X-Sentry-Error",
+        );
       }
       expect(denied.headers.get("x-sentry-error")).toBe("Invalid DSN key");
     });
@@ -309,7 +385,9 @@ describe("ingestion endpoints (api.md §6.1)", () => {
     });
 
     it("rejects an unknown project with a 404 ApiError", async () => {
-      await expect(events().capture({ organization: "acme", project: "nope" }, errorEvent())).rejects.toMatchObject({ status: 404 });
+      await expect(events().capture({ organization: "acme", project: "nope" }, errorEvent())).rejects.toMatchObject({
+        status: 404,
+      });
     });
   });
 });

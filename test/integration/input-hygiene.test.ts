@@ -26,7 +26,8 @@ const newEventId = () => randomUUID().replaceAll("-", "");
 const deepObjectText = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
 const deepArrayText = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`;
 /** `JSON.stringify(value)` with the string `"<marker>"` replaced by raw JSON text. */
-const withRaw = (value: unknown, marker: string, raw: string) => JSON.stringify(value).replace(JSON.stringify(marker), raw);
+const withRaw = (value: unknown, marker: string, raw: string) =>
+  JSON.stringify(value).replace(JSON.stringify(marker), raw);
 
 describe("input hygiene (issue #13)", () => {
   const now = Date.UTC(2026, 10, 22, 10, 33, 15);
@@ -38,7 +39,10 @@ describe("input hygiene (issue #13)", () => {
   let scimToken: string;
 
   const db = () => instance.faultline.container.resolve(tokens.Db);
-  const request = (path: string, init: { method?: string; body?: string; token?: string; headers?: Record<string, string> } = {}) =>
+  const request = (
+    path: string,
+    init: { method?: string; body?: string; token?: string; headers?: Record<string, string> } = {},
+  ) =>
     fetch(`${server.url}${path}`, {
       method: init.method ?? "GET",
       body: init.body,
@@ -74,39 +78,77 @@ describe("input hygiene (issue #13)", () => {
 
   describe("finding 2: NUL and lone surrogates in API inputs → 400 naming the field", () => {
     it("in a path segment", async () => {
-      await expectDetail(await request("/api/0/organizations/%00/projects/"), 400, "Invalid request: organization_id_or_slug: contains a NUL character");
-      await expectDetail(await request("/api/0/projects/acme/we%00b/"), 400, "Invalid request: project_id_or_slug: contains a NUL character");
+      await expectDetail(
+        await request("/api/0/organizations/%00/projects/"),
+        400,
+        "Invalid request: organization_id_or_slug: contains a NUL character",
+      );
+      await expectDetail(
+        await request("/api/0/projects/acme/we%00b/"),
+        400,
+        "Invalid request: project_id_or_slug: contains a NUL character",
+      );
     });
 
     it("in a query value or key", async () => {
-      const body = await expectDetail(await request("/api/0/organizations/acme/issues/?query=%00"), 400, "Invalid request: query: contains a NUL character");
+      const body = await expectDetail(
+        await request("/api/0/organizations/acme/issues/?query=%00"),
+        400,
+        "Invalid request: query: contains a NUL character",
+      );
       expect(body.errors).toEqual({ query: ["contains a NUL character"] });
-      await expectDetail(await request("/api/0/organizations/acme/issues/?qu%00ery=1"), 400, /^Invalid request: qu\uFFFDery: key contains a NUL character$/);
+      await expectDetail(
+        await request("/api/0/organizations/acme/issues/?qu%00ery=1"),
+        400,
+        /^Invalid request: qu\uFFFDery: key contains a NUL character$/,
+      );
     });
 
     it("in a JSON string value, nested, or in an object key; nothing is written", async () => {
       await expectDetail(
-        await request("/api/0/api-tokens/", { method: "POST", body: JSON.stringify({ name: `a${NUL}b`, scopes: ["org:read"] }) }),
+        await request("/api/0/api-tokens/", {
+          method: "POST",
+          body: JSON.stringify({ name: `a${NUL}b`, scopes: ["org:read"] }),
+        }),
         400,
         "Invalid request: name: contains a NUL character",
       );
       await expectDetail(
-        await request("/api/0/api-tokens/", { method: "POST", body: JSON.stringify({ name: "ok", scopes: ["org:read", `x${NUL}`] }) }),
+        await request("/api/0/api-tokens/", {
+          method: "POST",
+          body: JSON.stringify({ name: "ok", scopes: ["org:read", `x${NUL}`] }),
+        }),
         400,
         "Invalid request: scopes.1: contains a NUL character",
       );
       await expectDetail(
-        await request("/api/0/api-tokens/", { method: "POST", body: JSON.stringify({ name: "ok", scopes: ["org:read"], [`n${NUL}`]: 1 }) }),
+        await request("/api/0/api-tokens/", {
+          method: "POST",
+          body: JSON.stringify({ name: "ok", scopes: ["org:read"], [`n${NUL}`]: 1 }),
+        }),
         400,
         /^Invalid request: n\uFFFD: key contains a NUL character$/,
       );
       const comments = `/api/0/organizations/acme/issues/${issueId}/comments/`;
-      await expectDetail(await request(comments, { method: "POST", body: JSON.stringify({ text: `hello ${LONE}` }) }), 400, "Invalid request: text: contains an unpaired UTF-16 surrogate");
-      await expectDetail(await request(comments, { method: "POST", body: JSON.stringify({ text: `hello ${NUL}` }) }), 400, "Invalid request: text: contains a NUL character");
-      const count = await db().selectFrom("issue_comments").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow();
+      await expectDetail(
+        await request(comments, { method: "POST", body: JSON.stringify({ text: `hello ${LONE}` }) }),
+        400,
+        "Invalid request: text: contains an unpaired UTF-16 surrogate",
+      );
+      await expectDetail(
+        await request(comments, { method: "POST", body: JSON.stringify({ text: `hello ${NUL}` }) }),
+        400,
+        "Invalid request: text: contains a NUL character",
+      );
+      const count = await db()
+        .selectFrom("issue_comments")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .executeTakeFirstOrThrow();
       expect(Number(count.n)).toBe(0);
       // Well-formed astral characters (a surrogate pair) are fine.
-      expect((await request(comments, { method: "POST", body: JSON.stringify({ text: "ship it 🚀" }) })).status).toBe(201);
+      expect((await request(comments, { method: "POST", body: JSON.stringify({ text: "ship it 🚀" }) })).status).toBe(
+        201,
+      );
     });
 
     it("in SCIM attributes → a SCIM error", async () => {
@@ -121,9 +163,14 @@ describe("input hygiene (issue #13)", () => {
         expect(response.status, text).toBe(400);
         const body = JSON.parse(text);
         expect(body).toMatchObject({ schemas: [SCIM_ERROR], status: "400", scimType: "invalidValue" });
-        expect(body.detail).toMatch(/^Invalid request: userName: contains (a NUL character|an unpaired UTF-16 surrogate)$/);
+        expect(body.detail).toMatch(
+          /^Invalid request: userName: contains (a NUL character|an unpaired UTF-16 surrogate)$/,
+        );
       }
-      const filtered = await request(`/api/0/organizations/acme/scim/v2/Users?filter=${encodeURIComponent('userName eq "\\u0000"')}`, { token: scimToken });
+      const filtered = await request(
+        `/api/0/organizations/acme/scim/v2/Users?filter=${encodeURIComponent('userName eq "\\u0000"')}`,
+        { token: scimToken },
+      );
       expect(filtered.status).toBe(400);
       expect(await filtered.json()).toMatchObject({ schemas: [SCIM_ERROR], scimType: "invalidFilter" });
     });
@@ -133,13 +180,21 @@ describe("input hygiene (issue #13)", () => {
     it("a JSON body nested 10,000 levels → 400 saying so", async () => {
       for (const raw of [deepObjectText(10_000), deepArrayText(10_000)]) {
         const body = withRaw({ name: "deep", scopes: ["org:read"], extra: "DEEP" }, "DEEP", raw);
-        await expectDetail(await request("/api/0/api-tokens/", { method: "POST", body }), 400, /^Invalid request: extra(\.([a0]|…))+: nested deeper than 32 levels$/);
+        await expectDetail(
+          await request("/api/0/api-tokens/", { method: "POST", body }),
+          400,
+          /^Invalid request: extra(\.([a0]|…))+: nested deeper than 32 levels$/,
+        );
       }
       const scim = await request("/api/0/organizations/acme/scim/v2/Users", {
         method: "POST",
         token: scimToken,
         headers: { "Content-Type": "application/scim+json" },
-        body: withRaw({ schemas: [USER], userName: "deep@acme.test", "urn:example:ext": "DEEP" }, "DEEP", deepObjectText(10_000)),
+        body: withRaw(
+          { schemas: [USER], userName: "deep@acme.test", "urn:example:ext": "DEEP" },
+          "DEEP",
+          deepObjectText(10_000),
+        ),
       });
       expect(scim.status).toBe(400);
       expect(await scim.json()).toMatchObject({ schemas: [SCIM_ERROR], status: "400" });
@@ -147,7 +202,9 @@ describe("input hygiene (issue #13)", () => {
 
     it("a SCIM filter with thousands of parentheses → a SCIM 4xx, never a 500", async () => {
       const nested = (depth: number) => `${"(".repeat(depth)}userName eq "x"${")".repeat(depth)}`;
-      const huge = await request(`/api/0/organizations/acme/scim/v2/Users?filter=${nested(7000)}`, { token: scimToken });
+      const huge = await request(`/api/0/organizations/acme/scim/v2/Users?filter=${nested(7000)}`, {
+        token: scimToken,
+      });
       expect([400, 414]).toContain(huge.status);
       expect(await huge.json()).toMatchObject({ schemas: [SCIM_ERROR] });
       const deep = await request(`/api/0/organizations/acme/scim/v2/Users?filter=${nested(100)}`, { token: scimToken });
@@ -163,16 +220,24 @@ describe("input hygiene (issue #13)", () => {
   describe("finding 7: very long URLs", () => {
     it("a list whose Link header would overflow HTTP clients → 414 with a detail (was a 20 KB Link header)", async () => {
       const response = await request(`/api/0/organizations/acme/projects/?query=${"a".repeat(10_000)}`);
-      const body = await expectDetail(response, 414, /^Request URI too long \(\d+ characters; limit 6144 for a paginated list, whose Link header repeats it\)$/);
+      const body = await expectDetail(
+        response,
+        414,
+        /^Request URI too long \(\d+ characters; limit 6144 for a paginated list, whose Link header repeats it\)$/,
+      );
       expect(body).toEqual({ detail: body.detail });
     });
 
     it("any URL past limits.urlLength → 414, on SCIM routes as a SCIM error", async () => {
       // Node's own server stops at 16 KiB of headers (431), so this goes to the handler directly.
       const long = `?query=${"a".repeat(17_000)}`;
-      const plain = await instance.faultline.handler(new Request(`http://localhost/api/0/organizations/acme/${long}`, { headers: bearer(token) }));
+      const plain = await instance.faultline.handler(
+        new Request(`http://localhost/api/0/organizations/acme/${long}`, { headers: bearer(token) }),
+      );
       await expectDetail(plain, 414, /^Request URI too long \(\d+ characters; limit 16384\)$/);
-      const scim = await instance.faultline.handler(new Request(`http://localhost/api/0/organizations/acme/scim/v2/Users${long}`, { headers: bearer(scimToken) }));
+      const scim = await instance.faultline.handler(
+        new Request(`http://localhost/api/0/organizations/acme/scim/v2/Users${long}`, { headers: bearer(scimToken) }),
+      );
       expect(scim.status).toBe(414);
       expect(await scim.json()).toMatchObject({ schemas: [SCIM_ERROR], status: "414" });
     });
@@ -188,7 +253,10 @@ describe("input hygiene (issue #13)", () => {
 
     it("a bulk mutation naming 1000 issue ids is not refused for its URL length", async () => {
       const ids = Array.from({ length: 1000 }, (_, i) => `id=${1_000_000 + i}`).join("&");
-      const response = await request(`/api/0/organizations/acme/issues/?${ids}`, { method: "PUT", body: JSON.stringify({ status: "resolved" }) });
+      const response = await request(`/api/0/organizations/acme/issues/?${ids}`, {
+        method: "PUT",
+        body: JSON.stringify({ status: "resolved" }),
+      });
       expect(response.status).toBe(204);
     });
   });
@@ -196,7 +264,8 @@ describe("input hygiene (issue #13)", () => {
   describe("ingest: events are normalised and stored, never lost (findings 2, 3, 4)", () => {
     const envelopeUrl = () => `${server.url}/api/${project.id}/envelope/?sentry_key=${project.key}`;
     const storeUrl = () => `${server.url}/api/${project.id}/store/?sentry_key=${project.key}`;
-    const envelope = (eventText: string, eventId: string) => [JSON.stringify({ event_id: eventId }), '{"type":"event"}', eventText].join("\n");
+    const envelope = (eventText: string, eventId: string) =>
+      [JSON.stringify({ event_id: eventId }), '{"type":"event"}', eventText].join("\n");
     /** The stored event, once the digest has run over what was acknowledged (queued ingest). */
     const stored = async (eventId: string) => {
       await instance.faultline.worker.runDue("ingest.digest");
@@ -227,7 +296,20 @@ describe("input hygiene (issue #13)", () => {
               value: BAD,
               module: BAD,
               mechanism: { type: BAD, data: bag },
-              stacktrace: { frames: [{ filename: BAD, abs_path: BAD, function: BAD, module: BAD, context_line: BAD, pre_context: [BAD], vars: bag, in_app: true }] },
+              stacktrace: {
+                frames: [
+                  {
+                    filename: BAD,
+                    abs_path: BAD,
+                    function: BAD,
+                    module: BAD,
+                    context_line: BAD,
+                    pre_context: [BAD],
+                    vars: bag,
+                    in_app: true,
+                  },
+                ],
+              },
             },
           ],
         },
@@ -247,7 +329,9 @@ describe("input hygiene (issue #13)", () => {
     /** The stored payload has no NUL and no lone surrogate anywhere (keys included), and is bounded in depth. */
     function expectClean(payload: unknown) {
       const text = JSON.stringify(payload);
-      expect(text).not.toMatch(/\\u0000|\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i);
+      expect(text).not.toMatch(
+        /\\u0000|\\ud[89ab][0-9a-f]{2}(?!\\ud[c-f])|(?<!\\ud[89ab][0-9a-f]{2})\\ud[c-f][0-9a-f]{2}/i,
+      );
       expect(text).toContain("\uFFFD");
     }
 
@@ -256,7 +340,15 @@ describe("input hygiene (issue #13)", () => {
       expect(row, "the acknowledged event is stored").toBeDefined();
       if (!row) return;
       expectClean(row.payload);
-      for (const column of [row.title, row.culprit, row.message, row.environment, row.release, row.dist, row.platform]) {
+      for (const column of [
+        row.title,
+        row.culprit,
+        row.message,
+        row.environment,
+        row.release,
+        row.dist,
+        row.platform,
+      ]) {
         expect(column === null || !column.includes(NUL)).toBe(true);
       }
       expect(row.timestamp).toEqual(new Date(now));
@@ -297,8 +389,16 @@ describe("input hygiene (issue #13)", () => {
       expect(shown.dateCreated).toBe(new Date(now).toISOString());
       expect(shown.errors).toEqual(
         expect.arrayContaining([
-          { type: "past_timestamp", message: expect.stringContaining("30 days"), data: { name: "timestamp", value: "0000-01-01T00:00:00Z" } },
-          { type: "invalid_data", message: "contained a NUL character (replaced by U+FFFD)", data: { name: "platform" } },
+          {
+            type: "past_timestamp",
+            message: expect.stringContaining("30 days"),
+            data: { name: "timestamp", value: "0000-01-01T00:00:00Z" },
+          },
+          {
+            type: "invalid_data",
+            message: "contained a NUL character (replaced by U+FFFD)",
+            data: { name: "platform" },
+          },
         ]),
       );
       const json = await request(`/api/0/projects/acme/api/events/${eventId}/json/`);
@@ -324,15 +424,23 @@ describe("input hygiene (issue #13)", () => {
       ];
       for (const [timestamp, type] of cases) {
         const eventId = newEventId();
-        const response = await fetch(storeUrl(), { method: "POST", body: JSON.stringify({ ...errorEvent(), event_id: eventId, timestamp }) });
+        const response = await fetch(storeUrl(), {
+          method: "POST",
+          body: JSON.stringify({ ...errorEvent(), event_id: eventId, timestamp }),
+        });
         expect(response.status, `${String(timestamp)}: ${await response.clone().text()}`).toBe(200);
         const row = await stored(eventId);
         expect(row?.timestamp, String(timestamp)).toEqual(new Date(now));
-        expect((row?.payload as { errors?: unknown }).errors).toEqual([expect.objectContaining({ type, name: "timestamp", value: timestamp })]);
+        expect((row?.payload as { errors?: unknown }).errors).toEqual([
+          expect.objectContaining({ type, name: "timestamp", value: timestamp }),
+        ]);
       }
       // A recent timestamp is kept as sent, and nothing is recorded.
       const eventId = newEventId();
-      await fetch(storeUrl(), { method: "POST", body: JSON.stringify({ ...errorEvent(), event_id: eventId, timestamp: now / 1000 - 3600 }) });
+      await fetch(storeUrl(), {
+        method: "POST",
+        body: JSON.stringify({ ...errorEvent(), event_id: eventId, timestamp: now / 1000 - 3600 }),
+      });
       const row = await stored(eventId);
       expect(row?.timestamp).toEqual(new Date(now - 3_600_000));
       expect((row?.payload as { errors?: unknown }).errors).toBeUndefined();
@@ -363,7 +471,9 @@ describe("input hygiene (issue #13)", () => {
           query: z.object({ value: z.string() }),
           handler: async ({ query, container }) => {
             // A host query the policy cannot know about: casting arbitrary text (22P02 on bad input).
-            const { rows } = await sql<{ n: number }>`select ${query.value}::int as n`.execute(container.resolve(tokens.Db));
+            const { rows } = await sql<{ n: number }>`select ${query.value}::int as n`.execute(
+              container.resolve(tokens.Db),
+            );
             return { body: rows[0] };
           },
         }),
@@ -382,10 +492,27 @@ describe("input hygiene (issue #13)", () => {
     });
 
     it("refuses NUL, lone surrogates and deep nesting in a host endpoint's body, without code of its own", async () => {
-      const post = (body: string) => fetch(`${hostServer.url}/api/0/host-notes/`, { method: "POST", body, headers: { "Content-Type": "application/json" } });
-      await expectDetail(await post(JSON.stringify({ note: `x${NUL}` })), 400, "Invalid request: note: contains a NUL character");
-      await expectDetail(await post(JSON.stringify({ note: "ok", meta: { tags: ["a", `b${LONE}`] } })), 400, "Invalid request: meta.tags.1: contains an unpaired UTF-16 surrogate");
-      await expectDetail(await post(withRaw({ note: "ok", meta: "DEEP" }, "DEEP", deepArrayText(40))), 400, /nested deeper than 32 levels$/);
+      const post = (body: string) =>
+        fetch(`${hostServer.url}/api/0/host-notes/`, {
+          method: "POST",
+          body,
+          headers: { "Content-Type": "application/json" },
+        });
+      await expectDetail(
+        await post(JSON.stringify({ note: `x${NUL}` })),
+        400,
+        "Invalid request: note: contains a NUL character",
+      );
+      await expectDetail(
+        await post(JSON.stringify({ note: "ok", meta: { tags: ["a", `b${LONE}`] } })),
+        400,
+        "Invalid request: meta.tags.1: contains an unpaired UTF-16 surrogate",
+      );
+      await expectDetail(
+        await post(withRaw({ note: "ok", meta: "DEEP" }, "DEEP", deepArrayText(40))),
+        400,
+        /nested deeper than 32 levels$/,
+      );
       expect(received).toEqual([]);
       expect((await post(JSON.stringify({ note: "fine", meta: { tags: ["🚀"] } }))).status).toBe(201);
     });

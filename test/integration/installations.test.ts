@@ -15,8 +15,19 @@ describe("GET /api/0/organizations/{org}/svc-app-installations/", () => {
     const { faultline } = instance;
     acme = await seedOrganization(faultline, "acme");
     other = await seedOrganization(faultline, "globex");
-    await faultline.api.apps.create({ organization: "acme", name: "Internal Tool", slug: "internal-tool", isInternal: true, scopes: ["event:read"] });
-    await faultline.api.apps.create({ organization: "globex", name: "Ticket Sync", slug: "ticket-sync", scopes: ["event:write"] });
+    await faultline.api.apps.create({
+      organization: "acme",
+      name: "Internal Tool",
+      slug: "internal-tool",
+      isInternal: true,
+      scopes: ["event:read"],
+    });
+    await faultline.api.apps.create({
+      organization: "globex",
+      name: "Ticket Sync",
+      slug: "ticket-sync",
+      scopes: ["event:write"],
+    });
     await faultline.api.installations.install({ organization: "acme", app: "ticket-sync" });
     server = await serveFaultline(faultline);
   });
@@ -40,7 +51,9 @@ describe("GET /api/0/organizations/{org}/svc-app-installations/", () => {
     });
     expect(body[1].app.slug).toBe("internal-tool");
     const link = response.headers.get("link") ?? "";
-    expect(link).toMatch(/^<http:\/\/127\.0\.0\.1:\d+\/api\/0\/organizations\/acme\/svc-app-installations\/\?cursor=[^>]+>; rel="previous"; results="false"; cursor="[^"]+", </);
+    expect(link).toMatch(
+      /^<http:\/\/127\.0\.0\.1:\d+\/api\/0\/organizations\/acme\/svc-app-installations\/\?cursor=[^>]+>; rel="previous"; results="false"; cursor="[^"]+", </,
+    );
     expect(link).toMatch(/rel="next"; results="false"; cursor="\d+:\d+:0"$/);
     expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f]{32}$/);
   });
@@ -70,7 +83,9 @@ describe("GET /api/0/organizations/{org}/svc-app-installations/", () => {
     const without = await fetch(`${server.url}${path("acme")}`);
     expect(without.status).toBe(401);
     expect(await without.json()).toEqual({ detail: "Authentication credentials were not provided." });
-    const unknown = await fetch(`${server.url}${path("acme")}`, { headers: bearer("flu_0000000000000000000000000000000000000000") });
+    const unknown = await fetch(`${server.url}${path("acme")}`, {
+      headers: bearer("flu_0000000000000000000000000000000000000000"),
+    });
     expect(unknown.status).toBe(401);
     expect(await unknown.json()).toEqual({ detail: "Invalid token" });
     const malformed = await fetch(`${server.url}${path("acme")}`, { headers: { Authorization: "Basic abc" } });
@@ -80,7 +95,10 @@ describe("GET /api/0/organizations/{org}/svc-app-installations/", () => {
   it("answers 403 naming the scope when the token lacks org:read", async () => {
     const response = await fetch(`${server.url}${path("acme")}`, { headers: bearer(acme.eventReadToken) });
     expect(response.status).toBe(403);
-    expect(await response.json()).toEqual({ detail: "You do not have permission to perform this action.", requiredScopes: ["org:read"] });
+    expect(await response.json()).toEqual({
+      detail: "You do not have permission to perform this action.",
+      requiredScopes: ["org:read"],
+    });
     expect(response.headers.get("www-authenticate")).toBe('Bearer error="insufficient_scope", scope="org:read"');
   });
 

@@ -24,7 +24,8 @@ interface ListItem {
 }
 
 /** The `<url>` of a relation in a `Link` header, when that page has results. */
-const linkOf = (response: Response, rel: string) => new RegExp(`<([^>]+)>; rel="${rel}"; results="true"`).exec(response.headers.get("link") ?? "")?.[1];
+const linkOf = (response: Response, rel: string) =>
+  new RegExp(`<([^>]+)>; rel="${rel}"; results="true"`).exec(response.headers.get("link") ?? "")?.[1];
 /** Fixture issues are titled `TypeError: <name>`. */
 const nameOf = (item: ListItem) => item.title.replace(/^TypeError: /, "");
 
@@ -48,7 +49,10 @@ describe("issue list", () => {
   const db = () => instance.faultline.container.resolve(tokens.Db);
   const api = () => instance.faultline.api;
   const issueOfEvent = async (eventId: string) =>
-    String((await db().selectFrom("events").select("issue_id").where("event_id", "=", eventId).executeTakeFirstOrThrow()).issue_id);
+    String(
+      (await db().selectFrom("events").select("issue_id").where("event_id", "=", eventId).executeTakeFirstOrThrow())
+        .issue_id,
+    );
   const get = (path: string, auth = token) => fetch(`${server.url}${path}`, { headers: bearer(auth) });
   const list = async (params: string, auth = token) => {
     const response = await get(`/api/0/organizations/acme/issues/?${params}`, auth);
@@ -58,7 +62,11 @@ describe("issue list", () => {
   const names = async (params: string) => (await list(params)).map(nameOf);
   const q = (query: string) => `query=${encodeURIComponent(query)}`;
   const put = (path: string, body: unknown, auth = token) =>
-    fetch(`${server.url}${path}`, { method: "PUT", headers: { ...bearer(auth), "content-type": "application/json" }, body: JSON.stringify(body) });
+    fetch(`${server.url}${path}`, {
+      method: "PUT",
+      headers: { ...bearer(auth), "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
 
   beforeAll(async () => {
     instance = await createTestInstance({ clock: { now: () => now }, worker: false, logger: silentLogger });
@@ -86,28 +94,70 @@ describe("issue list", () => {
     const shop = await api.projects.create({ organization: "globex", slug: "shop" });
     projects.shop = shop.id;
     globexToken = (await api.tokens.create({ user: gus.id, scopes: [...SCOPES] })).token;
-    foreignEventId = (await captureFor(instance.faultline, { id: shop.id, organizationId: globex.id })(errorEvent({ fingerprint: ["foreign"] }))).eventId;
+    foreignEventId = (
+      await captureFor(instance.faultline, { id: shop.id, organizationId: globex.id })(
+        errorEvent({ fingerprint: ["foreign"] }),
+      )
+    ).eventId;
     foreignIssueId = await issueOfEvent(foreignEventId);
 
     server = await serveFaultline(instance.faultline);
-    const capture = { web: captureFor(instance.faultline, { id: web.id, organizationId: acme.id }), api: captureFor(instance.faultline, { id: apiProject.id, organizationId: acme.id }) };
+    const capture = {
+      web: captureFor(instance.faultline, { id: web.id, organizationId: acme.id }),
+      api: captureFor(instance.faultline, { id: apiProject.id, organizationId: acme.id }),
+    };
     /** A new issue named `name` (its own fingerprint and exception value), one hour after the previous one. */
-    const issue = async (name: string, project: "web" | "api", extra: Record<string, unknown> = {}, frames?: Array<Record<string, unknown>>) => {
+    const issue = async (
+      name: string,
+      project: "web" | "api",
+      extra: Record<string, unknown> = {},
+      frames?: Array<Record<string, unknown>>,
+    ) => {
       tick(HOUR);
       const event = (overrides: Record<string, unknown> = {}) =>
-        errorEvent({ fingerprint: [name], exception: { values: [{ type: "TypeError", value: name, stacktrace: { frames: frames ?? [{ filename: "app.js", function: "handler", lineno: 3, in_app: true }] } }] }, ...extra, ...overrides }, frames);
+        errorEvent(
+          {
+            fingerprint: [name],
+            exception: {
+              values: [
+                {
+                  type: "TypeError",
+                  value: name,
+                  stacktrace: {
+                    frames: frames ?? [{ filename: "app.js", function: "handler", lineno: 3, in_app: true }],
+                  },
+                },
+              ],
+            },
+            ...extra,
+            ...overrides,
+          },
+          frames,
+        );
       const { eventId } = await capture[project](event());
       eventIds[name] = eventId;
       ids[name] = await issueOfEvent(eventId);
-      return { more: async (overrides: Record<string, unknown> = {}) => (tick(60_000), capture[project](event(overrides))) };
+      return {
+        more: async (overrides: Record<string, unknown> = {}) => (tick(60_000), capture[project](event(overrides))),
+      };
     };
     const issuePath = (name: string) => `/api/0/organizations/acme/issues/${ids[name]}/`;
     const update = async (name: string, body: unknown) => expect((await put(issuePath(name), body)).status).toBe(200);
 
-    const alpha = await issue("alpha", "web", { environment: "prod", release: "1.0.0", tags: { browser: "Firefox" }, user: { id: "1" } });
+    const alpha = await issue("alpha", "web", {
+      environment: "prod",
+      release: "1.0.0",
+      tags: { browser: "Firefox" },
+      user: { id: "1" },
+    });
     await alpha.more({ user: { id: "2" } });
     await alpha.more({ user: { id: "3" } });
-    await issue("beta", "web", { environment: "staging", level: "warning", tags: { browser: "Chrome" }, user: { id: "1" } });
+    await issue("beta", "web", {
+      environment: "staging",
+      level: "warning",
+      tags: { browser: "Chrome" },
+      user: { id: "1" },
+    });
     const gamma = await issue("gamma", "api", { environment: "prod", release: "2.0.0", level: "fatal" });
     await gamma.more();
     await update("gamma", { status: "resolved" });
@@ -118,11 +168,28 @@ describe("issue list", () => {
     await issue("zeta", "web");
     await update("zeta", { assignedTo: "#backend" });
     await issue("eta", "web");
-    await api.apps.create({ organization: "acme", name: "Tracker", slug: "tracker", isInternal: true, scopes: ["event:write"] });
-    const installation = await db().selectFrom("app_installations").select("id").where("organization_id", "=", Number(acme.id)).executeTakeFirstOrThrow();
+    await api.apps.create({
+      organization: "acme",
+      name: "Tracker",
+      slug: "tracker",
+      isInternal: true,
+      scopes: ["event:write"],
+    });
+    const installation = await db()
+      .selectFrom("app_installations")
+      .select("id")
+      .where("organization_id", "=", Number(acme.id))
+      .executeTakeFirstOrThrow();
     await db()
       .insertInto("external_issues")
-      .values({ organization_id: Number(acme.id), installation_id: installation.id, issue_id: Number(ids.eta), web_url: "https://tracker.test/1", identifier: "TRK-1", date_created: now })
+      .values({
+        organization_id: Number(acme.id),
+        installation_id: installation.id,
+        issue_id: Number(ids.eta),
+        web_url: "https://tracker.test/1",
+        identifier: "TRK-1",
+        date_created: now,
+      })
       .execute();
     await issue("theta", "web", {}, [{ filename: "app.js", function: "checkoutFlow", lineno: 9, in_app: true }]);
     const iota = await issue("iota", "web");
@@ -144,13 +211,36 @@ describe("issue list", () => {
     it("defaults to is:unresolved, most recently seen first, in the list item shape", async () => {
       const items = await list("");
       expect(items.map(nameOf)).toEqual(["alpha", "kappa", "iota", "theta", "eta", "zeta", "epsilon", "beta"]);
-      expect(items[0]).toMatchObject({ id: ids.alpha, shortId: "WEB-1", status: "unresolved", count: "4", userCount: 4, project: { id: projects.web, slug: "web" }, assignedTo: null });
-      expect(items.find((i) => nameOf(i) === "epsilon")).toMatchObject({ assignedTo: "bob", isBookmarked: true, isSubscribed: true });
+      expect(items[0]).toMatchObject({
+        id: ids.alpha,
+        shortId: "WEB-1",
+        status: "unresolved",
+        count: "4",
+        userCount: 4,
+        project: { id: projects.web, slug: "web" },
+        assignedTo: null,
+      });
+      expect(items.find((i) => nameOf(i) === "epsilon")).toMatchObject({
+        assignedTo: "bob",
+        isBookmarked: true,
+        isSubscribed: true,
+      });
       expect(items[0]?.stats?.["24h"]).toHaveLength(24);
     });
 
     it("treats query= as no filter, and ANDs status with the query (the default applies only without both)", async () => {
-      expect(await names("query=")).toEqual(["alpha", "kappa", "iota", "theta", "eta", "zeta", "epsilon", "delta", "gamma", "beta"]);
+      expect(await names("query=")).toEqual([
+        "alpha",
+        "kappa",
+        "iota",
+        "theta",
+        "eta",
+        "zeta",
+        "epsilon",
+        "delta",
+        "gamma",
+        "beta",
+      ]);
       expect(await names("status=resolved")).toEqual(["gamma"]);
       expect(await names("status=ignored")).toEqual(["delta"]);
       expect(await names(`${q("is:unresolved")}&status=resolved`)).toEqual([]);
@@ -164,7 +254,15 @@ describe("issue list", () => {
       expect(await names(q("is:assigned"))).toEqual(["zeta", "epsilon"]);
       expect(await names(q("is:unassigned is:unresolved"))).toEqual(["alpha", "kappa", "iota", "theta", "eta", "beta"]);
       expect(await names(q("is:linked"))).toEqual(["eta"]);
-      expect(await names(q("is:unlinked is:unresolved"))).toEqual(["alpha", "kappa", "iota", "theta", "zeta", "epsilon", "beta"]);
+      expect(await names(q("is:unlinked is:unresolved"))).toEqual([
+        "alpha",
+        "kappa",
+        "iota",
+        "theta",
+        "zeta",
+        "epsilon",
+        "beta",
+      ]);
       expect(await names(q("is:new"))).toEqual(["alpha", "theta", "eta", "zeta", "epsilon", "beta"]);
       expect(await names(q("is:regressed"))).toEqual(["iota"]);
       expect(await names(q("is:ongoing"))).toEqual(["kappa"]);
@@ -193,7 +291,10 @@ describe("issue list", () => {
       expect(await names(q("!bookmarks:me is:assigned"))).toEqual(["zeta"]);
       const response = await get(`/api/0/organizations/acme/issues/?${q("bookmarks:me")}`, orgToken);
       expect(response.status).toBe(400);
-      expect(await response.json()).toEqual({ detail: 'Error parsing search query: "bookmarks:me" needs a user token', errors: { query: ['"bookmarks:me" needs a user token'] } });
+      expect(await response.json()).toEqual({
+        detail: 'Error parsing search query: "bookmarks:me" needs a user token',
+        errors: { query: ['"bookmarks:me" needs a user token'] },
+      });
     });
 
     it("filters by level, environment, release and tags (on any event of the issue)", async () => {
@@ -205,13 +306,22 @@ describe("issue list", () => {
       expect(await names(q("has:browser"))).toEqual(["alpha", "beta"]);
       expect(await names(q("browser:Firefox"))).toEqual(["alpha"]);
       expect(await names(q("browser:[Firefox, Chrome]"))).toEqual(["alpha", "beta"]);
-      expect(await names(q("!browser:Firefox is:unresolved"))).toEqual(["kappa", "iota", "theta", "eta", "zeta", "epsilon", "beta"]);
+      expect(await names(q("!browser:Firefox is:unresolved"))).toEqual([
+        "kappa",
+        "iota",
+        "theta",
+        "eta",
+        "zeta",
+        "epsilon",
+        "beta",
+      ]);
       expect(await names(q("tags[environment]:staging"))).toEqual(["beta"]);
     });
 
     it("filters by firstSeen / lastSeen durations and ISO dates", async () => {
       const all = await list("query=");
-      const since = (field: "firstSeen" | "lastSeen", ms: number) => all.filter((i) => Date.parse(i[field]) >= now.getTime() - ms).map(nameOf);
+      const since = (field: "firstSeen" | "lastSeen", ms: number) =>
+        all.filter((i) => Date.parse(i[field]) >= now.getTime() - ms).map(nameOf);
       const recent = await names(q("firstSeen:-3h"));
       expect(recent).toEqual(since("firstSeen", 3 * HOUR));
       expect(recent.length).toBeGreaterThan(0);
@@ -220,8 +330,21 @@ describe("issue list", () => {
       expect(await names(q("lastSeen:-90m"))).toEqual(since("lastSeen", 90 * 60_000));
       expect(await names(q("age:-1w"))).toEqual(all.map(nameOf));
       const epsilon = all.find((i) => nameOf(i) === "epsilon") as ListItem;
-      expect(await names(q(`lastSeen:>${epsilon.lastSeen} is:unresolved`))).toEqual(["alpha", "kappa", "iota", "theta", "eta", "zeta"]);
-      expect(await names(q(`firstSeen:<=${epsilon.firstSeen}`))).toEqual(["alpha", "epsilon", "delta", "gamma", "beta"]);
+      expect(await names(q(`lastSeen:>${epsilon.lastSeen} is:unresolved`))).toEqual([
+        "alpha",
+        "kappa",
+        "iota",
+        "theta",
+        "eta",
+        "zeta",
+      ]);
+      expect(await names(q(`firstSeen:<=${epsilon.firstSeen}`))).toEqual([
+        "alpha",
+        "epsilon",
+        "delta",
+        "gamma",
+        "beta",
+      ]);
       expect(await names(q("firstSeen:2026-03-01"))).toEqual(all.map(nameOf));
       expect(await names(q("firstSeen:2026-03-02"))).toEqual([]);
       expect(await names(q("lastSeen:>=2026-03-02T00:00:00Z"))).toEqual([]);
@@ -231,7 +354,14 @@ describe("issue list", () => {
       expect(await names(q("timesSeen:>1"))).toEqual(["alpha", "iota", "gamma"]);
       expect(await names(q("timesSeen:4"))).toEqual(["alpha"]);
       expect(await names(q("timesSeen:>=2 timesSeen:<4"))).toEqual(["iota", "gamma"]);
-      expect(await names(q("timesSeen:<=1 is:unresolved"))).toEqual(["kappa", "theta", "eta", "zeta", "epsilon", "beta"]);
+      expect(await names(q("timesSeen:<=1 is:unresolved"))).toEqual([
+        "kappa",
+        "theta",
+        "eta",
+        "zeta",
+        "epsilon",
+        "beta",
+      ]);
       expect(await names(q("userCount:>=2"))).toEqual(["alpha"]);
       expect(await names(q("userCount:1"))).toEqual(["beta"]);
     });
@@ -250,7 +380,13 @@ describe("issue list", () => {
       // gamma's substatus is null once resolved: `!is:new` must still include it.
       expect(await names(q("!is:new"))).toEqual(["kappa", "iota", "delta", "gamma"]);
       expect(await names(q("!assigned:bob is:assigned"))).toEqual(["zeta"]);
-      expect(await names(q("!environment:[prod, staging] is:unresolved"))).toEqual(["kappa", "iota", "theta", "eta", "zeta"]);
+      expect(await names(q("!environment:[prod, staging] is:unresolved"))).toEqual([
+        "kappa",
+        "iota",
+        "theta",
+        "eta",
+        "zeta",
+      ]);
     });
 
     it("limits to repeatable project and environment parameters", async () => {
@@ -304,7 +440,13 @@ describe("issue list", () => {
       };
       for (const auth of [token, orgToken]) {
         for (const sort of ISSUE_SORTS) {
-          for (const extra of ["", "&statsPeriod=24h", "&statsPeriod=14d&limit=2", "&groupStatsPeriod=", "&statsPeriod=1h"]) {
+          for (const extra of [
+            "",
+            "&statsPeriod=24h",
+            "&statsPeriod=14d&limit=2",
+            "&groupStatsPeriod=",
+            "&statsPeriod=1h",
+          ]) {
             const general = await raw(`query=&status=unresolved&sort=${sort}${extra}`, auth);
             expect(general.body.length, `${sort}${extra}`).toBeGreaterThan(0);
             expect(await raw(`sort=${sort}${extra}`, auth), `${sort}${extra}`).toEqual(general);
@@ -335,7 +477,18 @@ describe("issue list", () => {
       const date = await list("query=&sort=date");
       expect(date.map(nameOf)).toEqual(byKey(date, (i) => Date.parse(i.lastSeen)));
       const newest = await list("query=&sort=new");
-      expect(newest.map(nameOf)).toEqual(["kappa", "iota", "theta", "eta", "zeta", "epsilon", "delta", "gamma", "beta", "alpha"]);
+      expect(newest.map(nameOf)).toEqual([
+        "kappa",
+        "iota",
+        "theta",
+        "eta",
+        "zeta",
+        "epsilon",
+        "delta",
+        "gamma",
+        "beta",
+        "alpha",
+      ]);
       const freq = await list("query=&sort=freq");
       expect(freq.map(nameOf)).toEqual(byKey(freq, (i) => Number(i.count)));
       expect(freq.slice(0, 3).map(nameOf)).toEqual(["alpha", "iota", "gamma"]);
@@ -370,9 +523,14 @@ describe("issue list", () => {
       // now is 12:05; alpha was seen at 02:00–02:02 and 12:05, kappa at 11:04, iota at 10:03–10:04.
       expect(await names("query=&statsPeriod=1h")).toEqual(["alpha"]);
       const [alpha] = await list("query=&statsPeriod=1h");
-      expect(alpha).toMatchObject({ count: "1", lifetime: { count: "4", userCount: 4 }, stats: { "24h": expect.any(Array) } });
+      expect(alpha).toMatchObject({
+        count: "1",
+        lifetime: { count: "4", userCount: 4 },
+        stats: { "24h": expect.any(Array) },
+      });
       expect(await names("query=&statsPeriod=3h")).toEqual(["alpha", "kappa", "iota"]);
-      for (const period of ["30d", "7d", "1w", "14d"]) expect((await list(`query=&statsPeriod=${period}`)).length, period).toBe(10);
+      for (const period of ["30d", "7d", "1w", "14d"])
+        expect((await list(`query=&statsPeriod=${period}`)).length, period).toBe(10);
       expect(await names("query=&statsPeriod=90m")).toEqual(["alpha", "kappa"]);
       expect(await names("query=&statsPeriod=3600s")).toEqual(["alpha"]);
       // A closed window: only what had events inside it (to the hour at its edges).
@@ -385,10 +543,14 @@ describe("issue list", () => {
         [Date.parse("2026-03-01T04:00:00Z") / 1000, 2],
       ]);
       // statsPeriod overrides start/end, as in Sentry.
-      expect(await names("query=&statsPeriod=1h&start=2026-03-01T03:00:00Z&end=2026-03-01T04:30:00Z")).toEqual(["alpha"]);
+      expect(await names("query=&statsPeriod=1h&start=2026-03-01T03:00:00Z&end=2026-03-01T04:30:00Z")).toEqual([
+        "alpha",
+      ]);
       // Without a window, counts are the lifetime's (the seed's behaviour).
       expect((await list("query=&statsPeriod="))[0]).toMatchObject({ count: "4" });
-      const auto = (await list("query=&statsPeriod=3h&groupStatsPeriod=auto"))[0] as ListItem & { stats: Record<string, unknown[]> };
+      const auto = (await list("query=&statsPeriod=3h&groupStatsPeriod=auto"))[0] as ListItem & {
+        stats: Record<string, unknown[]>;
+      };
       expect(Object.keys(auto.stats)).toEqual(["auto"]);
       expect(auto.stats.auto).toHaveLength(4);
     });
@@ -435,7 +597,8 @@ describe("issue list", () => {
     it("clamps limit over 100 and answers 400 for a bad limit or cursor", async () => {
       const clamped = await get("/api/0/organizations/acme/issues/?limit=500");
       expect(clamped.headers.get("x-per-page")).toBe("100");
-      for (const bad of ["limit=0", "limit=-1", "limit=ten"]) expect((await get(`/api/0/organizations/acme/issues/?${bad}`)).status).toBe(400);
+      for (const bad of ["limit=0", "limit=-1", "limit=ten"])
+        expect((await get(`/api/0/organizations/acme/issues/?${bad}`)).status).toBe(400);
       const cursor = await get("/api/0/organizations/acme/issues/?cursor=garbage");
       expect(cursor.status).toBe(400);
       expect(await cursor.json()).toEqual({ detail: "Invalid cursor parameter." });
@@ -444,7 +607,10 @@ describe("issue list", () => {
 
   describe("direct hits", () => {
     it("returns the issue of a 32-hex event id (dashed too) with X-Svc-Direct-Hit", async () => {
-      for (const query of [eventIds.iota as string, (eventIds.iota as string).replace(/^(.{8})(.{4})(.{4})(.{4})/, "$1-$2-$3-$4-").toUpperCase()]) {
+      for (const query of [
+        eventIds.iota as string,
+        (eventIds.iota as string).replace(/^(.{8})(.{4})(.{4})(.{4})/, "$1-$2-$3-$4-").toUpperCase(),
+      ]) {
         const response = await get(`/api/0/organizations/acme/issues/?${q(query)}`);
         expect(response.headers.get("x-svc-direct-hit")).toBe("1");
         expect(response.headers.get("x-hits")).toBe("1");
@@ -498,14 +664,22 @@ describe("issue list", () => {
       expect(response.headers.get("deprecation")).toBe("true");
       expect(((await response.json()) as ListItem[]).map(nameOf)).toEqual(["alpha", "kappa"]);
       const link = response.headers.get("link") ?? "";
-      expect(link).toMatch(/rel="previous"; results="false"; cursor="[^"]+", <[^>]+>; rel="next"; results="true"; cursor="[^"]+", /);
-      expect(link.endsWith(`, <${server.url}/api/0/organizations/acme/issues/?project=${projects.web}>; rel="successor-version"`)).toBe(true);
+      expect(link).toMatch(
+        /rel="previous"; results="false"; cursor="[^"]+", <[^>]+>; rel="next"; results="true"; cursor="[^"]+", /,
+      );
+      expect(
+        link.endsWith(
+          `, <${server.url}/api/0/organizations/acme/issues/?project=${projects.web}>; rel="successor-version"`,
+        ),
+      ).toBe(true);
       expect(response.headers.get("x-hits")).toBe("8");
     });
 
     it("takes query (default is:unresolved), statsPeriod and cursor, by project id or slug", async () => {
       expect(await (await get(`/api/0/projects/acme/api/issues/`)).json()).toEqual([]);
-      const all = (await (await get(`/api/0/projects/acme/${projects.api}/issues/?query=&statsPeriod=`)).json()) as ListItem[];
+      const all = (await (
+        await get(`/api/0/projects/acme/${projects.api}/issues/?query=&statsPeriod=`)
+      ).json()) as ListItem[];
       expect(all.map(nameOf)).toEqual(["delta", "gamma"]);
       expect(all[0]).not.toHaveProperty("stats");
     });
@@ -520,10 +694,14 @@ describe("issue list", () => {
     it("carries the host's mount prefix in pagination and successor links", async () => {
       const mounted = await serveFaultline(instance.faultline, "/monitor");
       try {
-        const response = await fetch(`${mounted.url}/monitor/api/0/projects/acme/web/issues/?limit=1`, { headers: bearer(token) });
+        const response = await fetch(`${mounted.url}/monitor/api/0/projects/acme/web/issues/?limit=1`, {
+          headers: bearer(token),
+        });
         const link = response.headers.get("link") ?? "";
         expect(link).toContain(`<${mounted.url}/monitor/api/0/projects/acme/web/issues/?limit=1&cursor=`);
-        expect(link).toContain(`<${mounted.url}/monitor/api/0/organizations/acme/issues/?project=${projects.web}>; rel="successor-version"`);
+        expect(link).toContain(
+          `<${mounted.url}/monitor/api/0/organizations/acme/issues/?project=${projects.web}>; rel="successor-version"`,
+        );
       } finally {
         await mounted.close();
       }
@@ -534,13 +712,19 @@ describe("issue list", () => {
     let ops: string;
     const bulk: Record<string, string> = {};
     const path = (params: string) => `/api/0/organizations/acme/issues/?${params}`;
-    const del = (params: string, auth = token) => fetch(`${server.url}${path(params)}`, { method: "DELETE", headers: bearer(auth) });
+    const del = (params: string, auth = token) =>
+      fetch(`${server.url}${path(params)}`, { method: "DELETE", headers: bearer(auth) });
 
     beforeAll(async () => {
       ops = (await api().projects.create({ organization: "acme", slug: "ops" })).id;
       const capture = captureFor(instance.faultline, { id: ops, organizationId: acmeId });
       for (const name of ["one", "two", "three", "four"]) {
-        const { eventId } = await capture(errorEvent({ fingerprint: [`bulk-${name}`], exception: { values: [{ type: "OpsError", value: `bulk ${name}` }] } }));
+        const { eventId } = await capture(
+          errorEvent({
+            fingerprint: [`bulk-${name}`],
+            exception: { values: [{ type: "OpsError", value: `bulk ${name}` }] },
+          }),
+        );
         bulk[name] = await issueOfEvent(eventId);
       }
     });
@@ -564,13 +748,18 @@ describe("issue list", () => {
     it("answers 204 when nothing matches, including another organization's ids", async () => {
       expect((await put(path(`${q("no-such-words")}&project=${ops}`), { status: "resolved" })).status).toBe(204);
       expect((await put(path(`id=${foreignIssueId}`), { status: "resolved" })).status).toBe(204);
-      const foreign = await fetch(`${server.url}/api/0/organizations/globex/issues/${foreignIssueId}/`, { headers: bearer(globexToken) });
+      const foreign = await fetch(`${server.url}/api/0/organizations/globex/issues/${foreignIssueId}/`, {
+        headers: bearer(globexToken),
+      });
       expect((await foreign.json()).status).toBe("unresolved");
     });
 
     it("validates ids and the body, and needs event:write", async () => {
       expect((await put(path("id=abc"), { status: "resolved" })).status).toBe(400);
-      expect((await put(path(Array.from({ length: 1001 }, (_, i) => `id=${i + 1}`).join("&")), { status: "resolved" })).status).toBe(400);
+      expect(
+        (await put(path(Array.from({ length: 1001 }, (_, i) => `id=${i + 1}`).join("&")), { status: "resolved" }))
+          .status,
+      ).toBe(400);
       expect((await put(path(`id=${bulk.one}`), { status: "fixed" })).status).toBe(400);
       expect((await put(path(`id=${bulk.one}`), { status: "resolved" }, readToken)).status).toBe(403);
     });
@@ -594,7 +783,11 @@ describe("issue list", () => {
     let sequence = 0;
     const existing = new Set<string>();
     const feedEvent = (n: number, user?: string) =>
-      errorEvent({ fingerprint: [`feed-${n}`], exception: { values: [{ type: "FeedError", value: `feed ${n}` }] }, ...(user ? { user: { id: user } } : {}) });
+      errorEvent({
+        fingerprint: [`feed-${n}`],
+        exception: { values: [{ type: "FeedError", value: `feed ${n}` }] },
+        ...(user ? { user: { id: user } } : {}),
+      });
     const newIssue = async () => issueOfEvent((await capture(feedEvent(++sequence))).eventId);
 
     beforeAll(async () => {
@@ -616,7 +809,7 @@ describe("issue list", () => {
     });
 
     /** A small deterministic PRNG, so a failure replays with the same page sizes. */
-    const random = (seed: number) => () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = (seed: number) => () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
 
     for (const sort of ISSUE_SORTS) {
       it(`sort=${sort}: walking next sees every pre-existing issue exactly once, with no empty page before the last`, async () => {
@@ -671,7 +864,9 @@ describe("issue list", () => {
                timestamptz '2026-02-01T00:00:00Z' + ((g * 7919) % ${sql.lit(rows)}) * interval '1 second',
                (g * 31) % 1000, g % 50
         FROM generate_series(1, ${sql.lit(rows)}) AS g`.execute(db());
-      await sql`UPDATE ${sql.id(instance.schema, "projects")} SET next_short_id = ${sql.lit(rows + 1)} WHERE id = ${sql.lit(Number(project.id))}`.execute(db());
+      await sql`UPDATE ${sql.id(instance.schema, "projects")} SET next_short_id = ${sql.lit(rows + 1)} WHERE id = ${sql.lit(Number(project.id))}`.execute(
+        db(),
+      );
       await sql`ANALYZE ${sql.id(instance.schema, "issues")}`.execute(db());
     });
 
@@ -696,9 +891,16 @@ describe("issue list", () => {
         user: /issues_by_user_count/,
       };
       for (const sort of ISSUE_SORTS) {
-        const middle = { date: Date.parse("2026-02-01T05:00:00Z"), new: Date.parse("2026-01-01T05:00:00Z"), freq: 500, user: 25 }[sort];
+        const middle = {
+          date: Date.parse("2026-02-01T05:00:00Z"),
+          new: Date.parse("2026-01-01T05:00:00Z"),
+          freq: 500,
+          user: 25,
+        }[sort];
         for (const after of [null, { value: middle, id: rows / 2 }]) {
-          const plan = (await pageQuery(db(), organizationId, condition, sort, { after, order: "desc", limit: 101 }).explain())
+          const plan = (
+            await pageQuery(db(), organizationId, condition, sort, { after, order: "desc", limit: 101 }).explain()
+          )
             .map((row) => String(row["QUERY PLAN"]))
             .join("\n");
           expect(plan, `sort=${sort}`).toMatch(expected[sort] as RegExp);

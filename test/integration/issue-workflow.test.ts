@@ -5,7 +5,6 @@ import { captureFor, errorEvent } from "../helpers/events.js";
 import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
 import { silentLogger } from "../../src/logging/logger.js";
 
-
 describe("issue workflow", () => {
   let now = new Date("2026-03-01T12:00:00.000Z");
   const advance = (minutes: number) => (now = new Date(now.getTime() + minutes * 60_000));
@@ -13,10 +12,9 @@ describe("issue workflow", () => {
   const spy = definePlugin({
     id: "spy",
     on: Object.fromEntries(
-      ["issue.created", "issue.resolved", "issue.ignored", "issue.assigned", "issue.unresolved", "error.created"].map((name) => [
-        name,
-        (event: DomainEvent) => void domainEvents.push(event),
-      ]),
+      ["issue.created", "issue.resolved", "issue.ignored", "issue.assigned", "issue.unresolved", "error.created"].map(
+        (name) => [name, (event: DomainEvent) => void domainEvents.push(event)],
+      ),
     ),
   });
   let instance: TestInstance<[typeof spy]>;
@@ -52,7 +50,11 @@ describe("issue workflow", () => {
   const issuePath = (id: string) => `${server.url}/api/0/organizations/acme/issues/${id}/`;
   const get = async (id: string) => (await fetch(issuePath(id), { headers: bearer(token) })).json();
   const put = (id: string, body: unknown, auth = token) =>
-    fetch(issuePath(id), { method: "PUT", headers: { ...bearer(auth), "content-type": "application/json" }, body: JSON.stringify(body) });
+    fetch(issuePath(id), {
+      method: "PUT",
+      headers: { ...bearer(auth), "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
   /** A new issue (unique fingerprint) with one event; returns its id. */
   const newIssue = async (overrides: Record<string, unknown> = {}) => {
     const fingerprint = [`fp-${++fingerprintSeq}`];
@@ -63,18 +65,46 @@ describe("issue workflow", () => {
       .select("issue_id")
       .where("event_id", "=", eventId)
       .executeTakeFirstOrThrow();
-    return { id: String(row.issue_id), fingerprint, send: (o: Record<string, unknown> = {}) => capture(errorEvent({ fingerprint, ...overrides, ...o })) };
+    return {
+      id: String(row.issue_id),
+      fingerprint,
+      send: (o: Record<string, unknown> = {}) => capture(errorEvent({ fingerprint, ...overrides, ...o })),
+    };
   };
   const activityTypes = async (id: string) => (await get(id)).activity.map((a: { type: string }) => a.type);
 
   it("creates an issue from a first event, and groups the same stack into it", async () => {
     const first = await capture(errorEvent({ user: { id: "u1" } }));
     expect(first.eventId).toMatch(/^[0-9a-f]{32}$/);
-    await capture(errorEvent({ user: { id: "u2" }, exception: { values: [{ type: "TypeError", value: "another value", stacktrace: { frames: [{ filename: "app.js", function: "handler", lineno: 9, in_app: true }] } }] } }));
+    await capture(
+      errorEvent({
+        user: { id: "u2" },
+        exception: {
+          values: [
+            {
+              type: "TypeError",
+              value: "another value",
+              stacktrace: { frames: [{ filename: "app.js", function: "handler", lineno: 9, in_app: true }] },
+            },
+          ],
+        },
+      }),
+    );
     await capture(errorEvent({}, [{ filename: "other.js", function: "elsewhere", in_app: true }]));
-    const list = await (await fetch(`${server.url}/api/0/organizations/acme/issues/WEB-1/`, { headers: bearer(token) })).json();
+    const list = await (
+      await fetch(`${server.url}/api/0/organizations/acme/issues/WEB-1/`, { headers: bearer(token) })
+    ).json();
     // title, culprit and level follow the latest event
-    expect(list).toMatchObject({ shortId: "WEB-1", title: "TypeError: another value", culprit: "handler(app.js)", level: "error", count: "2", userCount: 2, status: "unresolved", substatus: "new" });
+    expect(list).toMatchObject({
+      shortId: "WEB-1",
+      title: "TypeError: another value",
+      culprit: "handler(app.js)",
+      level: "error",
+      count: "2",
+      userCount: 2,
+      status: "unresolved",
+      substatus: "new",
+    });
     expect(list.activity.map((a: { type: string }) => a.type)).toEqual(["first_seen"]);
     expect((await get("WEB-2")).count).toBe("1");
   });
@@ -119,13 +149,18 @@ describe("issue workflow", () => {
   it("resolves in the next release (both spellings); the release current at resolve time does not regress it", async () => {
     const issue = await newIssue({ release: "4.0.0" });
     const viaStatus = await (await put(issue.id, { status: "resolvedInNextRelease" })).json();
-    expect(viaStatus).toMatchObject({ status: "resolved", statusDetails: { inNextRelease: true, actor: { username: "ada" } } });
+    expect(viaStatus).toMatchObject({
+      status: "resolved",
+      statusDetails: { inNextRelease: true, actor: { username: "ada" } },
+    });
     expect(viaStatus.activity[0]).toMatchObject({ type: "set_resolved_in_release", data: { version: "" } });
     await issue.send({ release: "4.0.0" });
     expect((await get(issue.id)).status).toBe("resolved");
     await issue.send({ release: "4.0.1" });
     expect((await get(issue.id)).substatus).toBe("regressed");
-    const viaDetails = await (await put(issue.id, { status: "resolved", statusDetails: { inNextRelease: true } })).json();
+    const viaDetails = await (
+      await put(issue.id, { status: "resolved", statusDetails: { inNextRelease: true } })
+    ).json();
     expect(viaDetails.status).toBe("resolved");
   });
 
@@ -135,7 +170,9 @@ describe("issue workflow", () => {
     await otherCapture(errorEvent({ fingerprint: ["no-release"] }));
     const response = await put("NORELEASE-1", { status: "resolvedInNextRelease" });
     expect(response.status).toBe(400);
-    expect((await response.json()).detail).toBe("No release data present in the system to form a basis for 'Next Release'");
+    expect((await response.json()).detail).toBe(
+      "No release data present in the system to form a basis for 'Next Release'",
+    );
   });
 
   it("resolves in a commit and unresolves", async () => {
@@ -159,7 +196,11 @@ describe("issue workflow", () => {
     const issue = await newIssue();
     const ignored = await (await put(issue.id, { status: "ignored", statusDetails: { ignoreDuration: 30 } })).json();
     expect(ignored).toMatchObject({ status: "ignored", substatus: "archived_until_condition_met" });
-    expect(ignored.statusDetails).toMatchObject({ ignoreDuration: 30, ignoreCount: null, ignoreUntil: new Date(now.getTime() + 30 * 60_000).toISOString() });
+    expect(ignored.statusDetails).toMatchObject({
+      ignoreDuration: 30,
+      ignoreCount: null,
+      ignoreUntil: new Date(now.getTime() + 30 * 60_000).toISOString(),
+    });
     expect(ignored.activity[0]).toMatchObject({ type: "set_ignored", data: { ignoreDuration: 30 } });
     advance(29);
     expect((await get(issue.id)).status).toBe("ignored");
@@ -182,7 +223,10 @@ describe("issue workflow", () => {
     expect(escalated).toMatchObject({ status: "unresolved", substatus: "escalating" });
     expect(escalated.activity[0]).toMatchObject({
       type: "set_escalating",
-      data: { event_id: eventId, expired_snooze: { count: 3, window: null, until: null, user_count: null, user_window: null } },
+      data: {
+        event_id: eventId,
+        expired_snooze: { count: 3, window: null, until: null, user_count: null, user_window: null },
+      },
     });
   });
 
@@ -210,7 +254,10 @@ describe("issue workflow", () => {
     const byName = await (await put(id, { assignedTo: "bob" })).json();
     expect(byName.assignedTo).toBe("bob");
     expect(byName.assignee).toMatchObject({ type: "user", name: "bob", email: "bob@acme.test" });
-    expect(byName.activity[0]).toMatchObject({ type: "assigned", data: { assigneeType: "user", assigneeEmail: "bob@acme.test" } });
+    expect(byName.activity[0]).toMatchObject({
+      type: "assigned",
+      data: { assigneeType: "user", assigneeEmail: "bob@acme.test" },
+    });
     expect((await (await put(id, { assignedTo: "#backend" })).json()).assignedTo).toBe("Backend");
     expect((await (await put(id, { assignedTo: "ada@acme.test" })).json()).assignedTo).toBe("ada");
     const team = (await (await put(id, { assignedTo: "Backend" })).json()).assignee;
@@ -238,7 +285,12 @@ describe("issue workflow", () => {
 
   it("answers 400 for invalid bodies, never 500, and changes nothing", async () => {
     const { id } = await newIssue();
-    for (const body of [{ status: "bogus" }, { status: "ignored", ignoreWindow: 10081, ignoreCount: 2 }, { isPublic: "yes" }, { statusDetails: { ignoreDuration: -1 }, status: "ignored" }]) {
+    for (const body of [
+      { status: "bogus" },
+      { status: "ignored", ignoreWindow: 10081, ignoreCount: 2 },
+      { isPublic: "yes" },
+      { statusDetails: { ignoreDuration: -1 }, status: "ignored" },
+    ]) {
       const response = await put(id, body);
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect((await response.json()).errors).toBeDefined();
@@ -253,9 +305,22 @@ describe("issue workflow", () => {
     await put(id, { status: "ignored" });
     await put(id, { assignedTo: "bob" });
     await put(id, { status: "unresolved" });
-    expect(domainEvents.map((e) => e.name)).toEqual(["issue.created", "error.created", "issue.resolved", "issue.ignored", "issue.assigned", "issue.unresolved"]);
+    expect(domainEvents.map((e) => e.name)).toEqual([
+      "issue.created",
+      "error.created",
+      "issue.resolved",
+      "issue.ignored",
+      "issue.assigned",
+      "issue.unresolved",
+    ]);
     const [created, , resolved, , assigned] = domainEvents as Array<DomainEvent & { payload: Record<string, never> }>;
-    expect(created?.payload.issue).toMatchObject({ id: Number(id), shortId: expect.stringMatching(/^WEB-/), status: "unresolved", count: 1, project: { slug: "web" } });
+    expect(created?.payload.issue).toMatchObject({
+      id: Number(id),
+      shortId: expect.stringMatching(/^WEB-/),
+      status: "unresolved",
+      count: 1,
+      project: { slug: "web" },
+    });
     expect(created?.actor).toEqual({ type: "application", id: "svc", name: "svc" });
     expect(resolved?.payload).toMatchObject({ resolutionType: "in_commit" });
     expect(resolved?.actor).toMatchObject({ type: "user", name: "Ada" });
@@ -271,12 +336,22 @@ describe("issue workflow", () => {
     expect((await fetch(issuePath(issue.id), { method: "DELETE", headers: bearer(token) })).status).toBe(404);
     const { eventId } = await issue.send();
     const db = instance.faultline.container.resolve(tokens.Db);
-    const reopened = await db.selectFrom("events").select("issue_id").where("event_id", "=", eventId).executeTakeFirstOrThrow();
+    const reopened = await db
+      .selectFrom("events")
+      .select("issue_id")
+      .where("event_id", "=", eventId)
+      .executeTakeFirstOrThrow();
     expect(String(reopened.issue_id)).not.toBe(issue.id);
     await instance.faultline.worker.runDue("issues.purge");
-    const leftovers = await db.selectFrom("events").select(db.fn.countAll().as("n")).where("issue_id", "=", Number(issue.id)).executeTakeFirstOrThrow();
+    const leftovers = await db
+      .selectFrom("events")
+      .select(db.fn.countAll().as("n"))
+      .where("issue_id", "=", Number(issue.id))
+      .executeTakeFirstOrThrow();
     expect(Number(leftovers.n)).toBe(0);
-    expect(await db.selectFrom("issues").select("id").where("id", "=", Number(issue.id)).executeTakeFirst()).toBeUndefined();
+    expect(
+      await db.selectFrom("issues").select("id").where("id", "=", Number(issue.id)).executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it("hides other organizations' issues (404), by id and by short id", async () => {
@@ -288,7 +363,15 @@ describe("issue workflow", () => {
     for (const path of [`globex/issues/${id}/`, "globex/issues/WEB-1/", `acme/issues/${id}/`]) {
       const response = await fetch(`${server.url}/api/0/organizations/${path}`, { headers: bearer(eveToken) });
       expect(response.status, path).toBe(404);
-      expect((await fetch(`${server.url}/api/0/organizations/${path}`, { method: "PUT", headers: { ...bearer(eveToken), "content-type": "application/json" }, body: "{}" })).status).toBe(404);
+      expect(
+        (
+          await fetch(`${server.url}/api/0/organizations/${path}`, {
+            method: "PUT",
+            headers: { ...bearer(eveToken), "content-type": "application/json" },
+            body: "{}",
+          })
+        ).status,
+      ).toBe(404);
     }
   });
 
@@ -298,12 +381,22 @@ describe("issue workflow", () => {
     // digest's race is tested in ingest-queue.test.ts.) On PGlite, one connection serializes the
     // writers' transactions; the race between them is real on PostgreSQL.
     const writers = [0, 1].map(() =>
-      createFaultline({ database: instance.database, schema: instance.schema, logger: silentLogger, worker: false, ingest: { queued: false } }),
+      createFaultline({
+        database: instance.database,
+        schema: instance.schema,
+        logger: silentLogger,
+        worker: false,
+        ingest: { queued: false },
+      }),
     );
     try {
       await Promise.all(writers.map((writer) => writer.ready()));
       // A project of its own: every issue row in it comes from this test.
-      const project = await instance.faultline.api.projects.create({ organization: "acme", slug: "race", platform: "node" });
+      const project = await instance.faultline.api.projects.create({
+        organization: "acme",
+        slug: "race",
+        platform: "node",
+      });
       const fingerprint = ["concurrent-first"];
       const perWriter = 20;
       const sent = perWriter * writers.length;
@@ -317,14 +410,22 @@ describe("issue workflow", () => {
       const db = instance.faultline.container.resolve(tokens.Db);
       const projectId = Number(project.id);
       // A writer that lost the race must delete the issue it created: a leftover row has no event.
-      const issues = await db.selectFrom("issues").select(["id", "times_seen"]).where("project_id", "=", projectId).execute();
+      const issues = await db
+        .selectFrom("issues")
+        .select(["id", "times_seen"])
+        .where("project_id", "=", projectId)
+        .execute();
       expect(issues).toHaveLength(1);
       const [issue] = issues;
       expect(Number(issue?.times_seen)).toBe(sent);
       const events = await db.selectFrom("events").select("issue_id").where("project_id", "=", projectId).execute();
       expect(events).toHaveLength(sent);
       expect(new Set(events.map((event) => String(event.issue_id)))).toEqual(new Set([String(issue?.id)]));
-      const hashes = await db.selectFrom("issue_hashes").select("issue_id").where("project_id", "=", projectId).execute();
+      const hashes = await db
+        .selectFrom("issue_hashes")
+        .select("issue_id")
+        .where("project_id", "=", projectId)
+        .execute();
       expect(hashes.length).toBeGreaterThan(0);
       expect(new Set(hashes.map((hash) => String(hash.issue_id)))).toEqual(new Set([String(issue?.id)]));
     } finally {

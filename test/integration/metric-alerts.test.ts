@@ -30,7 +30,13 @@ describe("metric alerts", () => {
     const init: RequestInit = { method, headers: { ...bearer(auth), "content-type": "application/json" } };
     if (body !== undefined) init.body = JSON.stringify(body);
     const response = await instance.faultline.handler(new Request(`http://x${path}`, init));
-    return { status: response.status, json: response.status === 204 ? null : ((await response.json()) as Record<string, unknown> & { errors?: Record<string, string[]> }) };
+    return {
+      status: response.status,
+      json:
+        response.status === 204
+          ? null
+          : ((await response.json()) as Record<string, unknown> & { errors?: Record<string, string[]> }),
+    };
   }
 
   async function createRule(body: Record<string, unknown>) {
@@ -40,12 +46,23 @@ describe("metric alerts", () => {
   }
 
   /** Both instances evaluate at the same moment, as two worker processes would. */
-  const evaluateOnBoth = () => Promise.all([instance.faultline.worker.runDue(METRIC_ALERT_TASK_ID), second.worker.runDue(METRIC_ALERT_TASK_ID)]);
+  const evaluateOnBoth = () =>
+    Promise.all([instance.faultline.worker.runDue(METRIC_ALERT_TASK_ID), second.worker.runDue(METRIC_ALERT_TASK_ID)]);
 
   async function deliveriesOf(ruleId: string) {
     const db = instance.faultline.container.resolve(tokens.Db);
-    const rows = await db.selectFrom("deliveries").select(["event_type", "body", "destination_id"]).where("resource", "=", "metric_alert").orderBy("date_created").orderBy("seq").execute();
-    return rows.filter((row) => (JSON.parse(row.body) as { data: { metric_alert: { alert_rule: { id: string } } } }).data.metric_alert.alert_rule.id === ruleId);
+    const rows = await db
+      .selectFrom("deliveries")
+      .select(["event_type", "body", "destination_id"])
+      .where("resource", "=", "metric_alert")
+      .orderBy("date_created")
+      .orderBy("seq")
+      .execute();
+    return rows.filter(
+      (row) =>
+        (JSON.parse(row.body) as { data: { metric_alert: { alert_rule: { id: string } } } }).data.metric_alert
+          .alert_rule.id === ruleId,
+    );
   }
 
   beforeAll(async () => {
@@ -53,7 +70,14 @@ describe("metric alerts", () => {
     const clock = { now: () => now };
     const delivery = { allowPrivateNetworks: true, pollIntervalMs: 20 };
     instance = await createTestInstance({ worker: false, clock, delivery });
-    second = createFaultline({ database: instance.database, schema: instance.schema, logger: silentLogger, worker: false, clock, delivery });
+    second = createFaultline({
+      database: instance.database,
+      schema: instance.schema,
+      logger: silentLogger,
+      worker: false,
+      clock,
+      delivery,
+    });
     await second.ready();
     const { api } = instance.faultline;
     const org = await api.organizations.create({ slug: "acme" });
@@ -64,9 +88,33 @@ describe("metric alerts", () => {
     await api.organizations.create({ slug: "globex" });
     await api.projects.create({ organization: "globex", slug: "gweb" });
     token = (await api.tokens.create({ user: owner.id, scopes: [...SCOPES] })).token;
-    app = await api.apps.create({ organization: "acme", name: "Pager", slug: "pager", isInternal: true, webhookUrl: `${receiver.url}/pager`, events: ["metric_alert"], scopes: [] });
-    await api.apps.create({ organization: "acme", name: "Issues", slug: "issues-only", isInternal: true, webhookUrl: `${receiver.url}/issues-only`, events: ["issue"], scopes: [] });
-    await api.apps.create({ organization: "globex", name: "Globex pager", slug: "globex-pager", isInternal: true, webhookUrl: `${receiver.url}/globex`, events: ["metric_alert"], scopes: [] });
+    app = await api.apps.create({
+      organization: "acme",
+      name: "Pager",
+      slug: "pager",
+      isInternal: true,
+      webhookUrl: `${receiver.url}/pager`,
+      events: ["metric_alert"],
+      scopes: [],
+    });
+    await api.apps.create({
+      organization: "acme",
+      name: "Issues",
+      slug: "issues-only",
+      isInternal: true,
+      webhookUrl: `${receiver.url}/issues-only`,
+      events: ["issue"],
+      scopes: [],
+    });
+    await api.apps.create({
+      organization: "globex",
+      name: "Globex pager",
+      slug: "globex-pager",
+      isInternal: true,
+      webhookUrl: `${receiver.url}/globex`,
+      events: ["metric_alert"],
+      scopes: [],
+    });
     captureWeb = captureFor(instance.faultline, { id: web.id, organizationId: org.id });
     captureApi = captureFor(instance.faultline, { id: apiProject.id, organizationId: org.id });
   });
@@ -78,7 +126,12 @@ describe("metric alerts", () => {
 
   describe("CRUD and validation", () => {
     it("creates, reads, lists, updates only the fields sent (checked as a whole), deletes", async () => {
-      const created = await call("POST", base, { name: "Errors", projects: ["web"], timeWindow: 5, triggers: [{ label: "critical", alertThreshold: 10 }] });
+      const created = await call("POST", base, {
+        name: "Errors",
+        projects: ["web"],
+        timeWindow: 5,
+        triggers: [{ label: "critical", alertThreshold: 10 }],
+      });
       expect(created.status).toBe(201);
       expect(created.json).toEqual({
         id: expect.stringMatching(/^\d+$/),
@@ -101,16 +154,31 @@ describe("metric alerts", () => {
       expect((await call("GET", `${base}${id}/`)).json).toEqual(created.json);
       expect(((await call("GET", base)).json as unknown as Array<{ id: string }>).map((rule) => rule.id)).toContain(id);
       const updated = await call("PUT", `${base}${id}/`, { projects: ["web", "api"], query: "level:error" });
-      expect(updated.json).toMatchObject({ projects: ["web", "api"], query: "level:error", triggers: [{ label: "critical", alertThreshold: 10 }] });
-      const conflicting = await call("PUT", `${base}${id}/`, { triggers: [{ label: "critical", alertThreshold: 10 }, { label: "warning", alertThreshold: 20 }] });
+      expect(updated.json).toMatchObject({
+        projects: ["web", "api"],
+        query: "level:error",
+        triggers: [{ label: "critical", alertThreshold: 10 }],
+      });
+      const conflicting = await call("PUT", `${base}${id}/`, {
+        triggers: [
+          { label: "critical", alertThreshold: 10 },
+          { label: "warning", alertThreshold: 20 },
+        ],
+      });
       expect(conflicting.status).toBe(400);
       expect(conflicting.json?.errors?.triggers?.[0]).toMatch(/warning threshold must be below/);
       expect((await call("GET", `${base}${id}/incidents/`)).json).toEqual([]);
       // Addressed through another organization (the caller belongs to both): unknown there.
       const { api } = instance.faultline;
-      await api.members.add({ organization: "globex", user: (await api.users.get("owner"))?.id as string, role: "owner" });
+      await api.members.add({
+        organization: "globex",
+        user: (await api.users.get("owner"))?.id as string,
+        role: "owner",
+      });
       expect((await call("GET", `/api/0/organizations/globex/alert-rules/${id}/`)).status).toBe(404);
-      expect((await call("PUT", `/api/0/organizations/globex/alert-rules/${id}/`, { name: "stolen" })).status).toBe(404);
+      expect((await call("PUT", `/api/0/organizations/globex/alert-rules/${id}/`, { name: "stolen" })).status).toBe(
+        404,
+      );
       expect((await call("GET", `/api/0/organizations/globex/alert-rules/${id}/incidents/`)).status).toBe(404);
       expect((await call("DELETE", `${base}${id}/`)).status).toBe(204);
       expect((await call("GET", `${base}${id}/`)).status).toBe(404);
@@ -124,12 +192,26 @@ describe("metric alerts", () => {
       const reader = (await api.tokens.create({ user: owner?.id as string, scopes: ["alerts:read"] })).token;
       const other = (await api.tokens.create({ user: owner?.id as string, scopes: ["org:read"] })).token;
       expect((await call("GET", base, undefined, reader)).status).toBe(200);
-      expect((await call("POST", base, { name: "x", projects: ["web"], timeWindow: 5, triggers: [{ label: "critical", alertThreshold: 1 }] }, reader)).status).toBe(403);
+      expect(
+        (
+          await call(
+            "POST",
+            base,
+            { name: "x", projects: ["web"], timeWindow: 5, triggers: [{ label: "critical", alertThreshold: 1 }] },
+            reader,
+          )
+        ).status,
+      ).toBe(403);
       expect((await call("GET", base, undefined, other)).status).toBe(403);
     });
 
     it("answers 400 with field errors for bad definitions, never 500", async () => {
-      const valid = { name: "x", projects: ["web"], timeWindow: 5, triggers: [{ label: "critical", alertThreshold: 10 }] };
+      const valid = {
+        name: "x",
+        projects: ["web"],
+        timeWindow: 5,
+        triggers: [{ label: "critical", alertThreshold: 10 }],
+      };
       const cases: Array<[Record<string, unknown>, string, RegExp]> = [
         [{ ...valid, triggers: undefined }, "triggers", /required/],
         [{ ...valid, triggers: [] }, "triggers", /at least one trigger/],
@@ -137,8 +219,29 @@ describe("metric alerts", () => {
         [{ ...valid, triggers: [{ label: "critical", alertThreshold: "ten" }] }, "triggers.0.alertThreshold", /number/],
         [{ ...valid, triggers: [{ label: "severe", alertThreshold: 1 }] }, "triggers.0.label", /critical or warning/],
         [{ ...valid, triggers: [{ label: "warning", alertThreshold: 1 }] }, "triggers", /critical trigger is required/],
-        [{ ...valid, triggers: [{ label: "critical", alertThreshold: 5 }, { label: "critical", alertThreshold: 9 }] }, "triggers", /once/],
-        [{ ...valid, thresholdType: "below", triggers: [{ label: "critical", alertThreshold: 5 }, { label: "warning", alertThreshold: 2 }] }, "triggers", /above the critical/],
+        [
+          {
+            ...valid,
+            triggers: [
+              { label: "critical", alertThreshold: 5 },
+              { label: "critical", alertThreshold: 9 },
+            ],
+          },
+          "triggers",
+          /once/,
+        ],
+        [
+          {
+            ...valid,
+            thresholdType: "below",
+            triggers: [
+              { label: "critical", alertThreshold: 5 },
+              { label: "warning", alertThreshold: 2 },
+            ],
+          },
+          "triggers",
+          /above the critical/,
+        ],
         [{ ...valid, resolveThreshold: 11 }, "resolveThreshold", /at or below/],
         [{ ...valid, timeWindow: 7 }, "timeWindow", /1, 5, 10, 15, 30, 60, 120, 240, 1440/],
         [{ ...valid, timeWindow: undefined }, "timeWindow", /./],
@@ -155,7 +258,10 @@ describe("metric alerts", () => {
       for (const [body, field, message] of cases) {
         const response = await call("POST", base, body);
         expect(response.status, JSON.stringify(body)).toBe(400);
-        expect(response.json?.errors?.[field]?.join(" "), `${JSON.stringify(body)} → ${JSON.stringify(response.json)}`).toMatch(message);
+        expect(
+          response.json?.errors?.[field]?.join(" "),
+          `${JSON.stringify(body)} → ${JSON.stringify(response.json)}`,
+        ).toMatch(message);
       }
     });
   });
@@ -167,7 +273,10 @@ describe("metric alerts", () => {
         projects: ["web"],
         query: "level:error",
         timeWindow: 5,
-        triggers: [{ label: "critical", alertThreshold: 6 }, { label: "warning", alertThreshold: 3 }],
+        triggers: [
+          { label: "critical", alertThreshold: 6 },
+          { label: "warning", alertThreshold: 3 },
+        ],
         resolveThreshold: 2,
       });
       await evaluateOnBoth();
@@ -180,14 +289,21 @@ describe("metric alerts", () => {
       for (let i = 0; i < 5; i++) await captureApi(errorEvent({ fingerprint: ["other-project"] })); // outside the projects
       await evaluateOnBoth();
       await evaluateOnBoth(); // the same minute again: nothing more
-      expect((await deliveriesOf(rule.id)).map((d) => d.event_type)).toEqual(["metric_alert.open", "metric_alert.warning"]);
+      expect((await deliveriesOf(rule.id)).map((d) => d.event_type)).toEqual([
+        "metric_alert.open",
+        "metric_alert.warning",
+      ]);
 
       advance(1);
       for (let i = 0; i < 3; i++) await captureWeb(errorEvent({ fingerprint: ["burst-0"] }));
       await evaluateOnBoth();
       advance(1);
       await evaluateOnBoth(); // still 7 in the window: no change
-      expect((await deliveriesOf(rule.id)).map((d) => d.event_type)).toEqual(["metric_alert.open", "metric_alert.warning", "metric_alert.critical"]);
+      expect((await deliveriesOf(rule.id)).map((d) => d.event_type)).toEqual([
+        "metric_alert.open",
+        "metric_alert.warning",
+        "metric_alert.critical",
+      ]);
 
       advance(5);
       await evaluateOnBoth(); // the window has moved past every event
@@ -195,7 +311,12 @@ describe("metric alerts", () => {
       advance(1);
       await evaluateOnBoth();
       const deliveries = await deliveriesOf(rule.id);
-      expect(deliveries.map((d) => d.event_type)).toEqual(["metric_alert.open", "metric_alert.warning", "metric_alert.critical", "metric_alert.resolved"]);
+      expect(deliveries.map((d) => d.event_type)).toEqual([
+        "metric_alert.open",
+        "metric_alert.warning",
+        "metric_alert.critical",
+        "metric_alert.resolved",
+      ]);
 
       await instance.faultline.worker.runDue("delivery.send");
       const requests = receiver.received.filter((r) => r.headers["svc-hook-resource"] === "metric_alert");
@@ -205,8 +326,13 @@ describe("metric alerts", () => {
       expect(requests.map((r) => r.json.action as string).sort()).toEqual(["critical", "open", "resolved", "warning"]);
       const byAction = (action: string) => requests.find((r) => r.json.action === action);
       for (const request of requests) {
-        expect(verifySignature(request.body, request.headers["svc-hook-signature"] as string, app.clientSecret)).toBe(true);
-        expect(request.json).toMatchObject({ installation: { uuid: app.installation?.uuid }, actor: { type: "application", id: "svc", name: "svc" } });
+        expect(verifySignature(request.body, request.headers["svc-hook-signature"] as string, app.clientSecret)).toBe(
+          true,
+        );
+        expect(request.json).toMatchObject({
+          installation: { uuid: app.installation?.uuid },
+          actor: { type: "application", id: "svc", name: "svc" },
+        });
       }
       const incidentId = (byAction("open")?.json.data as { metric_alert: { id: string } }).metric_alert.id;
       expect(byAction("critical")?.json.data).toEqual({
@@ -225,7 +351,10 @@ describe("metric alerts", () => {
         description_text: '7 events in the last 5 minutes matching "level:error"',
         web_url: `/api/0/organizations/acme/alert-rules/${rule.id}/incidents/`,
       });
-      expect(byAction("resolved")?.json.data).toMatchObject({ metric_alert: { id: incidentId, status: "resolved", date_closed: resolvedAt.toISOString() }, description_title: "Resolved: Error burst" });
+      expect(byAction("resolved")?.json.data).toMatchObject({
+        metric_alert: { id: incidentId, status: "resolved", date_closed: resolvedAt.toISOString() },
+        description_title: "Resolved: Error burst",
+      });
 
       const incidents = await call("GET", `${base}${rule.id}/incidents/`);
       expect(incidents.json).toEqual([
@@ -260,7 +389,8 @@ describe("metric alerts", () => {
         resolveThreshold: 1,
       });
       advance(1);
-      for (const user of ["a", "a", "b", "b"]) await captureApi(errorEvent({ environment: "production", user: { id: user }, fingerprint: ["u"] }));
+      for (const user of ["a", "a", "b", "b"])
+        await captureApi(errorEvent({ environment: "production", user: { id: user }, fingerprint: ["u"] }));
       await captureApi(errorEvent({ environment: "staging", user: { id: "c" }, fingerprint: ["u"] }));
       await evaluateOnBoth();
       expect(await deliveriesOf(rule.id)).toEqual([]); // 2 users: not above 2
@@ -268,13 +398,20 @@ describe("metric alerts", () => {
       await captureApi(errorEvent({ environment: "production", user: { id: "d" }, fingerprint: ["u"] }));
       advance(0.5);
       await evaluateOnBoth();
-      expect((await deliveriesOf(rule.id)).map((d) => d.event_type)).toEqual(["metric_alert.open", "metric_alert.critical"]);
+      expect((await deliveriesOf(rule.id)).map((d) => d.event_type)).toEqual([
+        "metric_alert.open",
+        "metric_alert.critical",
+      ]);
       advance(9); // only "d" left in the window: 1 user, not below the resolve threshold of 1
       await evaluateOnBoth();
       expect((await deliveriesOf(rule.id)).map((d) => d.event_type)).toHaveLength(2);
       advance(2);
       await evaluateOnBoth();
-      expect((await deliveriesOf(rule.id)).map((d) => d.event_type)).toEqual(["metric_alert.open", "metric_alert.critical", "metric_alert.resolved"]);
+      expect((await deliveriesOf(rule.id)).map((d) => d.event_type)).toEqual([
+        "metric_alert.open",
+        "metric_alert.critical",
+        "metric_alert.resolved",
+      ]);
       await call("DELETE", `${base}${rule.id}/`);
     });
 
@@ -284,12 +421,24 @@ describe("metric alerts", () => {
         projects: ["web"],
         thresholdType: "below",
         timeWindow: 1,
-        triggers: [{ label: "critical", alertThreshold: 1 }, { label: "warning", alertThreshold: 3 }],
+        triggers: [
+          { label: "critical", alertThreshold: 1 },
+          { label: "warning", alertThreshold: 3 },
+        ],
       });
-      const disabled = await createRule({ name: "Off", projects: ["web"], status: "disabled", timeWindow: 1, triggers: [{ label: "critical", alertThreshold: 0 }] });
+      const disabled = await createRule({
+        name: "Off",
+        projects: ["web"],
+        status: "disabled",
+        timeWindow: 1,
+        triggers: [{ label: "critical", alertThreshold: 0 }],
+      });
       advance(1);
       await evaluateOnBoth();
-      expect((await deliveriesOf(below.id)).map((d) => d.event_type)).toEqual(["metric_alert.open", "metric_alert.critical"]); // 0 < 1
+      expect((await deliveriesOf(below.id)).map((d) => d.event_type)).toEqual([
+        "metric_alert.open",
+        "metric_alert.critical",
+      ]); // 0 < 1
       advance(0.5);
       for (let i = 0; i < 2; i++) await captureWeb(errorEvent({ fingerprint: ["heartbeat"] }));
       advance(0.5);
@@ -298,7 +447,12 @@ describe("metric alerts", () => {
       for (let i = 0; i < 3; i++) await captureWeb(errorEvent({ fingerprint: ["heartbeat"] }));
       advance(0.5);
       await evaluateOnBoth(); // 3 in the last minute: crosses no trigger, no resolve threshold → resolved
-      expect((await deliveriesOf(below.id)).map((d) => d.event_type)).toEqual(["metric_alert.open", "metric_alert.critical", "metric_alert.warning", "metric_alert.resolved"]);
+      expect((await deliveriesOf(below.id)).map((d) => d.event_type)).toEqual([
+        "metric_alert.open",
+        "metric_alert.critical",
+        "metric_alert.warning",
+        "metric_alert.resolved",
+      ]);
       expect(await deliveriesOf(disabled.id)).toEqual([]);
       await call("DELETE", `${base}${below.id}/`);
     });

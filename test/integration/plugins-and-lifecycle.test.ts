@@ -13,7 +13,6 @@ import { bearer } from "../helpers/server.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { firstPartyMigrationNames } from "../helpers/migrations.js";
 
-
 /** A host plugin using every extension point a host needs. */
 function auditPlugin(log: string[]) {
   const NOTES = Symbol("audit.notes");
@@ -22,7 +21,10 @@ function auditPlugin(log: string[]) {
     dependencies: ["installations"],
     register: (container) => registerValue(container, NOTES, log),
     migrations: [
-      { name: "0001_audit", statements: (s) => [`CREATE TABLE ${s}.acme_audit (id serial PRIMARY KEY, note text NOT NULL)`] },
+      {
+        name: "0001_audit",
+        statements: (s) => [`CREATE TABLE ${s}.acme_audit (id serial PRIMARY KEY, note text NOT NULL)`],
+      },
     ],
     endpoints: [
       defineEndpoint({
@@ -34,7 +36,10 @@ function auditPlugin(log: string[]) {
         handler: async ({ body, organization, container }) => {
           // A plugin's own tables join the typed Database through Kysely's withTables.
           const db = container.resolve(tokens.Db).withTables<{ acme_audit: { id: Generated<number>; note: string } }>();
-          await db.insertInto("acme_audit").values({ note: `${organization.slug}:${body.note}` }).execute();
+          await db
+            .insertInto("acme_audit")
+            .values({ note: `${organization.slug}:${body.note}` })
+            .execute();
           return { status: 201, body: { ok: true } };
         },
       }),
@@ -53,35 +58,43 @@ function auditPlugin(log: string[]) {
 }
 
 describe("host plugins", () => {
-  it("adds endpoints, hooks, a migration of its own, event subscriptions and an API namespace", { timeout: 120_000 }, async () => {
-    const log: string[] = [];
-    const instance = await createTestInstance({ plugins: [auditPlugin(log)], announce: false });
-    try {
-      const { faultline } = instance;
-      const seeded = await seedOrganization(faultline, "acme");
-      await faultline.api.apps.create({ organization: "acme", name: "Tool", slug: "tool", isInternal: true });
-      const response = await faultline.handler(
-        new Request("http://x/api/0/organizations/acme/acme-audit/", {
-          method: "POST",
-          headers: { ...bearer(seeded.orgReadToken), "content-type": "application/json" },
-          body: JSON.stringify({ note: "hello" }),
-        }),
-      );
-      expect(response.status).toBe(201);
-      expect(response.headers.get("x-audited")).toBe("1");
-      expect(log).toEqual(["installed tool by application", "before acmeAudit.create"]);
-      expect(faultline.api.audit).toBeDefined();
-      expect(await faultline.api.audit.notes()).toBe(log);
-      const invalid = await faultline.handler(
-        new Request("http://x/api/0/organizations/acme/acme-audit/", { method: "POST", headers: bearer(seeded.orgReadToken), body: "{}" }),
-      );
-      expect(invalid.status).toBe(400);
-      const migrated = await faultline.migrate();
-      expect(migrated.applied).toEqual([]);
-    } finally {
-      await instance.close();
-    }
-  });
+  it(
+    "adds endpoints, hooks, a migration of its own, event subscriptions and an API namespace",
+    { timeout: 120_000 },
+    async () => {
+      const log: string[] = [];
+      const instance = await createTestInstance({ plugins: [auditPlugin(log)], announce: false });
+      try {
+        const { faultline } = instance;
+        const seeded = await seedOrganization(faultline, "acme");
+        await faultline.api.apps.create({ organization: "acme", name: "Tool", slug: "tool", isInternal: true });
+        const response = await faultline.handler(
+          new Request("http://x/api/0/organizations/acme/acme-audit/", {
+            method: "POST",
+            headers: { ...bearer(seeded.orgReadToken), "content-type": "application/json" },
+            body: JSON.stringify({ note: "hello" }),
+          }),
+        );
+        expect(response.status).toBe(201);
+        expect(response.headers.get("x-audited")).toBe("1");
+        expect(log).toEqual(["installed tool by application", "before acmeAudit.create"]);
+        expect(faultline.api.audit).toBeDefined();
+        expect(await faultline.api.audit.notes()).toBe(log);
+        const invalid = await faultline.handler(
+          new Request("http://x/api/0/organizations/acme/acme-audit/", {
+            method: "POST",
+            headers: bearer(seeded.orgReadToken),
+            body: "{}",
+          }),
+        );
+        expect(invalid.status).toBe(400);
+        const migrated = await faultline.migrate();
+        expect(migrated.applied).toEqual([]);
+      } finally {
+        await instance.close();
+      }
+    },
+  );
 });
 
 describe("lifecycle", () => {
@@ -116,14 +129,18 @@ describe("faultline migrate CLI", () => {
     const { backend, url } = await pickBackend();
     const dir = await mkdtemp(join(tmpdir(), "faultline-cli-"));
     const schema = `cli_${Date.now()}`;
-    const target = backend === "pglite" || !url ? ["--data-dir", dir, "--create"] : ["--database-url", url, "--schema", schema];
+    const target =
+      backend === "pglite" || !url ? ["--data-dir", dir, "--create"] : ["--database-url", url, "--schema", schema];
     const run = async (args: string[]) => {
       let out = "";
       const code = await runCli(args, { out: (t) => void (out += t), err: (t) => void (out += t) });
       return { code, out };
     };
     try {
-      expect(await run(["migrate", ...target])).toEqual({ code: 0, out: firstPartyMigrationNames.map((name) => `applied ${name}\n`).join("") });
+      expect(await run(["migrate", ...target])).toEqual({
+        code: 0,
+        out: firstPartyMigrationNames.map((name) => `applied ${name}\n`).join(""),
+      });
       expect(await run(["migrate", ...target])).toEqual({ code: 0, out: "faultline: already up to date\n" });
       expect((await run(["migrate"])).code).toBe(2);
     } finally {

@@ -23,7 +23,10 @@ describe("projects, client keys, teams and members over HTTP", () => {
 
   async function ingest(projectId: string | number, key: string, message = "boom"): Promise<number> {
     const envelope = [JSON.stringify({}), '{"type":"event"}', JSON.stringify(errorEvent({ message }))].join("\n");
-    const response = await fetch(`${server.url}/api/${projectId}/envelope/?sentry_key=${key}`, { method: "POST", body: envelope });
+    const response = await fetch(`${server.url}/api/${projectId}/envelope/?sentry_key=${key}`, {
+      method: "POST",
+      body: envelope,
+    });
     await response.arrayBuffer();
     return response.status;
   }
@@ -33,10 +36,13 @@ describe("projects, client keys, teams and members over HTTP", () => {
     server = await serveFaultline(instance.faultline);
     alpha = await seedOrganization(instance.faultline, "alpha");
     bravo = await seedOrganization(instance.faultline, "bravo");
-    for (const slug of ["alpha", "bravo"]) await instance.faultline.api.teams.create({ organization: slug, slug: `${slug}-team` });
+    for (const slug of ["alpha", "bravo"])
+      await instance.faultline.api.teams.create({ organization: slug, slug: `${slug}-team` });
     expect(await ingest(alpha.project.id, alpha.project.keys[0]?.public as string)).toBe(200);
     await digestQueued(instance.faultline);
-    alphaIssue = ((await call("GET", "/api/0/organizations/alpha/issues/", alpha.allScopesToken)).body as Array<{ id: string }>)[0]?.id as string;
+    alphaIssue = (
+      (await call("GET", "/api/0/organizations/alpha/issues/", alpha.allScopesToken)).body as Array<{ id: string }>
+    )[0]?.id as string;
   });
   afterAll(async () => {
     await server?.close();
@@ -45,9 +51,15 @@ describe("projects, client keys, teams and members over HTTP", () => {
 
   it("GET /api/0/ answers anonymous callers too, and refuses a bad token", async () => {
     expect((await call("GET", "/api/0/")).body).toEqual({ version: "0", auth: null, user: null });
-    expect((await call("GET", "/api/0/", "sntryu_0000000000000000000000000000000000000000000000000000000000000000")).status).toBe(401);
+    expect(
+      (await call("GET", "/api/0/", "sntryu_0000000000000000000000000000000000000000000000000000000000000000")).status,
+    ).toBe(401);
     const user = await call("GET", "/api/0/", alpha.orgReadToken);
-    expect(user.body).toMatchObject({ version: "0", auth: { scopes: ["org:read"] }, user: { username: "alpha-owner", email: "owner@alpha.test" } });
+    expect(user.body).toMatchObject({
+      version: "0",
+      auth: { scopes: ["org:read"] },
+      user: { username: "alpha-owner", email: "owner@alpha.test" },
+    });
     const organizationToken = await call("GET", "/api/0/", alpha.orgBoundToken);
     expect(organizationToken.body).toMatchObject({ auth: { scopes: ["org:read", "project:read"] }, user: null });
     expect((await call("GET", "/api/0/auth/", alpha.orgReadToken)).body).toMatchObject({ username: "alpha-owner" });
@@ -58,17 +70,32 @@ describe("projects, client keys, teams and members over HTTP", () => {
     const slugsOf = (body: Array<{ slug: string }>) => body.map((item) => item.slug).sort();
     expect(slugsOf((await call("GET", "/api/0/organizations/", bravo.allScopesToken)).body)).toEqual(["bravo"]);
     expect(slugsOf((await call("GET", "/api/0/organizations/", alpha.orgBoundToken)).body)).toEqual(["alpha"]);
-    const projects = (await call("GET", "/api/0/projects/", bravo.allScopesToken)).body as Array<{ slug: string; organization: { slug: string } }>;
+    const projects = (await call("GET", "/api/0/projects/", bravo.allScopesToken)).body as Array<{
+      slug: string;
+      organization: { slug: string };
+    }>;
     expect(projects.map((p) => p.organization.slug)).toEqual(["bravo"]);
 
     // A user in both organizations sees both; once deprovisioned from one, only the other.
     await instance.faultline.api.members.add({ organization: "bravo", user: alpha.owner.id, role: "member" });
-    expect(slugsOf((await call("GET", "/api/0/organizations/", alpha.allScopesToken)).body)).toEqual(["alpha", "bravo"]);
+    expect(slugsOf((await call("GET", "/api/0/organizations/", alpha.allScopesToken)).body)).toEqual([
+      "alpha",
+      "bravo",
+    ]);
     expect(((await call("GET", "/api/0/projects/", alpha.allScopesToken)).body as unknown[]).length).toBe(2);
     const db = instance.faultline.container.resolve(tokens.Db);
-    await db.updateTable("organization_members").set({ active: false }).where("user_id", "=", Number(alpha.owner.id)).where("organization_id", "=", Number(bravo.organization.id)).execute();
+    await db
+      .updateTable("organization_members")
+      .set({ active: false })
+      .where("user_id", "=", Number(alpha.owner.id))
+      .where("organization_id", "=", Number(bravo.organization.id))
+      .execute();
     expect(slugsOf((await call("GET", "/api/0/organizations/", alpha.allScopesToken)).body)).toEqual(["alpha"]);
-    expect(((await call("GET", "/api/0/projects/", alpha.allScopesToken)).body as Array<{ organization: { slug: string } }>).map((p) => p.organization.slug)).toEqual(["alpha"]);
+    expect(
+      (
+        (await call("GET", "/api/0/projects/", alpha.allScopesToken)).body as Array<{ organization: { slug: string } }>
+      ).map((p) => p.organization.slug),
+    ).toEqual(["alpha"]);
   });
 
   it("every new route answers another organization's resources with the 404 of a missing one, and changes nothing", async () => {
@@ -98,49 +125,106 @@ describe("projects, client keys, teams and members over HTTP", () => {
       expect(answer.body).toEqual({ detail: "The requested resource does not exist" });
     }
     // Under B's own project path, A's issue id selects nothing.
-    expect((await call("PUT", `/api/0/projects/bravo/web/issues/?id=${alphaIssue}`, token, { status: "resolved" })).status).toBe(204);
+    expect(
+      (await call("PUT", `/api/0/projects/bravo/web/issues/?id=${alphaIssue}`, token, { status: "resolved" })).status,
+    ).toBe(204);
     expect((await call("DELETE", `/api/0/projects/bravo/web/issues/?id=${alphaIssue}`, token)).status).toBe(204);
     expect(await snapshotTables(instance)).toEqual(before);
     expect(await ingest(alpha.project.id, key)).toBe(200);
   });
 
   it("slugs are per organization: B may name or rename its project like A's, and no body field moves a project", async () => {
-    const created = await call("POST", "/api/0/teams/bravo/bravo-team/projects/", bravo.allScopesToken, { name: "Alpha API", slug: "alpha-api", organization: "alpha" });
+    const created = await call("POST", "/api/0/teams/bravo/bravo-team/projects/", bravo.allScopesToken, {
+      name: "Alpha API",
+      slug: "alpha-api",
+      organization: "alpha",
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ slug: "alpha-api", organization: { slug: "bravo" } });
-    expect((await call("POST", "/api/0/teams/bravo/bravo-team/projects/", bravo.allScopesToken, { name: "Again", slug: "alpha-api" })).status).toBe(409);
-    expect((await call("POST", "/api/0/teams/bravo/bravo-team/projects/", bravo.allScopesToken, { name: "Digits", slug: "123" })).status).toBe(400);
+    expect(
+      (
+        await call("POST", "/api/0/teams/bravo/bravo-team/projects/", bravo.allScopesToken, {
+          name: "Again",
+          slug: "alpha-api",
+        })
+      ).status,
+    ).toBe(409);
+    expect(
+      (
+        await call("POST", "/api/0/teams/bravo/bravo-team/projects/", bravo.allScopesToken, {
+          name: "Digits",
+          slug: "123",
+        })
+      ).status,
+    ).toBe(400);
 
-    const renamed = await call("PUT", "/api/0/projects/bravo/alpha-api/", bravo.allScopesToken, { slug: "web-2", name: "Web 2", organization: "alpha" });
+    const renamed = await call("PUT", "/api/0/projects/bravo/alpha-api/", bravo.allScopesToken, {
+      slug: "web-2",
+      name: "Web 2",
+      organization: "alpha",
+    });
     expect(renamed.body).toMatchObject({ slug: "web-2", name: "Web 2", organization: { slug: "bravo" } });
     expect((await call("PUT", "/api/0/projects/bravo/web-2/", bravo.allScopesToken, { slug: "web" })).status).toBe(409);
     // A's projects are as they were.
-    const alphaProjects = (await call("GET", "/api/0/organizations/alpha/projects/", alpha.allScopesToken)).body as Array<{ slug: string; name: string }>;
+    const alphaProjects = (await call("GET", "/api/0/organizations/alpha/projects/", alpha.allScopesToken))
+      .body as Array<{ slug: string; name: string }>;
     expect(alphaProjects.map((p) => p.slug)).toEqual(["web"]);
   });
 
   it("project-scoped bulk changes leave other projects' issues alone, even of the same organization", async () => {
-    const other = await instance.faultline.api.projects.create({ organization: "alpha", slug: "other", platform: "node" });
-    const body = (await call("PUT", `/api/0/projects/alpha/other/issues/?id=${alphaIssue}`, alpha.allScopesToken, { status: "resolved" }));
+    const other = await instance.faultline.api.projects.create({
+      organization: "alpha",
+      slug: "other",
+      platform: "node",
+    });
+    const body = await call("PUT", `/api/0/projects/alpha/other/issues/?id=${alphaIssue}`, alpha.allScopesToken, {
+      status: "resolved",
+    });
     expect(body.status).toBe(204);
-    expect((await call("GET", `/api/0/organizations/alpha/issues/${alphaIssue}/`, alpha.allScopesToken)).body.status).toBe("unresolved");
-    const own = await call("PUT", `/api/0/projects/alpha/web/issues/?id=${alphaIssue}`, alpha.allScopesToken, { status: "resolved" });
+    expect(
+      (await call("GET", `/api/0/organizations/alpha/issues/${alphaIssue}/`, alpha.allScopesToken)).body.status,
+    ).toBe("unresolved");
+    const own = await call("PUT", `/api/0/projects/alpha/web/issues/?id=${alphaIssue}`, alpha.allScopesToken, {
+      status: "resolved",
+    });
     expect(own.body).toMatchObject({ status: "resolved" });
-    await call("PUT", `/api/0/projects/alpha/web/issues/?id=${alphaIssue}`, alpha.allScopesToken, { status: "unresolved" });
-    expect((await call("PUT", `/api/0/projects/alpha/web/issues/?environment=`, alpha.allScopesToken, { status: "resolved" })).status).toBe(400);
+    await call("PUT", `/api/0/projects/alpha/web/issues/?id=${alphaIssue}`, alpha.allScopesToken, {
+      status: "unresolved",
+    });
+    expect(
+      (
+        await call("PUT", `/api/0/projects/alpha/web/issues/?environment=`, alpha.allScopesToken, {
+          status: "resolved",
+        })
+      ).status,
+    ).toBe(400);
     expect(other.slug).toBe("other");
   });
 
   it("teams and members list the organization's own", async () => {
-    const teams = (await call("GET", "/api/0/organizations/bravo/teams/", bravo.allScopesToken)).body as Array<{ slug: string; memberCount: number }>;
+    const teams = (await call("GET", "/api/0/organizations/bravo/teams/", bravo.allScopesToken)).body as Array<{
+      slug: string;
+      memberCount: number;
+    }>;
     expect(teams.map((t) => t.slug)).toEqual(["bravo-team"]);
-    const members = (await call("GET", "/api/0/organizations/bravo/members/", bravo.allScopesToken)).body as Array<{ email: string; role: string; user: { username: string } }>;
+    const members = (await call("GET", "/api/0/organizations/bravo/members/", bravo.allScopesToken)).body as Array<{
+      email: string;
+      role: string;
+      user: { username: string };
+    }>;
     expect(members.map((m) => m.user.username).sort()).toEqual(["alpha-owner", "bravo-owner"]);
-    expect(members.find((m) => m.user.username === "bravo-owner")).toMatchObject({ role: "owner", email: "owner@bravo.test" });
+    expect(members.find((m) => m.user.username === "bravo-owner")).toMatchObject({
+      role: "owner",
+      email: "owner@bravo.test",
+    });
   });
 
   it("deleting a project refuses its DSN keys at once", async () => {
-    const doomed = await instance.faultline.api.projects.create({ organization: "bravo", slug: "doomed", platform: "node" });
+    const doomed = await instance.faultline.api.projects.create({
+      organization: "bravo",
+      slug: "doomed",
+      platform: "node",
+    });
     const key = doomed.keys[0]?.public as string;
     expect(await ingest(doomed.id, key)).toBe(200);
     expect((await call("DELETE", "/api/0/projects/bravo/doomed/", bravo.orgReadToken)).status).toBe(403);
@@ -151,7 +235,10 @@ describe("projects, client keys, teams and members over HTTP", () => {
 
   it("the rate-limit cleanup keeps the counters of a key's current long window and drops ended ones", async () => {
     const db = instance.faultline.container.resolve(tokens.Db);
-    const hourly = await call("POST", "/api/0/projects/bravo/web/keys/", bravo.allScopesToken, { name: "hourly", rateLimit: { window: 3600, count: 10 } });
+    const hourly = await call("POST", "/api/0/projects/bravo/web/keys/", bravo.allScopesToken, {
+      name: "hourly",
+      rateLimit: { window: 3600, count: 10 },
+    });
     const hourlyId = Number(hourly.body.id);
     const minutely = Number(bravo.project.keys[0]?.id);
     const now = Date.now();
@@ -166,7 +253,11 @@ describe("projects, client keys, teams and members over HTTP", () => {
       ])
       .execute();
     await instance.faultline.worker.runDue("ingest.rate-limit-cleanup");
-    const left = await db.selectFrom("rate_limit_windows").select(["key_id", "window_start"]).where("key_id", "in", [hourlyId, minutely, 987654]).execute();
+    const left = await db
+      .selectFrom("rate_limit_windows")
+      .select(["key_id", "window_start"])
+      .where("key_id", "in", [hourlyId, minutely, 987654])
+      .execute();
     const kept = left.map((row) => [row.key_id, new Date(row.window_start).getTime()]);
     // The current hour of the hourly key stays (10 minutes old or not); a minute's window 10 minutes old goes.
     expect(kept).toEqual([[hourlyId, hourStart.getTime()]]);

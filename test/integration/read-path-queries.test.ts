@@ -36,7 +36,10 @@ describe("read path: statements per request", () => {
       kysely = new Kysely({ dialect: new PGliteDialect(pglite), log });
       closeDatabase = () => kysely.destroy();
     } else {
-      kysely = new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 4 }) }), log });
+      kysely = new Kysely({
+        dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 4 }) }),
+        log,
+      });
       closeDatabase = async () => {
         await kysely.schema.dropSchema(schema).ifExists().cascade().execute();
         await kysely.destroy();
@@ -57,7 +60,9 @@ describe("read path: statements per request", () => {
     for (let i = 0; i < 3; i++) await capture(errorEvent({ user: { id: `u${i}` } }));
     await capture(errorEvent({ fingerprint: ["another"] }));
     server = await serveFaultline(faultline);
-    const listed = (await (await fetch(`${server.url}/api/0/organizations/acme/issues/?sort=freq`, { headers: bearer(userToken) })).json()) as Array<{ id: string; shortId: string }>;
+    const listed = (await (
+      await fetch(`${server.url}/api/0/organizations/acme/issues/?sort=freq`, { headers: bearer(userToken) })
+    ).json()) as Array<{ id: string; shortId: string }>;
     const [issue, other] = listed;
     otherIssue = other as { id: string; shortId: string };
     issueId = issue?.id as string;
@@ -107,7 +112,14 @@ describe("read path: statements per request", () => {
     for (const ref of [otherIssue.id, otherIssue.shortId]) {
       const { status, body } = await countGet(`/api/0/organizations/acme/issues/${ref}/`, userToken);
       expect(status).toBe(200);
-      expect(body).toMatchObject({ id: otherIssue.id, shortId: otherIssue.shortId, count: "1", assignedTo: null, isBookmarked: false, activity: [{ type: "first_seen" }] });
+      expect(body).toMatchObject({
+        id: otherIssue.id,
+        shortId: otherIssue.shortId,
+        count: "1",
+        assignedTo: null,
+        isBookmarked: false,
+        activity: [{ type: "first_seen" }],
+      });
     }
     expect((await countGet(`/api/0/organizations/acme/issues/999999/`, userToken)).status).toBe(404);
   });
@@ -128,7 +140,12 @@ describe("read path: statements per request", () => {
     expect((body as unknown as unknown[]).length).toBe(2);
     const [first, second] = body as unknown as Array<Record<string, unknown>>;
     expect(first).toMatchObject({ id: issueId, assignedTo: "bob", isBookmarked: true, project: { slug: "web" } });
-    expect(second).toMatchObject({ id: otherIssue.id, assignedTo: null, isBookmarked: false, project: { slug: "web" } });
+    expect(second).toMatchObject({
+      id: otherIssue.id,
+      assignedTo: null,
+      isBookmarked: false,
+      project: { slug: "web" },
+    });
     expect((body as unknown as Array<{ stats: { "24h": Array<[number, number]> } }>)[0]?.stats["24h"]).toHaveLength(24);
     expect(run.length, `statements:\n${run.join("\n\n")}`).toBe(2);
   });

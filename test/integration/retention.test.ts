@@ -36,11 +36,20 @@ afterEach(async () => {
 /** A clock the test moves; starts on a Wednesday so week boundaries (Mondays) are easy to see. */
 function fakeClock(start: string) {
   let now = new Date(start);
-  return { now: () => now, set: (iso: string) => void (now = new Date(iso)), advance: (ms: number) => void (now = new Date(now.getTime() + ms)) };
+  return {
+    now: () => now,
+    set: (iso: string) => void (now = new Date(iso)),
+    advance: (ms: number) => void (now = new Date(now.getTime() + ms)),
+  };
 }
 
 async function instanceWith(clock: { now(): Date }, days?: number): Promise<TestInstance> {
-  const instance = await createTestInstance({ clock, worker: false, logger: silentLogger, ...(days && { retention: { days } }) });
+  const instance = await createTestInstance({
+    clock,
+    worker: false,
+    logger: silentLogger,
+    ...(days && { retention: { days } }),
+  });
   cleanups.push(() => instance.close());
   return instance;
 }
@@ -52,11 +61,20 @@ async function seedProject(faultline: Faultline<FaultlineApi>, slug: string) {
 }
 
 /** Sends one error event the way @sentry/node does and waits until it is digested. */
-async function send(faultline: Faultline<FaultlineApi>, server: RunningServer, project: { id: string; key: string }, fingerprint: string, extra: Record<string, unknown> = {}) {
+async function send(
+  faultline: Faultline<FaultlineApi>,
+  server: RunningServer,
+  project: { id: string; key: string },
+  fingerprint: string,
+  extra: Record<string, unknown> = {},
+) {
   const eventId = (extra.event_id as string | undefined) ?? randomUUID().replaceAll("-", "");
   const event = { ...errorEvent({ fingerprint: [fingerprint] }), event_id: eventId, ...extra };
   const body = [JSON.stringify({ event_id: eventId }), '{"type":"event"}', JSON.stringify(event)].join("\n");
-  const response = await fetch(`${server.url}/api/${project.id}/envelope/?sentry_key=${project.key}`, { method: "POST", body });
+  const response = await fetch(`${server.url}/api/${project.id}/envelope/?sentry_key=${project.key}`, {
+    method: "POST",
+    body,
+  });
   expect(response.status).toBe(200);
   await faultline.worker.runDue("ingest.digest");
   return eventId;
@@ -71,23 +89,46 @@ async function serve(faultline: Faultline<FaultlineApi>) {
 function reader(instance: { faultline: Faultline<FaultlineApi>; schema: string }) {
   const db = instance.faultline.container.resolve(tokens.Db);
   return {
-    eventIds: async () => (await db.selectFrom("events").select("event_id").orderBy("received").execute()).map((row) => row.event_id),
-    locators: async () => (await db.selectFrom("event_ids").select("event_id").orderBy("received").execute()).map((row) => row.event_id),
+    eventIds: async () =>
+      (await db.selectFrom("events").select("event_id").orderBy("received").execute()).map((row) => row.event_id),
+    locators: async () =>
+      (await db.selectFrom("event_ids").select("event_id").orderBy("received").execute()).map((row) => row.event_id),
     issues: async () =>
-      (await db.selectFrom("issues").select(["title", "metadata", "times_seen", "deleted_at"]).orderBy("id").execute()).map((row) => ({
+      (
+        await db.selectFrom("issues").select(["title", "metadata", "times_seen", "deleted_at"]).orderBy("id").execute()
+      ).map((row) => ({
         fingerprint: (row.metadata as { fingerprint?: string }).fingerprint ?? row.title,
         timesSeen: Number(row.times_seen),
         deleted: row.deleted_at !== null,
       })),
-    issueCount: async () => Number((await db.selectFrom("issues").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n),
-    dailyBuckets: async () => (await db.selectFrom("issue_stats_daily").select("bucket").orderBy("bucket").execute()).map((row) => row.bucket.toISOString().slice(0, 10)),
+    issueCount: async () =>
+      Number(
+        (
+          await db
+            .selectFrom("issues")
+            .select((eb) => eb.fn.countAll().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+    dailyBuckets: async () =>
+      (await db.selectFrom("issue_stats_daily").select("bucket").orderBy("bucket").execute()).map((row) =>
+        row.bucket.toISOString().slice(0, 10),
+      ),
     partitions: async () =>
       (
         await sql<{ name: string }>`SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
           WHERE i.inhparent = to_regclass(${`${quoteIdentifier(instance.schema)}.events`}) ORDER BY 1`.execute(db)
       ).rows.map((row) => row.name),
     rowsIn: async (partition: string) =>
-      Number((await sql<{ n: number }>`SELECT count(*)::integer AS n FROM ${sql.raw(`${quoteIdentifier(instance.schema)}.${partition}`)}`.execute(db)).rows[0]?.n),
+      Number(
+        (
+          await sql<{
+            n: number;
+          }>`SELECT count(*)::integer AS n FROM ${sql.raw(`${quoteIdentifier(instance.schema)}.${partition}`)}`.execute(
+            db,
+          )
+        ).rows[0]?.n,
+      ),
   };
 }
 
@@ -112,15 +153,27 @@ describe("retention", { timeout: 180_000 }, () => {
     // The test schema was migrated at today's date, so these weeks' rows are in DEFAULT until partitions exist.
     expect(await read.rowsIn("events_default")).toBe(4);
 
-    expect(await faultline.api.retention.run()).toMatchObject({ ran: true, partitionsDropped: [], eventsDeleted: 0, issuesExpired: 0 });
+    expect(await faultline.api.retention.run()).toMatchObject({
+      ran: true,
+      partitionsDropped: [],
+      eventsDeleted: 0,
+      issuesExpired: 0,
+    });
     expect(await read.rowsIn("events_default")).toBe(0);
-    expect(await read.partitions()).toEqual(expect.arrayContaining(["events_p20260105", "events_p20260112", "events_p20260119", "events_p20260216"]));
+    expect(await read.partitions()).toEqual(
+      expect.arrayContaining(["events_p20260105", "events_p20260112", "events_p20260119", "events_p20260216"]),
+    );
     expect(await read.rowsIn("events_p20260105")).toBe(2);
 
     // 90 days after the week of 01-05 ended (Monday 01-12), plus an hour: that week, and only it, expires.
     clock.set(new Date(Date.parse("2026-01-12T00:00:00Z") + 90 * DAY + 3_600_000).toISOString());
     const report = await faultline.api.retention.run();
-    expect(report).toMatchObject({ ran: true, partitionsDropped: ["events_p20260105"], eventsDeleted: 0, issuesExpired: 1 });
+    expect(report).toMatchObject({
+      ran: true,
+      partitionsDropped: ["events_p20260105"],
+      eventsDeleted: 0,
+      issuesExpired: 1,
+    });
     expect(await read.partitions()).not.toContain("events_p20260105");
     expect(await read.eventIds()).toEqual([second, third]);
     expect(await read.locators()).toEqual([second, third]);
@@ -141,7 +194,13 @@ describe("retention", { timeout: 180_000 }, () => {
     expect(await read.issueCount()).toBe(2);
 
     // Nothing more to do: a second run drops and deletes nothing.
-    expect(await faultline.api.retention.run()).toMatchObject({ ran: true, partitionsDropped: [], eventsDeleted: 0, issuesExpired: 0, statsDeleted: 0 });
+    expect(await faultline.api.retention.run()).toMatchObject({
+      ran: true,
+      partitionsDropped: [],
+      eventsDeleted: 0,
+      issuesExpired: 0,
+      statsDeleted: 0,
+    });
   });
 
   it("applies a project's own retention by deleting its older rows, leaving other projects' events in place", async () => {
@@ -188,13 +247,23 @@ describe("retention", { timeout: 180_000 }, () => {
       await opened.close();
       await raw?.close();
     });
-    await runMigrations(opened.root, { schema, migrations: coreLedgerMigrations.filter((m) => m.name < "0009"), tableName: "faultline_migration" });
+    await runMigrations(opened.root, {
+      schema,
+      migrations: coreLedgerMigrations.filter((m) => m.name < "0009"),
+      tableName: "faultline_migration",
+    });
     const s = quoteIdentifier(schema);
     const run = (text: string) => sql.raw(text).execute(opened.root);
     await run(`INSERT INTO ${s}.organizations (slug, name, date_created) VALUES ('acme', 'Acme', now())`);
-    await run(`INSERT INTO ${s}.projects (organization_id, slug, name, next_short_id, date_created) VALUES (1, 'web', 'Web', 2, now())`);
-    await run(`INSERT INTO ${s}.project_keys (organization_id, project_id, public_key, date_created) VALUES (1, 1, '${"a".repeat(32)}', now())`);
-    await run(`INSERT INTO ${s}.issues (organization_id, project_id, short_number, type, title, level, first_seen, last_seen, times_seen) VALUES (1, 1, 1, 'error', 'E', 'error', now(), now(), 400)`);
+    await run(
+      `INSERT INTO ${s}.projects (organization_id, slug, name, next_short_id, date_created) VALUES (1, 'web', 'Web', 2, now())`,
+    );
+    await run(
+      `INSERT INTO ${s}.project_keys (organization_id, project_id, public_key, date_created) VALUES (1, 1, '${"a".repeat(32)}', now())`,
+    );
+    await run(
+      `INSERT INTO ${s}.issues (organization_id, project_id, short_number, type, title, level, first_seen, last_seen, times_seen) VALUES (1, 1, 1, 'error', 'E', 'error', now(), now(), 400)`,
+    );
     // 400 events spread over two years up to a week ahead, two of them far out (2015, 2099).
     await run(`INSERT INTO ${s}.events (organization_id, project_id, issue_id, event_id, timestamp, received, level, type, title, size, payload, tags, hashes)
       SELECT 1, 1, 1, md5(g::text), now() - g * interval '44 hours', now() - g * interval '44 hours' + interval '7 days', 'error', 'error', 'E ' || g, g, jsonb_build_object('n', g), '[["k","v"]]', ARRAY['h']
@@ -202,7 +271,9 @@ describe("retention", { timeout: 180_000 }, () => {
     await run(`INSERT INTO ${s}.events (organization_id, project_id, issue_id, event_id, timestamp, received, level, type, title, size, payload)
       VALUES (1, 1, 1, 'past', '2015-06-01', '2015-06-01', 'error', 'error', 'P', 1, '{}'), (1, 1, 1, 'future', '2099-06-01', '2099-06-01', 'error', 'error', 'F', 1, '{}')`);
     const snapshot = async () =>
-      (await sql.raw<Record<string, unknown>>(`SELECT * FROM ${s}.events ORDER BY id`).execute(opened.root)).rows.map((row) => JSON.stringify(row));
+      (await sql.raw<Record<string, unknown>>(`SELECT * FROM ${s}.events ORDER BY id`).execute(opened.root)).rows.map(
+        (row) => JSON.stringify(row),
+      );
     const before = await snapshot();
     expect(before).toHaveLength(400);
 
@@ -222,7 +293,11 @@ describe("retention", { timeout: 180_000 }, () => {
     const server = await serve(faultline);
     const project = { id: "1", key: "a".repeat(32) };
     const fresh = await send(faultline, server, project, "f");
-    const last = (await sql.raw<{ id: string | number; event_id: string }>(`SELECT id, event_id FROM ${s}.events ORDER BY id DESC LIMIT 1`).execute(opened.root)).rows[0];
+    const last = (
+      await sql
+        .raw<{ id: string | number; event_id: string }>(`SELECT id, event_id FROM ${s}.events ORDER BY id DESC LIMIT 1`)
+        .execute(opened.root)
+    ).rows[0];
     expect({ id: String(last?.id), eventId: last?.event_id }).toEqual({ id: "401", eventId: fresh });
     const known = (await sql.raw<{ id: string }>(`SELECT md5('5') AS id`).execute(opened.root)).rows[0]?.id as string;
     await send(faultline, server, project, "f", { event_id: known });
@@ -232,7 +307,13 @@ describe("retention", { timeout: 180_000 }, () => {
   it.skipIf(!onPostgres)("runs once when two instances run it at the same time (advisory lock)", async () => {
     const clock = fakeClock("2026-01-07T12:00:00Z");
     const instance = await instanceWith(clock);
-    const other = createFaultline({ database: instance.database, schema: instance.schema, worker: false, logger: silentLogger, clock });
+    const other = createFaultline({
+      database: instance.database,
+      schema: instance.schema,
+      worker: false,
+      logger: silentLogger,
+      clock,
+    });
     await other.ready();
     cleanups.push(() => other.close());
     const server = await serve(instance.faultline);
@@ -249,35 +330,59 @@ describe("retention", { timeout: 180_000 }, () => {
     await blocker.query(`LOCK TABLE ${quoteIdentifier(instance.schema)}.issue_stats_daily IN ACCESS EXCLUSIVE MODE`);
     const first = instance.faultline.api.retention.run();
     await waitFor(
-      async () => (await blocker.query("SELECT 1 FROM pg_locks WHERE NOT granted AND relation = $1::regclass", [`${quoteIdentifier(instance.schema)}.issue_stats_daily`])).rowCount,
+      async () =>
+        (
+          await blocker.query("SELECT 1 FROM pg_locks WHERE NOT granted AND relation = $1::regclass", [
+            `${quoteIdentifier(instance.schema)}.issue_stats_daily`,
+          ])
+        ).rowCount,
       10_000,
       "the first run waiting",
     );
     const second = await other.api.retention.run();
     await blocker.query("COMMIT");
     expect(second).toMatchObject({ ran: false, partitionsDropped: [] });
-    expect(await first).toMatchObject({ ran: true, partitionsDropped: expect.arrayContaining(["events_p20260105"]), issuesExpired: 1 });
+    expect(await first).toMatchObject({
+      ran: true,
+      partitionsDropped: expect.arrayContaining(["events_p20260105"]),
+      issuesExpired: 1,
+    });
   });
 
-  it.skipIf(!onPostgres)("leaves a partition to the next run rather than wait long behind a reader of events", async () => {
-    const clock = fakeClock("2026-01-07T12:00:00Z");
-    const instance = await instanceWith(clock);
-    const server = await serve(instance.faultline);
-    const web = await seedProject(instance.faultline, "web");
-    const kept = await send(instance.faultline, server, web, "x");
-    await instance.faultline.api.retention.run();
-    clock.advance(120 * DAY);
-    const reader = new pg.Client({ connectionString: url });
-    await reader.connect();
-    cleanups.push(() => reader.end());
-    await reader.query("BEGIN");
-    await reader.query(`SELECT count(*) FROM ${quoteIdentifier(instance.schema)}.events`);
-    // Attaching the new weeks and the drop give up after lock_timeout (5 s each); the rest of the run is kept.
-    expect(await instance.faultline.api.retention.run()).toMatchObject({ ran: true, partitionsCreated: [], partitionsDropped: [] });
-    await reader.query("COMMIT");
-    expect(await reader.query(`SELECT event_id FROM ${quoteIdentifier(instance.schema)}.event_ids`).then((r) => r.rows.map((row) => row.event_id))).toEqual([kept]);
-    expect(await instance.faultline.api.retention.run()).toMatchObject({ ran: true, partitionsDropped: expect.arrayContaining(["events_p20260105"]), issuesExpired: 1 });
-  });
+  it.skipIf(!onPostgres)(
+    "leaves a partition to the next run rather than wait long behind a reader of events",
+    async () => {
+      const clock = fakeClock("2026-01-07T12:00:00Z");
+      const instance = await instanceWith(clock);
+      const server = await serve(instance.faultline);
+      const web = await seedProject(instance.faultline, "web");
+      const kept = await send(instance.faultline, server, web, "x");
+      await instance.faultline.api.retention.run();
+      clock.advance(120 * DAY);
+      const reader = new pg.Client({ connectionString: url });
+      await reader.connect();
+      cleanups.push(() => reader.end());
+      await reader.query("BEGIN");
+      await reader.query(`SELECT count(*) FROM ${quoteIdentifier(instance.schema)}.events`);
+      // Attaching the new weeks and the drop give up after lock_timeout (5 s each); the rest of the run is kept.
+      expect(await instance.faultline.api.retention.run()).toMatchObject({
+        ran: true,
+        partitionsCreated: [],
+        partitionsDropped: [],
+      });
+      await reader.query("COMMIT");
+      expect(
+        await reader
+          .query(`SELECT event_id FROM ${quoteIdentifier(instance.schema)}.event_ids`)
+          .then((r) => r.rows.map((row) => row.event_id)),
+      ).toEqual([kept]);
+      expect(await instance.faultline.api.retention.run()).toMatchObject({
+        ran: true,
+        partitionsDropped: expect.arrayContaining(["events_p20260105"]),
+        issuesExpired: 1,
+      });
+    },
+  );
 
   it("is run by `faultline retention run`, which prints what it dropped", async () => {
     // Events from 200 days ago (fake clock at ingest); the command runs on the real clock.
@@ -304,13 +409,20 @@ describe("retention", { timeout: 180_000 }, () => {
     await send(faultline, server, web, "x");
     await faultline.api.retention.run();
     await server.close();
-    const week = (await reader({ faultline, schema: schema ?? "faultline" }).partitions()).find((name) => name !== "events_default" && name < "events_p" + new Date(Date.now() - 150 * DAY).toISOString().slice(0, 10).replaceAll("-", ""));
+    const week = (await reader({ faultline, schema: schema ?? "faultline" }).partitions()).find(
+      (name) =>
+        name !== "events_default" &&
+        name < "events_p" + new Date(Date.now() - 150 * DAY).toISOString().slice(0, 10).replaceAll("-", ""),
+    );
     if (!onPostgres) await faultline.close();
 
     const out: string[] = [];
     const err: string[] = [];
     const io = { out: (text: string) => void out.push(text), err: (text: string) => void err.push(text) };
-    const args = typeof database === "string" ? ["--database-url", database, "--schema", schema as string] : ["--data-dir", database.dataDir];
+    const args =
+      typeof database === "string"
+        ? ["--database-url", database, "--schema", schema as string]
+        : ["--data-dir", database.dataDir];
     expect(await runCli(["retention", "run", ...args, "--days", "90"], io)).toBe(0);
     expect(err.join("")).toBe("");
     expect(out.join("")).toContain(`dropped partition ${week}`);

@@ -36,7 +36,10 @@ describe("mutations never widen, never 500 on an empty change, never leak existe
       headers: { ...(token ? bearer(token) : {}), ...(body !== undefined && { "content-type": "application/json" }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const headers = ["content-type", "www-authenticate", "cache-control"].map((name) => [name, response.headers.get(name)]);
+    const headers = ["content-type", "www-authenticate", "cache-control"].map((name) => [
+      name,
+      response.headers.get(name),
+    ]);
     return { status: response.status, body: await response.json(), headers: Object.fromEntries(headers) };
   }
 
@@ -53,8 +56,15 @@ describe("mutations never widen, never 500 on an empty change, never leak existe
 
   describe("finding 5: a PUT that changes nothing answers 200 with the resource unchanged", () => {
     it("service hook: {} and unknown-only fields → 200, row untouched", async () => {
-      await instance.faultline.api.projects.create({ organization: "acme", slug: "hooked", features: ["servicehooks"] });
-      const created = await call("POST", "/api/0/projects/acme/hooked/hooks/", acme.allScopesToken, { url: PUBLIC_URL, events: ["event.created"] });
+      await instance.faultline.api.projects.create({
+        organization: "acme",
+        slug: "hooked",
+        features: ["servicehooks"],
+      });
+      const created = await call("POST", "/api/0/projects/acme/hooked/hooks/", acme.allScopesToken, {
+        url: PUBLIC_URL,
+        events: ["event.created"],
+      });
       expect(created.status).toBe(201);
       const { secret: _secret, ...hook } = created.body;
       for (const body of [{}, { nothing: "known" }]) {
@@ -62,9 +72,13 @@ describe("mutations never widen, never 500 on an empty change, never leak existe
         expect(updated.status, JSON.stringify(body)).toBe(200);
         expect(updated.body).toEqual(hook);
       }
-      expect((await call("GET", `/api/0/projects/acme/hooked/hooks/${hook.id}/`, acme.allScopesToken)).body).toEqual(hook);
+      expect((await call("GET", `/api/0/projects/acme/hooked/hooks/${hook.id}/`, acme.allScopesToken)).body).toEqual(
+        hook,
+      );
       // A hook of another organization is still a 404, empty body or not.
-      expect((await call("PUT", `/api/0/projects/globex/hooked/hooks/${hook.id}/`, globex.allScopesToken, {})).status).toBe(404);
+      expect(
+        (await call("PUT", `/api/0/projects/globex/hooked/hooks/${hook.id}/`, globex.allScopesToken, {})).status,
+      ).toBe(404);
     });
 
     it("issue: {} → 200, no activity, no domain event; a comment edited to the same text → no comment.updated", async () => {
@@ -75,22 +89,43 @@ describe("mutations never widen, never 500 on an empty change, never leak existe
       const updated = await call("PUT", `/api/0/organizations/acme/issues/${issue.id}/`, acme.allScopesToken, {});
       expect(updated.status).toBe(200);
       expect(updated.body).toMatchObject({ id: issue.id, status: issue.status });
-      const comment = await call("POST", `/api/0/organizations/acme/issues/${issue.id}/comments/`, acme.allScopesToken, { text: "same" });
+      const comment = await call(
+        "POST",
+        `/api/0/organizations/acme/issues/${issue.id}/comments/`,
+        acme.allScopesToken,
+        { text: "same" },
+      );
       expect(comment.status).toBe(201);
-      const edited = await call("PUT", `/api/0/organizations/acme/issues/${issue.id}/comments/${comment.body.id}/`, acme.allScopesToken, { text: "same" });
+      const edited = await call(
+        "PUT",
+        `/api/0/organizations/acme/issues/${issue.id}/comments/${comment.body.id}/`,
+        acme.allScopesToken,
+        { text: "same" },
+      );
       expect(edited.status).toBe(200);
       expect(edited.body).toEqual(comment.body);
       expect(emitted.slice(before)).toEqual([]);
       // A real edit still is one.
-      const changed = await call("PUT", `/api/0/organizations/acme/issues/${issue.id}/comments/${comment.body.id}/`, acme.allScopesToken, { text: "different" });
+      const changed = await call(
+        "PUT",
+        `/api/0/organizations/acme/issues/${issue.id}/comments/${comment.body.id}/`,
+        acme.allScopesToken,
+        { text: "different" },
+      );
       expect(changed.body.text).toBe("different");
       expect(emitted.slice(before)).toEqual(["comment.updated"]);
     });
 
     it("issue and metric alert rules, apps: {} → 200 unchanged", async () => {
-      const rule = await call("POST", "/api/0/projects/acme/web/rules/", acme.allScopesToken, { name: "New", conditions: [{ id: "first_seen_event" }] });
+      const rule = await call("POST", "/api/0/projects/acme/web/rules/", acme.allScopesToken, {
+        name: "New",
+        conditions: [{ id: "first_seen_event" }],
+      });
       expect(rule.status).toBe(201);
-      expect(await call("PUT", `/api/0/projects/acme/web/rules/${rule.body.id}/`, acme.allScopesToken, {})).toEqual({ status: 200, body: rule.body });
+      expect(await call("PUT", `/api/0/projects/acme/web/rules/${rule.body.id}/`, acme.allScopesToken, {})).toEqual({
+        status: 200,
+        body: rule.body,
+      });
 
       const metric = await call("POST", "/api/0/organizations/acme/alert-rules/", acme.allScopesToken, {
         name: "Burst",
@@ -100,9 +135,15 @@ describe("mutations never widen, never 500 on an empty change, never leak existe
         triggers: [{ label: "critical", alertThreshold: 6 }],
       });
       expect(metric.status, JSON.stringify(metric.body)).toBe(201);
-      expect(await call("PUT", `/api/0/organizations/acme/alert-rules/${metric.body.id}/`, acme.allScopesToken, {})).toEqual({ status: 200, body: metric.body });
+      expect(
+        await call("PUT", `/api/0/organizations/acme/alert-rules/${metric.body.id}/`, acme.allScopesToken, {}),
+      ).toEqual({ status: 200, body: metric.body });
 
-      const app = await call("POST", "/api/0/svc-apps/", acme.allScopesToken, { organization: "acme", name: "Unchanged", slug: "unchanged" });
+      const app = await call("POST", "/api/0/svc-apps/", acme.allScopesToken, {
+        organization: "acme",
+        name: "Unchanged",
+        slug: "unchanged",
+      });
       expect(app.status).toBe(201);
       const shown = await call("GET", "/api/0/svc-apps/unchanged/", acme.allScopesToken);
       expect(await call("PUT", "/api/0/svc-apps/unchanged/", acme.allScopesToken, {})).toEqual(shown);
@@ -131,8 +172,12 @@ describe("mutations never widen, never 500 on an empty change, never leak existe
         [acme, "acme"],
         [globex, "globex"],
       ] as const) {
-        const capture = captureFor(instance.faultline, { id: seeded.project.id, organizationId: seeded.organization.id });
-        for (const environment of ["prod", "prod", "staging"]) await capture(errorEvent({ environment, fingerprint: [`${org}-${environment}-${Math.random()}`] }));
+        const capture = captureFor(instance.faultline, {
+          id: seeded.project.id,
+          organizationId: seeded.organization.id,
+        });
+        for (const environment of ["prod", "prod", "staging"])
+          await capture(errorEvent({ environment, fingerprint: [`${org}-${environment}-${Math.random()}`] }));
       }
       const found = await call("GET", `${bulk("acme")}?environment=staging&query=`, acme.allScopesToken);
       expect(found.body).toHaveLength(1);
@@ -170,7 +215,9 @@ describe("mutations never widen, never 500 on an empty change, never leak existe
 
     it("PUT and DELETE with each bad filter → 400 naming the parameter; no issue of any organization changed", async () => {
       const before = await snapshot();
-      expect(before.filter((row) => row.status === "unresolved" && row.deleted_at === null).length).toBeGreaterThanOrEqual(6);
+      expect(
+        before.filter((row) => row.status === "unresolved" && row.deleted_at === null).length,
+      ).toBeGreaterThanOrEqual(6);
       for (const [params, parameter] of refused) {
         for (const [method, body] of [
           ["PUT", { status: "resolved" }],
@@ -189,15 +236,23 @@ describe("mutations never widen, never 500 on an empty change, never leak existe
 
     it("a real filter still selects exactly its issues (the check above can see a change)", async () => {
       const before = await snapshot();
-      const resolved = await call("PUT", `${bulk("acme")}?environment=staging`, acme.allScopesToken, { status: "resolved" });
+      const resolved = await call("PUT", `${bulk("acme")}?environment=staging`, acme.allScopesToken, {
+        status: "resolved",
+      });
       expect(resolved.status).toBe(200);
       const after = await snapshot();
       const changed = after.filter((row, index) => row.status !== before[index]?.status).map((row) => String(row.id));
       expect(changed).toEqual([staging]);
       // List-only parameters (paging, sort, stats) are accepted and select nothing more.
-      const deleted = await call("DELETE", `${bulk("acme")}?environment=staging&status=resolved&sort=new&limit=1&statsPeriod=14d&cursor=x`, acme.allScopesToken);
+      const deleted = await call(
+        "DELETE",
+        `${bulk("acme")}?environment=staging&status=resolved&sort=new&limit=1&statsPeriod=14d&cursor=x`,
+        acme.allScopesToken,
+      );
       expect(deleted.status).toBe(204);
-      const gone = (await snapshot()).filter((row) => row.deleted_at !== null && before.find((old) => old.id === row.id)?.deleted_at === null).map((row) => String(row.id));
+      const gone = (await snapshot())
+        .filter((row) => row.deleted_at !== null && before.find((old) => old.id === row.id)?.deleted_at === null)
+        .map((row) => String(row.id));
       expect(gone).toEqual([staging]);
     });
   });
@@ -213,14 +268,26 @@ describe("mutations never widen, never 500 on an empty change, never leak existe
       const deleted = await api.installations.install({ organization: "globex", app: "doomed" });
       await api.apps.delete("doomed");
 
-      const uuids = [elsewhere.uuid, deleted.uuid, "00000000-0000-4000-8000-000000000000", "nope", elsewhere.uuid.toUpperCase()];
+      const uuids = [
+        elsewhere.uuid,
+        deleted.uuid,
+        "00000000-0000-4000-8000-000000000000",
+        "nope",
+        elsewhere.uuid.toUpperCase(),
+      ];
       for (const grant of [
         { grant_type: "authorization_code", code: elsewhere.code },
         { grant_type: "refresh_token", refresh_token: "r".repeat(48) },
       ]) {
         const answers = [];
         for (const uuid of uuids) {
-          answers.push(await answer("POST", `/api/0/svc-app-installations/${uuid}/authorizations/`, undefined, { ...grant, client_id: probe.clientId, client_secret: probe.clientSecret }));
+          answers.push(
+            await answer("POST", `/api/0/svc-app-installations/${uuid}/authorizations/`, undefined, {
+              ...grant,
+              client_id: probe.clientId,
+              client_secret: probe.clientSecret,
+            }),
+          );
         }
         for (const [index, reply] of answers.entries()) {
           expect(reply, `${grant.grant_type} ${uuids[index]}`).toEqual({
@@ -246,13 +313,24 @@ describe("mutations never widen, never 500 on an empty change, never leak existe
       const { api } = instance.faultline;
       await api.organizations.update("acme", { samlConfigured: true });
       const scim = await api.scim.enable("acme");
-      const paths = ["/api/0/organizations/acme/", "/api/0/organizations/acme/issues/", "/api/0/organizations/globex/", "/api/0/organizations/no-such-org/", "/api/0/api-tokens/"];
+      const paths = [
+        "/api/0/organizations/acme/",
+        "/api/0/organizations/acme/issues/",
+        "/api/0/organizations/globex/",
+        "/api/0/organizations/no-such-org/",
+        "/api/0/api-tokens/",
+      ];
       for (const path of paths) {
         const reply = await call("GET", path, scim.token);
-        expect(reply, path).toEqual({ status: 403, body: { detail: "SCIM tokens only open SCIM endpoints (/api/0/organizations/{organization}/scim/v2/…)" } });
+        expect(reply, path).toEqual({
+          status: 403,
+          body: { detail: "SCIM tokens only open SCIM endpoints (/api/0/organizations/{organization}/scim/v2/…)" },
+        });
       }
       // …and it still opens its own.
-      expect((await fetch(`${server.url}/api/0/organizations/acme/scim/v2/Users`, { headers: bearer(scim.token) })).status).toBe(200);
+      expect(
+        (await fetch(`${server.url}/api/0/organizations/acme/scim/v2/Users`, { headers: bearer(scim.token) })).status,
+      ).toBe(200);
     });
   });
 });

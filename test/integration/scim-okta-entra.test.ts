@@ -34,12 +34,17 @@ describe("SCIM as Okta and Microsoft Entra ID use it", () => {
   const scim = (path: string, init: { method?: string; body?: unknown; contentType?: string } = {}) =>
     fetch(`${server.url}/api/0/organizations/acme/scim/v2${path}`, {
       method: init.method ?? "GET",
-      headers: { ...bearer(token), Accept: "application/scim+json", "Content-Type": init.contentType ?? "application/scim+json; charset=utf-8" },
+      headers: {
+        ...bearer(token),
+        Accept: "application/scim+json",
+        "Content-Type": init.contentType ?? "application/scim+json; charset=utf-8",
+      },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
   const patchUser = (id: string, Operations: unknown[], contentType?: string) =>
     scim(`/Users/${id}`, { method: "PATCH", body: { schemas: [PATCH_OP], Operations }, contentType });
-  const patchGroup = (id: string, Operations: unknown[]) => scim(`/Groups/${id}`, { method: "PATCH", body: { schemas: [PATCH_OP], Operations } });
+  const patchGroup = (id: string, Operations: unknown[]) =>
+    scim(`/Groups/${id}`, { method: "PATCH", body: { schemas: [PATCH_OP], Operations } });
   const entraUser = async (suffix: string, extra: Record<string, unknown> = {}) => {
     // Entra's validator body, meta and all.
     const response = await scim("/Users", {
@@ -60,7 +65,10 @@ describe("SCIM as Okta and Microsoft Entra ID use it", () => {
     return response.json();
   };
   const entraGroup = async (displayName: string, memberIds: string[] = []) => {
-    const response = await scim("/Groups", { method: "POST", body: { schemas: [GROUP], externalId: randomUUID(), displayName, members: memberIds.map((value) => ({ value })) } });
+    const response = await scim("/Groups", {
+      method: "POST",
+      body: { schemas: [GROUP], externalId: randomUUID(), displayName, members: memberIds.map((value) => ({ value })) },
+    });
     expect(response.status, await response.clone().text()).toBe(201);
     return response.json();
   };
@@ -100,9 +108,17 @@ describe("SCIM as Okta and Microsoft Entra ID use it", () => {
     });
 
     it("3. a filter on an unknown userName → 200 with 0 results", async () => {
-      const response = await scim(`/Users?filter=${encodeURIComponent(`userName eq "${randomUUID()}@example.com"`)}&startIndex=1&count=100`);
+      const response = await scim(
+        `/Users?filter=${encodeURIComponent(`userName eq "${randomUUID()}@example.com"`)}&startIndex=1&count=100`,
+      );
       expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ schemas: [LIST], totalResults: 0, startIndex: 1, itemsPerPage: 0, Resources: [] });
+      expect(await response.json()).toEqual({
+        schemas: [LIST],
+        totalResults: 0,
+        startIndex: 1,
+        itemsPerPage: 0,
+        Resources: [],
+      });
     });
 
     it("4. an unknown id → 404 SCIM error", async () => {
@@ -129,7 +145,12 @@ describe("SCIM as Okta and Microsoft Entra ID use it", () => {
       });
       expect(response.status).toBe(201);
       const body = await response.json();
-      expect(body).toMatchObject({ id: expect.any(String), userName, active: true, name: { givenName: given, familyName: family } });
+      expect(body).toMatchObject({
+        id: expect.any(String),
+        userName,
+        active: true,
+        name: { givenName: given, familyName: family },
+      });
       expect(body).not.toHaveProperty("password");
       createdId = body.id;
     });
@@ -148,13 +169,18 @@ describe("SCIM as Okta and Microsoft Entra ID use it", () => {
     });
 
     it("7. the same user again → 409 uniqueness", async () => {
-      const response = await scim("/Users", { method: "POST", body: { schemas: [USER], userName, name: { givenName: given, familyName: family }, active: true } });
+      const response = await scim("/Users", {
+        method: "POST",
+        body: { schemas: [USER], userName, name: { givenName: given, familyName: family }, active: true },
+      });
       expect(response.status).toBe(409);
       expect(await response.json()).toMatchObject({ schemas: [ERROR], status: "409", scimType: "uniqueness" });
     });
 
     it("8. the userName filter upper-cased finds the user", async () => {
-      const response = await scim(`/Users?filter=${encodeURIComponent(`userName eq "${userName.toUpperCase()}"`)}&startIndex=1&count=100`);
+      const response = await scim(
+        `/Users?filter=${encodeURIComponent(`userName eq "${userName.toUpperCase()}"`)}&startIndex=1&count=100`,
+      );
       const body = await response.json();
       expect(body.totalResults).toBe(1);
       expect(body.Resources[0].id).toBe(createdId);
@@ -172,7 +198,15 @@ describe("SCIM as Okta and Microsoft Entra ID use it", () => {
       const user = await entraUser("okta-put");
       const put = await scim(`/Users/${user.id}`, {
         method: "PUT",
-        body: { schemas: [USER], id: user.id, userName: user.userName, name: { givenName: "New", familyName: "Name" }, emails: user.emails, active: true, groups: [] },
+        body: {
+          schemas: [USER],
+          id: user.id,
+          userName: user.userName,
+          name: { givenName: "New", familyName: "Name" },
+          emails: user.emails,
+          active: true,
+          groups: [],
+        },
       });
       expect(await put.json()).toMatchObject({ name: { givenName: "New", familyName: "Name" }, active: true });
       const deactivate = await patchUser(user.id, [{ op: "replace", value: { active: false } }]);
@@ -183,9 +217,28 @@ describe("SCIM as Okta and Microsoft Entra ID use it", () => {
       const a = await entraUser("okta-a");
       const b = await entraUser("okta-b");
       const group = await entraGroup("Okta Pushed");
-      expect(memberIds(await (await patchGroup(group.id, [{ op: "add", path: "members", value: [{ value: a.id, display: a.userName }, { value: b.id, display: b.userName }] }])).json())).toEqual([a.id, b.id].sort());
-      expect(memberIds(await (await patchGroup(group.id, [{ op: "remove", path: `members[value eq "${a.id}"]` }])).json())).toEqual([b.id]);
-      const renamed = await patchGroup(group.id, [{ op: "replace", value: { id: group.id, displayName: "Okta Renamed" } }]);
+      expect(
+        memberIds(
+          await (
+            await patchGroup(group.id, [
+              {
+                op: "add",
+                path: "members",
+                value: [
+                  { value: a.id, display: a.userName },
+                  { value: b.id, display: b.userName },
+                ],
+              },
+            ])
+          ).json(),
+        ),
+      ).toEqual([a.id, b.id].sort());
+      expect(
+        memberIds(await (await patchGroup(group.id, [{ op: "remove", path: `members[value eq "${a.id}"]` }])).json()),
+      ).toEqual([b.id]);
+      const renamed = await patchGroup(group.id, [
+        { op: "replace", value: { id: group.id, displayName: "Okta Renamed" } },
+      ]);
       expect(renamed.status).toBe(200);
       expect((await renamed.json()).displayName).toBe("Okta Renamed");
     });
@@ -204,9 +257,13 @@ describe("SCIM as Okta and Microsoft Entra ID use it", () => {
 
     it('"False" / "True" strings for booleans (old Entra)', async () => {
       const user = await entraUser("bool-strings");
-      expect((await (await patchUser(user.id, [{ op: "Replace", path: "active", value: "False" }])).json()).active).toBe(false);
+      expect(
+        (await (await patchUser(user.id, [{ op: "Replace", path: "active", value: "False" }])).json()).active,
+      ).toBe(false);
       expect((await getUser(user.id)).active).toBe(false);
-      expect((await (await patchUser(user.id, [{ op: "Replace", path: "active", value: "True" }])).json()).active).toBe(true);
+      expect((await (await patchUser(user.id, [{ op: "Replace", path: "active", value: "True" }])).json()).active).toBe(
+        true,
+      );
     });
 
     it("path-less replace with {active: false} (new Entra)", async () => {
@@ -217,13 +274,20 @@ describe("SCIM as Okta and Microsoft Entra ID use it", () => {
 
     it("add with path active", async () => {
       const user = await entraUser("add-active");
-      expect((await (await patchUser(user.id, [{ op: "Add", path: "active", value: "False" }])).json()).active).toBe(false);
+      expect((await (await patchUser(user.id, [{ op: "Add", path: "active", value: "False" }])).json()).active).toBe(
+        false,
+      );
     });
 
     it("dotted keys in a path-less value", async () => {
       const user = await entraUser("dotted");
-      const response = await patchUser(user.id, [{ op: "replace", value: { "name.givenName": "Pat", "name.familyName": "Doe", displayName: "Pat Doe" } }]);
-      expect(await response.json()).toMatchObject({ name: { givenName: "Pat", familyName: "Doe", formatted: "givenName familyName" }, displayName: "Pat Doe" });
+      const response = await patchUser(user.id, [
+        { op: "replace", value: { "name.givenName": "Pat", "name.familyName": "Doe", displayName: "Pat Doe" } },
+      ]);
+      expect(await response.json()).toMatchObject({
+        name: { givenName: "Pat", familyName: "Doe", formatted: "givenName familyName" },
+        displayName: "Pat Doe",
+      });
     });
 
     it("URN-qualified keys in a path-less value, and the manager as a bare id", async () => {
@@ -235,21 +299,31 @@ describe("SCIM as Okta and Microsoft Entra ID use it", () => {
       ]);
       const body = await response.json();
       expect(body.schemas).toEqual([USER, ENTERPRISE]);
-      expect(body[ENTERPRISE]).toEqual({ employeeNumber: "1234", department: "Finance", manager: { value: manager.id } });
+      expect(body[ENTERPRISE]).toEqual({
+        employeeNumber: "1234",
+        department: "Finance",
+        manager: { value: manager.id },
+      });
       const removed = await patchUser(user.id, [{ op: "Remove", path: `${ENTERPRISE}:manager` }]);
       expect((await removed.json())[ENTERPRISE]).toEqual({ employeeNumber: "1234", department: "Finance" });
     });
 
-    it("value-path filters in path: emails[type eq \"work\"].value", async () => {
+    it('value-path filters in path: emails[type eq "work"].value', async () => {
       const user = await entraUser("value-path");
-      let response = await patchUser(user.id, [{ op: "Add", path: 'emails[type eq "work"].value', value: "updated@testuser.com" }]);
+      let response = await patchUser(user.id, [
+        { op: "Add", path: 'emails[type eq "work"].value', value: "updated@testuser.com" },
+      ]);
       expect((await response.json()).emails).toEqual([{ primary: true, type: "work", value: "updated@testuser.com" }]);
-      response = await patchUser(user.id, [{ op: "replace", value: { 'emails[type eq "home"].value': "home@testuser.com" } }]);
+      response = await patchUser(user.id, [
+        { op: "replace", value: { 'emails[type eq "home"].value': "home@testuser.com" } },
+      ]);
       expect((await response.json()).emails).toEqual([
         { primary: true, type: "work", value: "updated@testuser.com" },
         { type: "home", value: "home@testuser.com" },
       ]);
-      const found = await (await scim(`/Users?filter=${encodeURIComponent('emails[type eq "home"].value eq "HOME@testuser.com"')}`)).json();
+      const found = await (
+        await scim(`/Users?filter=${encodeURIComponent('emails[type eq "home"].value eq "HOME@testuser.com"')}`)
+      ).json();
       expect(found.Resources.map((r: { id: string }) => r.id)).toEqual([user.id]);
     });
 
@@ -257,7 +331,9 @@ describe("SCIM as Okta and Microsoft Entra ID use it", () => {
       const a = await entraUser("old-a");
       const b = await entraUser("old-b");
       const group = await entraGroup("Old Dialect", [a.id, b.id]);
-      const response = await patchGroup(group.id, [{ op: "Remove", path: "members", value: [{ $ref: null, value: a.id }] }]);
+      const response = await patchGroup(group.id, [
+        { op: "Remove", path: "members", value: [{ $ref: null, value: a.id }] },
+      ]);
       expect(response.status).toBe(200);
       expect(memberIds(await response.json())).toEqual([b.id]);
     });
@@ -274,11 +350,27 @@ describe("SCIM as Okta and Microsoft Entra ID use it", () => {
       const a = await entraUser("grp-a");
       const b = await entraUser("grp-b");
       const group = await entraGroup("Entra Group");
-      expect(memberIds(await (await patchGroup(group.id, [{ op: "Add", path: "members", value: [{ $ref: null, value: a.id }] }])).json())).toEqual([a.id]);
-      expect(memberIds(await (await patchGroup(group.id, [{ op: "replace", path: "members", value: [{ value: b.id }] }])).json())).toEqual([b.id]);
-      const renamed = await patchGroup(group.id, [{ op: "Replace", path: "displayName", value: "Entra Group updatedDisplayName" }]);
+      expect(
+        memberIds(
+          await (
+            await patchGroup(group.id, [{ op: "Add", path: "members", value: [{ $ref: null, value: a.id }] }])
+          ).json(),
+        ),
+      ).toEqual([a.id]);
+      expect(
+        memberIds(
+          await (await patchGroup(group.id, [{ op: "replace", path: "members", value: [{ value: b.id }] }])).json(),
+        ),
+      ).toEqual([b.id]);
+      const renamed = await patchGroup(group.id, [
+        { op: "Replace", path: "displayName", value: "Entra Group updatedDisplayName" },
+      ]);
       expect((await renamed.json()).displayName).toBe("Entra Group updatedDisplayName");
-      const lookup = await (await scim(`/Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "entra group updateddisplayname"')}`)).json();
+      const lookup = await (
+        await scim(
+          `/Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "entra group updateddisplayname"')}`,
+        )
+      ).json();
       expect(lookup.Resources).toEqual([expect.not.objectContaining({ members: expect.anything() })]);
       expect(lookup.Resources[0].id).toBe(group.id);
     });
@@ -293,7 +385,11 @@ describe("SCIM as Okta and Microsoft Entra ID use it", () => {
 
     it("an application/json+scim body (Sentry's media type)", async () => {
       const user = await entraUser("json-scim");
-      const response = await patchUser(user.id, [{ op: "replace", path: "title", value: "JSON+SCIM" }], "application/json+scim");
+      const response = await patchUser(
+        user.id,
+        [{ op: "replace", path: "title", value: "JSON+SCIM" }],
+        "application/json+scim",
+      );
       expect(response.status).toBe(200);
       expect((await response.json()).title).toBe("JSON+SCIM");
     });
@@ -317,15 +413,32 @@ describe("SCIM as Okta and Microsoft Entra ID use it", () => {
     it("ResourceTypes and Schemas, listed and one by one; unknown ones → 404; other methods → 405", async () => {
       const types = await (await scim("/ResourceTypes")).json();
       expect(types).toMatchObject({ schemas: [LIST], totalResults: 2 });
-      expect(types.Resources.map((t: { id: string; endpoint: string }) => [t.id, t.endpoint])).toEqual([["User", "/Users"], ["Group", "/Groups"]]);
-      expect(await (await scim("/ResourceTypes/User")).json()).toMatchObject({ schema: USER, schemaExtensions: [{ schema: ENTERPRISE, required: false }] });
+      expect(types.Resources.map((t: { id: string; endpoint: string }) => [t.id, t.endpoint])).toEqual([
+        ["User", "/Users"],
+        ["Group", "/Groups"],
+      ]);
+      expect(await (await scim("/ResourceTypes/User")).json()).toMatchObject({
+        schema: USER,
+        schemaExtensions: [{ schema: ENTERPRISE, required: false }],
+      });
       const schemas = await (await scim("/Schemas")).json();
       expect(schemas.Resources.map((s: { id: string }) => s.id)).toEqual([USER, GROUP, ENTERPRISE]);
       const user = await (await scim(`/Schemas/${USER}`)).json();
       const userName = user.attributes.find((a: { name: string }) => a.name === "userName");
-      expect(userName).toMatchObject({ type: "string", required: true, caseExact: false, uniqueness: "server", mutability: "readWrite" });
+      expect(userName).toMatchObject({
+        type: "string",
+        required: true,
+        caseExact: false,
+        uniqueness: "server",
+        mutability: "readWrite",
+      });
       const emails = user.attributes.find((a: { name: string }) => a.name === "emails");
-      expect(emails.subAttributes.map((a: { name: string }) => a.name)).toEqual(["value", "display", "type", "primary"]);
+      expect(emails.subAttributes.map((a: { name: string }) => a.name)).toEqual([
+        "value",
+        "display",
+        "type",
+        "primary",
+      ]);
       expect((await scim(`/Schemas/${ENTERPRISE}`)).status).toBe(200);
       for (const path of ["/Schemas/urn:nope", "/ResourceTypes/Widget"]) {
         const response = await scim(path);

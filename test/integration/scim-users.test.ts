@@ -10,8 +10,13 @@ const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 const ERROR = "urn:ietf:params:scim:api:messages:2.0:Error";
 const LIST = "urn:ietf:params:scim:api:messages:2.0:ListResponse";
-const MEMBER_EVENTS = ["member.provisioned", "member.updated", "member.deactivated", "member.reactivated", "member.removed"];
-
+const MEMBER_EVENTS = [
+  "member.provisioned",
+  "member.updated",
+  "member.deactivated",
+  "member.reactivated",
+  "member.removed",
+];
 
 describe("SCIM Users ↔ organization members", () => {
   const events: DomainEvent[] = [];
@@ -33,7 +38,12 @@ describe("SCIM Users ↔ organization members", () => {
   let ownerMemberId: string;
 
   beforeAll(async () => {
-    instance = await createTestInstance({ worker: false, plugins: [spy], logger: silentLogger, limits: { bodyBytes: 64 * 1024 } });
+    instance = await createTestInstance({
+      worker: false,
+      plugins: [spy],
+      logger: silentLogger,
+      limits: { bodyBytes: 64 * 1024 },
+    });
     const { api } = instance.faultline;
     const org = await api.organizations.create({ slug: "acme", plan: "business", samlConfigured: true });
     const ada = await api.users.create({ username: "ada", email: "ada@acme.test", name: "Ada Lovelace" });
@@ -49,18 +59,25 @@ describe("SCIM Users ↔ organization members", () => {
     await instance?.close();
   });
 
-  const scim = (path: string, init: { method?: string; body?: unknown; token?: string; headers?: Record<string, string> } = {}) =>
+  const scim = (
+    path: string,
+    init: { method?: string; body?: unknown; token?: string; headers?: Record<string, string> } = {},
+  ) =>
     fetch(`${server.url}/api/0/organizations/acme/scim/v2${path}`, {
       method: init.method ?? "GET",
       headers: { ...bearer(init.token ?? scimToken), "Content-Type": "application/scim+json", ...init.headers },
       body: init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body),
     });
   const provision = async (userName: string, extra: Record<string, unknown> = {}) => {
-    const response = await scim("/Users", { method: "POST", body: { schemas: [USER], userName, emails: [{ value: userName, type: "work", primary: true }], ...extra } });
+    const response = await scim("/Users", {
+      method: "POST",
+      body: { schemas: [USER], userName, emails: [{ value: userName, type: "work", primary: true }], ...extra },
+    });
     expect(response.status, await response.clone().text()).toBe(201);
     return response.json();
   };
-  const patch = (id: string, ...Operations: unknown[]) => scim(`/Users/${id}`, { method: "PATCH", body: { schemas: [PATCH_OP], Operations } });
+  const patch = (id: string, ...Operations: unknown[]) =>
+    scim(`/Users/${id}`, { method: "PATCH", body: { schemas: [PATCH_OP], Operations } });
   const expectScimError = async (response: Response, status: number, scimType?: string) => {
     expect(response.status).toBe(status);
     expect(response.headers.get("content-type")).toMatch(/^application\/scim\+json/);
@@ -114,22 +131,46 @@ describe("SCIM Users ↔ organization members", () => {
         },
       });
       const account = await instance.faultline.api.users.get("grace@acme.test");
-      expect(account).toMatchObject({ username: "Grace.Hopper@acme.test", email: "grace@acme.test", name: "Grace Hopper" });
-      const event = events.find((e) => e.name === "member.provisioned" && (e.payload as { member: { id: string } }).member.id === body.id);
+      expect(account).toMatchObject({
+        username: "Grace.Hopper@acme.test",
+        email: "grace@acme.test",
+        name: "Grace Hopper",
+      });
+      const event = events.find(
+        (e) => e.name === "member.provisioned" && (e.payload as { member: { id: string } }).member.id === body.id,
+      );
       expect(event).toMatchObject({
         organizationId: expect.any(Number),
         actor: { type: "application", id: "scim", name: "SCIM" },
         payload: {
-          member: { id: body.id, userId: account?.id, userName: "Grace.Hopper@acme.test", externalId: "00u1", email: "grace@acme.test", givenName: "Grace", familyName: "Hopper", role: "member", active: true, department: "Navy", employeeNumber: "1906" },
+          member: {
+            id: body.id,
+            userId: account?.id,
+            userName: "Grace.Hopper@acme.test",
+            externalId: "00u1",
+            email: "grace@acme.test",
+            givenName: "Grace",
+            familyName: "Hopper",
+            role: "member",
+            active: true,
+            department: "Navy",
+            employeeNumber: "1906",
+          },
           resource: { id: body.id, userName: "Grace.Hopper@acme.test" },
         },
       });
     });
 
     it("links an existing user account that has the email instead of creating another", async () => {
-      const existing = await instance.faultline.api.users.create({ username: "linus", email: "Linus@Acme.test", name: "Linus" });
+      const existing = await instance.faultline.api.users.create({
+        username: "linus",
+        email: "Linus@Acme.test",
+        name: "Linus",
+      });
       const created = await provision("linus@acme.test");
-      const event = events.find((e) => e.name === "member.provisioned" && (e.payload as { member: { id: string } }).member.id === created.id);
+      const event = events.find(
+        (e) => e.name === "member.provisioned" && (e.payload as { member: { id: string } }).member.id === created.id,
+      );
       expect((event?.payload as { member: { userId: string } }).member.userId).toBe(existing.id);
     });
 
@@ -145,53 +186,130 @@ describe("SCIM Users ↔ organization members", () => {
 
     it("409 uniqueness for a userName in another letter case, or a taken externalId; 400 invalidValue without userName", async () => {
       await provision("dup@acme.test", { externalId: "ext-dup" });
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "DUP@ACME.TEST" } }), 409, "uniqueness");
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "other@acme.test", externalId: "ext-dup" } }), 409, "uniqueness");
+      await expectScimError(
+        await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "DUP@ACME.TEST" } }),
+        409,
+        "uniqueness",
+      );
+      await expectScimError(
+        await scim("/Users", {
+          method: "POST",
+          body: { schemas: [USER], userName: "other@acme.test", externalId: "ext-dup" },
+        }),
+        409,
+        "uniqueness",
+      );
       // A host-added member is found by its email too.
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "Ada@Acme.Test" } }), 409, "uniqueness");
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER], name: { givenName: "No" } } }), 400, "invalidValue");
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "   " } }), 400, "invalidValue");
+      await expectScimError(
+        await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "Ada@Acme.Test" } }),
+        409,
+        "uniqueness",
+      );
+      await expectScimError(
+        await scim("/Users", { method: "POST", body: { schemas: [USER], name: { givenName: "No" } } }),
+        400,
+        "invalidValue",
+      );
+      await expectScimError(
+        await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "   " } }),
+        400,
+        "invalidValue",
+      );
     });
 
     it("PUT replaces the attributes (id and meta ignored); absent active and svcOrgRole keep their values", async () => {
-      const created = await provision("put.me@acme.test", { name: { givenName: "Put", familyName: "Me" }, title: "Engineer", svcOrgRole: "admin" });
+      const created = await provision("put.me@acme.test", {
+        name: { givenName: "Put", familyName: "Me" },
+        title: "Engineer",
+        svcOrgRole: "admin",
+      });
       const response = await scim(`/Users/${created.id}`, {
         method: "PUT",
-        body: { schemas: [USER], id: "1", meta: { resourceType: "Group" }, userName: "put.me@acme.test", name: { givenName: "Put" }, emails: [{ value: "new@acme.test", primary: true }] },
+        body: {
+          schemas: [USER],
+          id: "1",
+          meta: { resourceType: "Group" },
+          userName: "put.me@acme.test",
+          name: { givenName: "Put" },
+          emails: [{ value: "new@acme.test", primary: true }],
+        },
       });
       expect(response.status).toBe(200);
       const body = await response.json();
-      expect(body).toMatchObject({ id: created.id, userName: "put.me@acme.test", name: { givenName: "Put" }, emails: [{ value: "new@acme.test", primary: true }], active: true, svcOrgRole: "admin" });
+      expect(body).toMatchObject({
+        id: created.id,
+        userName: "put.me@acme.test",
+        name: { givenName: "Put" },
+        emails: [{ value: "new@acme.test", primary: true }],
+        active: true,
+        svcOrgRole: "admin",
+      });
       expect(body.title).toBeUndefined();
       expect(body.meta.resourceType).toBe("User");
-      await expectScimError(await scim("/Users/999999", { method: "PUT", body: { schemas: [USER], userName: "x@acme.test" } }), 404);
-      await expectScimError(await scim(`/Users/${created.id}`, { method: "PUT", body: { schemas: [USER], userName: "grace.hopper@acme.test" } }), 409, "uniqueness");
+      await expectScimError(
+        await scim("/Users/999999", { method: "PUT", body: { schemas: [USER], userName: "x@acme.test" } }),
+        404,
+      );
+      await expectScimError(
+        await scim(`/Users/${created.id}`, {
+          method: "PUT",
+          body: { schemas: [USER], userName: "grace.hopper@acme.test" },
+        }),
+        409,
+        "uniqueness",
+      );
     });
 
     it("POST without schemas (Entra, Okta) assumes the User schema; sentryOrgRole is svcOrgRole's Sentry spelling", async () => {
-      const response = await scim("/Users", { method: "POST", body: { userName: "no.schemas@acme.test", sentryOrgRole: "Admin" } });
+      const response = await scim("/Users", {
+        method: "POST",
+        body: { userName: "no.schemas@acme.test", sentryOrgRole: "Admin" },
+      });
       expect(response.status).toBe(201);
-      expect(await response.json()).toMatchObject({ userName: "no.schemas@acme.test", svcOrgRole: "admin", sentryOrgRole: "admin" });
+      expect(await response.json()).toMatchObject({
+        userName: "no.schemas@acme.test",
+        svcOrgRole: "admin",
+        sentryOrgRole: "admin",
+      });
     });
 
     it("svcOrgRole sets the organization role (member by default; never owner)", async () => {
       const manager = await provision("role.manager@acme.test", { svcOrgRole: "Manager" });
       expect(manager.svcOrgRole).toBe("manager");
-      expect((await (await patch(manager.id, { op: "replace", path: "svcOrgRole", value: "billing" })).json()).svcOrgRole).toBe("billing");
-      await expectScimError(await patch(manager.id, { op: "replace", path: "svcOrgRole", value: "owner" }), 400, "invalidValue");
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "r@acme.test", svcOrgRole: "superuser" } }), 400, "invalidValue");
+      expect(
+        (await (await patch(manager.id, { op: "replace", path: "svcOrgRole", value: "billing" })).json()).svcOrgRole,
+      ).toBe("billing");
+      await expectScimError(
+        await patch(manager.id, { op: "replace", path: "svcOrgRole", value: "owner" }),
+        400,
+        "invalidValue",
+      );
+      await expectScimError(
+        await scim("/Users", {
+          method: "POST",
+          body: { schemas: [USER], userName: "r@acme.test", svcOrgRole: "superuser" },
+        }),
+        400,
+        "invalidValue",
+      );
     });
   });
 
   describe("deactivation, reactivation, removal", () => {
     const issuePath = () => `${server.url}/api/0/organizations/acme/issues/WEB-1/`;
     const assign = (assignedTo: string) =>
-      fetch(issuePath(), { method: "PUT", headers: { ...bearer(ownerToken), "Content-Type": "application/json" }, body: JSON.stringify({ assignedTo }) });
+      fetch(issuePath(), {
+        method: "PUT",
+        headers: { ...bearer(ownerToken), "Content-Type": "application/json" },
+        body: JSON.stringify({ assignedTo }),
+      });
 
     it("active:false keeps the member listed and readable but takes their access; active:true restores it", async () => {
       const carol = await provision("carol@acme.test", { name: { givenName: "Carol", familyName: "Shaw" } });
       const account = await instance.faultline.api.users.get("carol@acme.test");
-      const carolToken = (await instance.faultline.api.tokens.create({ user: account?.id as string, scopes: ["org:read", "event:read"] })).token;
+      const carolToken = (
+        await instance.faultline.api.tokens.create({ user: account?.id as string, scopes: ["org:read", "event:read"] })
+      ).token;
       const orgAsCarol = () => fetch(`${server.url}/api/0/organizations/acme/`, { headers: bearer(carolToken) });
       expect((await orgAsCarol()).status).toBe(200);
       expect((await assign("carol@acme.test")).status).toBe(200);
@@ -200,7 +318,11 @@ describe("SCIM Users ↔ organization members", () => {
       const deactivated = await patch(carol.id, { op: "replace", value: { active: false } });
       expect(deactivated.status).toBe(200);
       expect((await deactivated.json()).active).toBe(false);
-      expect(await (await scim(`/Users/${carol.id}`)).json()).toMatchObject({ id: carol.id, active: false, name: { givenName: "Carol" } });
+      expect(await (await scim(`/Users/${carol.id}`)).json()).toMatchObject({
+        id: carol.id,
+        active: false,
+        name: { givenName: "Carol" },
+      });
       const listed = await (await scim(`/Users?filter=${encodeURIComponent('userName eq "carol@acme.test"')}`)).json();
       expect(listed.Resources).toEqual([expect.objectContaining({ id: carol.id, active: false })]);
       expect((await orgAsCarol()).status).toBe(404);
@@ -213,15 +335,37 @@ describe("SCIM Users ↔ organization members", () => {
       expect((await orgAsCarol()).status).toBe(200);
       expect((await assign("carol@acme.test")).status).toBe(200);
 
-      const names = events.filter((e) => (e.payload as { member?: { id: string } }).member?.id === carol.id).map((e) => e.name);
-      expect(names).toEqual(["member.provisioned", "member.updated", "member.deactivated", "member.updated", "member.reactivated"]);
-      const deactivation = events.find((e) => e.name === "member.deactivated" && (e.payload as { member: { id: string } }).member.id === carol.id);
-      expect(deactivation?.payload).toMatchObject({ member: { active: false, userId: account?.id }, resource: { active: false } });
+      const names = events
+        .filter((e) => (e.payload as { member?: { id: string } }).member?.id === carol.id)
+        .map((e) => e.name);
+      expect(names).toEqual([
+        "member.provisioned",
+        "member.updated",
+        "member.deactivated",
+        "member.updated",
+        "member.reactivated",
+      ]);
+      const deactivation = events.find(
+        (e) => e.name === "member.deactivated" && (e.payload as { member: { id: string } }).member.id === carol.id,
+      );
+      expect(deactivation?.payload).toMatchObject({
+        member: { active: false, userId: account?.id },
+        resource: { active: false },
+      });
     });
 
     it("DELETE removes the membership and team memberships, keeps the user account; a later GET → 404", async () => {
       const dave = await provision("dave@acme.test");
-      const team = await (await scim("/Groups", { method: "POST", body: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Dave's team", members: [{ value: dave.id }] } })).json();
+      const team = await (
+        await scim("/Groups", {
+          method: "POST",
+          body: {
+            schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+            displayName: "Dave's team",
+            members: [{ value: dave.id }],
+          },
+        })
+      ).json();
       expect(team.members).toEqual([expect.objectContaining({ value: dave.id })]);
       const response = await scim(`/Users/${dave.id}`, { method: "DELETE" });
       expect(response.status).toBe(204);
@@ -231,9 +375,14 @@ describe("SCIM Users ↔ organization members", () => {
       expect(await instance.faultline.api.users.get("dave@acme.test")).toMatchObject({ email: "dave@acme.test" });
       expect((await (await scim(`/Groups/${team.id}`)).json()).members).toEqual([]);
       const db = instance.faultline.container.resolve(tokens.Db);
-      expect(await db.selectFrom("team_members").selectAll().where("member_id", "=", Number(dave.id)).execute()).toEqual([]);
+      expect(
+        await db.selectFrom("team_members").selectAll().where("member_id", "=", Number(dave.id)).execute(),
+      ).toEqual([]);
       const removed = events.find((e) => e.name === "member.removed");
-      expect(removed?.payload).toMatchObject({ member: { id: dave.id, userName: "dave@acme.test" }, resource: { id: dave.id } });
+      expect(removed?.payload).toMatchObject({
+        member: { id: dave.id, userName: "dave@acme.test" },
+        resource: { id: dave.id },
+      });
       // Provisioning the same person again links the kept account.
       const again = await provision("dave@acme.test");
       expect(again.id).not.toBe(dave.id);
@@ -249,7 +398,10 @@ describe("SCIM Users ↔ organization members", () => {
     });
 
     it("a failing host subscriber answers a SCIM 500 and nothing is kept", async () => {
-      const response = await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "explode@acme.test" } });
+      const response = await scim("/Users", {
+        method: "POST",
+        body: { schemas: [USER], userName: "explode@acme.test" },
+      });
       const body = await expectScimError(response, 500);
       expect(body.detail).toMatch(/^Internal Error \(errorId [0-9a-f]{32}\)$/);
       const found = await (await scim(`/Users?filter=${encodeURIComponent('userName eq "explode@acme.test"')}`)).json();
@@ -286,7 +438,9 @@ describe("SCIM Users ↔ organization members", () => {
 
     it("pages are consecutive: startIndex=2 begins where startIndex=1&count=1 ended", async () => {
       const all = (await (await scim("/Users")).json()).Resources.map((r: { id: string }) => r.id);
-      const second = (await (await scim("/Users?startIndex=2&count=2")).json()).Resources.map((r: { id: string }) => r.id);
+      const second = (await (await scim("/Users?startIndex=2&count=2")).json()).Resources.map(
+        (r: { id: string }) => r.id,
+      );
       expect(second).toEqual(all.slice(1, 3));
     });
 
@@ -298,10 +452,14 @@ describe("SCIM Users ↔ organization members", () => {
         await api.members.add({ organization: "big", user: user.id });
       }
       const bigToken = (await api.scim.enable("big")).token;
-      const response = await fetch(`${server.url}/api/0/organizations/big/scim/v2/Users?count=1000`, { headers: bearer(bigToken) });
+      const response = await fetch(`${server.url}/api/0/organizations/big/scim/v2/Users?count=1000`, {
+        headers: bearer(bigToken),
+      });
       const body = await response.json();
       expect(body).toMatchObject({ totalResults: 105, startIndex: 1, itemsPerPage: 100 });
-      const rest = await (await fetch(`${server.url}/api/0/organizations/big/scim/v2/Users?startIndex=101`, { headers: bearer(bigToken) })).json();
+      const rest = await (
+        await fetch(`${server.url}/api/0/organizations/big/scim/v2/Users?startIndex=101`, { headers: bearer(bigToken) })
+      ).json();
       expect(rest).toMatchObject({ totalResults: 105, startIndex: 101, itemsPerPage: 5 });
       expect(rest.Resources[0].userName).toBe("big-100@big.test");
     });
@@ -312,11 +470,24 @@ describe("SCIM Users ↔ organization members", () => {
     });
 
     it("attributes and excludedAttributes shape the resources (id and schemas always)", async () => {
-      await provision("shape@acme.test", { name: { givenName: "Sha", familyName: "Pe" }, [ENTERPRISE]: { department: "Forms" }, schemas: [USER, ENTERPRISE] });
+      await provision("shape@acme.test", {
+        name: { givenName: "Sha", familyName: "Pe" },
+        [ENTERPRISE]: { department: "Forms" },
+        schemas: [USER, ENTERPRISE],
+      });
       const filter = `filter=${encodeURIComponent('userName eq "shape@acme.test"')}`;
-      const only = (await (await scim(`/Users?${filter}&attributes=userName,name.givenName,${ENTERPRISE}:department`)).json()).Resources[0];
-      expect(only).toEqual({ schemas: [USER, ENTERPRISE], id: expect.any(String), userName: "shape@acme.test", name: { givenName: "Sha" }, [ENTERPRISE]: { department: "Forms" } });
-      const without = (await (await scim(`/Users?${filter}&excludedAttributes=groups,emails,meta,id`)).json()).Resources[0];
+      const only = (
+        await (await scim(`/Users?${filter}&attributes=userName,name.givenName,${ENTERPRISE}:department`)).json()
+      ).Resources[0];
+      expect(only).toEqual({
+        schemas: [USER, ENTERPRISE],
+        id: expect.any(String),
+        userName: "shape@acme.test",
+        name: { givenName: "Sha" },
+        [ENTERPRISE]: { department: "Forms" },
+      });
+      const without = (await (await scim(`/Users?${filter}&excludedAttributes=groups,emails,meta,id`)).json())
+        .Resources[0];
       expect(without.id).toEqual(only.id);
       expect(without).not.toHaveProperty("groups");
       expect(without).not.toHaveProperty("emails");
@@ -334,8 +505,21 @@ describe("SCIM Users ↔ organization members", () => {
       return (await response.json()).Resources.map((r: { userName: string }) => r.userName).sort();
     };
     beforeAll(async () => {
-      await provision("f.one@filter.test", { externalId: "F-1", displayName: "Filter One", title: "Lead", emails: [{ value: "one@work.test", type: "work" }, { value: "one@home.test", type: "home" }] });
-      await provision("f.two@filter.test", { externalId: "f-2", displayName: "Filter Two", emails: [{ value: "two@work.test", type: "home" }], active: false });
+      await provision("f.one@filter.test", {
+        externalId: "F-1",
+        displayName: "Filter One",
+        title: "Lead",
+        emails: [
+          { value: "one@work.test", type: "work" },
+          { value: "one@home.test", type: "home" },
+        ],
+      });
+      await provision("f.two@filter.test", {
+        externalId: "f-2",
+        displayName: "Filter Two",
+        emails: [{ value: "two@work.test", type: "home" }],
+        active: false,
+      });
     });
 
     it("supports the attributes IdPs filter on, operators and attribute names in any case", async () => {
@@ -345,11 +529,20 @@ describe("SCIM Users ↔ organization members", () => {
       expect(await ids('emails.value eq "TWO@work.test"')).toEqual(["f.two@filter.test"]);
       expect(await ids('displayName sw "filter" and active eq false')).toEqual(["f.two@filter.test"]);
       expect(await ids('userName ew "@filter.test" and not (title pr)')).toEqual(["f.two@filter.test"]);
-      expect(await ids('emails[type eq "work" and value co "work"] and userName co "filter"')).toEqual(["f.one@filter.test"]);
+      expect(await ids('emails[type eq "work" and value co "work"] and userName co "filter"')).toEqual([
+        "f.one@filter.test",
+      ]);
       // The same email must be both "home" and at work.test: only f.two has one.
       expect(await ids('emails[type eq "home"].value ew "@work.test"')).toEqual(["f.two@filter.test"]);
-      expect(await ids(`meta.lastModified gt "2000-01-01T00:00:00Z" and userName sw "f."`)).toEqual(["f.one@filter.test", "f.two@filter.test"]);
-      expect(await ids('(userName eq "f.one@filter.test" or userName eq "f.two@filter.test") and emails.value ne "one@home.test"')).toEqual(["f.two@filter.test"]);
+      expect(await ids(`meta.lastModified gt "2000-01-01T00:00:00Z" and userName sw "f."`)).toEqual([
+        "f.one@filter.test",
+        "f.two@filter.test",
+      ]);
+      expect(
+        await ids(
+          '(userName eq "f.one@filter.test" or userName eq "f.two@filter.test") and emails.value ne "one@home.test"',
+        ),
+      ).toEqual(["f.two@filter.test"]);
       expect(await ids('userName eq "nobody@filter.test"')).toEqual([]);
     });
 
@@ -358,12 +551,12 @@ describe("SCIM Users ↔ organization members", () => {
       ["userName eq x"],
       ['favouriteColour eq "red"'],
       ['name eq "x"'],
-      ['active gt true'],
+      ["active gt true"],
       ['active eq "maybe"'],
       ['meta.lastModified gt "yesterday"'],
       ['meta.lastModified co "2020"'],
       ['meta.location eq "x"'],
-      ['userName eq true'],
+      ["userName eq true"],
       ['emails[colour eq "red"]'],
       ['urn:example:params:scim:schemas:custom:1.0:User:x eq "y"'],
     ])("%s → 400 invalidFilter", async (filter) => {
@@ -387,11 +580,16 @@ describe("SCIM Users ↔ organization members", () => {
       present?(resource: Record<string, unknown>): boolean;
     }
     const get = (keys: string[]) => (resource: Record<string, unknown>) => {
-      const value = keys.reduce<unknown>((node, key) => (node && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined), resource);
+      const value = keys.reduce<unknown>(
+        (node, key) => (node && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined),
+        resource,
+      );
       return value === undefined || value === null ? [] : [value];
     };
-    const emails = (resource: Record<string, unknown>) => (Array.isArray(resource.emails) ? (resource.emails as Array<Record<string, unknown>>) : []);
-    const fromEmails = (key: string) => (resource: Record<string, unknown>) => emails(resource).flatMap((email) => (email[key] === undefined ? [] : [email[key]]));
+    const emails = (resource: Record<string, unknown>) =>
+      Array.isArray(resource.emails) ? (resource.emails as Array<Record<string, unknown>>) : [];
+    const fromEmails = (key: string) => (resource: Record<string, unknown>) =>
+      emails(resource).flatMap((email) => (email[key] === undefined ? [] : [email[key]]));
     const SPECS: Spec[] = [
       { path: "userName", type: "text", values: get(["userName"]) },
       { path: "externalId", type: "text", caseExact: true, values: get(["externalId"]) },
@@ -424,9 +622,10 @@ describe("SCIM Users ↔ organization members", () => {
         t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
         return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
       };
-      const pick = <T,>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+      const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
       const word = (length: number) => Array.from({ length }, () => pick([..."abcAB"])).join("");
-      const mixCase = (text: string) => [...text].map((c) => (next() < 0.3 ? c.toUpperCase() : next() < 0.3 ? c.toLowerCase() : c)).join("");
+      const mixCase = (text: string) =>
+        [...text].map((c) => (next() < 0.3 ? c.toUpperCase() : next() < 0.3 ? c.toLowerCase() : c)).join("");
       return { next, pick, word, mixCase };
     }
     type Random = ReturnType<typeof random>;
@@ -459,7 +658,17 @@ describe("SCIM Users ↔ organization members", () => {
         }
         const fold = (text: string) => (node.spec.caseExact ? text : text.toLowerCase());
         const [a, b] = [fold(String(value)), fold(String(node.value))];
-        return { eq: a === b, ne: a === b, co: a.includes(b), sw: a.startsWith(b), ew: a.endsWith(b), gt: a > b, ge: a >= b, lt: a < b, le: a <= b }[node.op] as boolean;
+        return {
+          eq: a === b,
+          ne: a === b,
+          co: a.includes(b),
+          sw: a.startsWith(b),
+          ew: a.endsWith(b),
+          gt: a > b,
+          ge: a >= b,
+          lt: a < b,
+          le: a <= b,
+        }[node.op] as boolean;
       };
       return node.op === "ne" ? !values.some(test) : values.some(test);
     }
@@ -486,7 +695,8 @@ describe("SCIM Users ↔ organization members", () => {
     function leaf(r: Random, specs: Spec[], resources: Array<Record<string, unknown>>): Node {
       const spec = r.pick(specs);
       const pool = resources.flatMap((resource) => spec.values(resource));
-      if (spec.type === "boolean") return { kind: "leaf", spec, op: r.pick(["eq", "ne", "pr"]), value: r.next() < 0.1 ? null : r.next() < 0.5 };
+      if (spec.type === "boolean")
+        return { kind: "leaf", spec, op: r.pick(["eq", "ne", "pr"]), value: r.next() < 0.1 ? null : r.next() < 0.5 };
       if (spec.type === "date") {
         const base = Date.parse(String(r.pick(pool)));
         const value = new Date(base + r.pick([-1, 0, 0, 1])).toISOString();
@@ -495,14 +705,28 @@ describe("SCIM Users ↔ organization members", () => {
       const op = r.pick(TEXT_OPS);
       const source = pool.length > 0 && r.next() < 0.8 ? String(r.pick(pool)) : r.word(2);
       const cut = Math.floor(r.next() * source.length);
-      const fragment = op === "co" ? source.slice(cut, cut + 2) : op === "sw" ? source.slice(0, cut + 1) : op === "ew" ? source.slice(cut) : source;
-      return { kind: "leaf", spec, op, value: (op === "eq" || op === "ne") && r.next() < 0.1 ? null : r.mixCase(fragment) };
+      const fragment =
+        op === "co"
+          ? source.slice(cut, cut + 2)
+          : op === "sw"
+            ? source.slice(0, cut + 1)
+            : op === "ew"
+              ? source.slice(cut)
+              : source;
+      return {
+        kind: "leaf",
+        spec,
+        op,
+        value: (op === "eq" || op === "ne") && r.next() < 0.1 ? null : r.mixCase(fragment),
+      };
     }
 
     function tree(r: Random, depth: number, resources: Array<Record<string, unknown>>, specs = SPECS): Node {
       const choice = depth === 0 ? 4 : Math.floor(r.next() * 6);
-      if (choice === 0) return { kind: "and", left: tree(r, depth - 1, resources, specs), right: tree(r, depth - 1, resources, specs) };
-      if (choice === 1) return { kind: "or", left: tree(r, depth - 1, resources, specs), right: tree(r, depth - 1, resources, specs) };
+      if (choice === 0)
+        return { kind: "and", left: tree(r, depth - 1, resources, specs), right: tree(r, depth - 1, resources, specs) };
+      if (choice === 1)
+        return { kind: "or", left: tree(r, depth - 1, resources, specs), right: tree(r, depth - 1, resources, specs) };
       if (choice === 2) return { kind: "not", node: tree(r, depth - 1, resources, specs) };
       if (choice === 3 && specs === SPECS) {
         const elements = resources.flatMap((resource) => emails(resource));
@@ -517,9 +741,10 @@ describe("SCIM Users ↔ organization members", () => {
       const owner = await api.users.create({ username: "prop-owner", email: "Owner@Prop.test", name: "Pat Owner" });
       await api.members.add({ organization: "prop", user: owner.id, role: "owner" });
       const token = (await api.scim.enable("prop")).token;
-      const call = (query: string) => fetch(`${server.url}/api/0/organizations/prop/scim/v2/Users?${query}`, { headers: bearer(token) });
+      const call = (query: string) =>
+        fetch(`${server.url}/api/0/organizations/prop/scim/v2/Users?${query}`, { headers: bearer(token) });
       const r = random(20260301);
-      const optional = <T,>(make: () => T): T | undefined => (r.next() < 0.6 ? make() : undefined);
+      const optional = <T>(make: () => T): T | undefined => (r.next() < 0.6 ? make() : undefined);
       for (let i = 0; i < 30; i++) {
         const body = {
           schemas: [USER, ENTERPRISE],
@@ -565,15 +790,23 @@ describe("SCIM Users ↔ organization members", () => {
       await api.organizations.create({ slug: "free-org", plan: "free", samlConfigured: true });
       await api.organizations.create({ slug: "no-saml", plan: "enterprise" });
       await api.organizations.create({ slug: "not-enabled", plan: "business", samlConfigured: true });
-      const token = async (slug: string) => (await api.tokens.create({ organization: slug, scopes: ["member:admin", "team:admin"] })).token;
-      const call = async (slug: string) => fetch(`${server.url}/api/0/organizations/${slug}/scim/v2/Users`, { headers: bearer(await token(slug)) });
-      expect((await expectScimError(await call("free-org"), 403)).detail).toMatch(/business or enterprise plan \(it is on "free"\)/);
+      const token = async (slug: string) =>
+        (await api.tokens.create({ organization: slug, scopes: ["member:admin", "team:admin"] })).token;
+      const call = async (slug: string) =>
+        fetch(`${server.url}/api/0/organizations/${slug}/scim/v2/Users`, { headers: bearer(await token(slug)) });
+      expect((await expectScimError(await call("free-org"), 403)).detail).toMatch(
+        /business or enterprise plan \(it is on "free"\)/,
+      );
       expect((await expectScimError(await call("no-saml"), 403)).detail).toMatch(/a configured SAML identity provider/);
       expect((await expectScimError(await call("not-enabled"), 403)).detail).toMatch(/SCIM to be enabled/);
-      await expect(api.scim.enable("free-org")).rejects.toThrow(/needs the business or enterprise plan \(it is on "free"\)/);
+      await expect(api.scim.enable("free-org")).rejects.toThrow(
+        /needs the business or enterprise plan \(it is on "free"\)/,
+      );
       await expect(api.scim.enable("no-saml")).rejects.toThrow(/needs a configured SAML identity provider/);
       await api.organizations.update("free-org", { plan: "team", samlConfigured: false });
-      await expect(api.scim.enable("free-org")).rejects.toThrow(/business or enterprise plan \(it is on "team"\) and a configured SAML identity provider/);
+      await expect(api.scim.enable("free-org")).rejects.toThrow(
+        /business or enterprise plan \(it is on "team"\) and a configured SAML identity provider/,
+      );
       await expect(api.scim.rotateToken("not-enabled")).rejects.toThrow(/SCIM is not enabled/);
     });
 
@@ -585,7 +818,9 @@ describe("SCIM Users ↔ organization members", () => {
       await expectScimError(await scim("/Users", { token: globexToken }), 404);
       await expectScimError(await scim(`/Users/${ownerMemberId}`, { token: globexToken }), 404);
       await expectScimError(await scim(`/Users/${ownerMemberId}`, { token: globexToken, method: "DELETE" }), 404);
-      const own = await (await fetch(`${server.url}/api/0/organizations/globex/scim/v2/Users`, { headers: bearer(globexToken) })).json();
+      const own = await (
+        await fetch(`${server.url}/api/0/organizations/globex/scim/v2/Users`, { headers: bearer(globexToken) })
+      ).json();
       expect(own.totalResults).toBe(0);
       await expectScimError(await fetch(`${server.url}/api/0/organizations/acme/scim/v2/Users`), 401);
       const unknown = await scim("/Users", { token: "fls_0000000000000000000000000000000000000000" });
@@ -597,15 +832,27 @@ describe("SCIM Users ↔ organization members", () => {
       await api.organizations.create({ slug: "rotor", plan: "business", samlConfigured: true });
       const first = (await api.scim.enable("rotor")).token;
       const second = await api.scim.rotateToken("rotor");
-      expect(second).toMatchObject({ token: expect.stringMatching(/^fls_/), scopes: ["member:admin", "team:admin"], path: "/api/0/organizations/rotor/scim/v2" });
-      const users = (token: string) => fetch(`${server.url}/api/0/organizations/rotor/scim/v2/Users`, { headers: bearer(token) });
+      expect(second).toMatchObject({
+        token: expect.stringMatching(/^fls_/),
+        scopes: ["member:admin", "team:admin"],
+        path: "/api/0/organizations/rotor/scim/v2",
+      });
+      const users = (token: string) =>
+        fetch(`${server.url}/api/0/organizations/rotor/scim/v2/Users`, { headers: bearer(token) });
       await expectScimError(await users(first), 401);
       expect((await users(second.token)).status).toBe(200);
       expect((await scim("/Users", { token: ownerToken })).status).toBe(200);
       const ada = await api.users.get("ada");
       const readOnly = (await api.tokens.create({ user: ada?.id as string, scopes: ["member:read"] })).token;
       expect((await scim("/Users", { token: readOnly })).status).toBe(200);
-      await expectScimError(await scim("/Users", { token: readOnly, method: "POST", body: { schemas: [USER], userName: "nope@acme.test" } }), 403);
+      await expectScimError(
+        await scim("/Users", {
+          token: readOnly,
+          method: "POST",
+          body: { schemas: [USER], userName: "nope@acme.test" },
+        }),
+        403,
+      );
       await api.scim.disable("rotor");
       await expectScimError(await users(second.token), 401);
     });
@@ -613,44 +860,143 @@ describe("SCIM Users ↔ organization members", () => {
 
   describe("media types and errors", () => {
     it("accepts application/json, application/json+scim and charset parameters; answers JSON when asked", async () => {
-      for (const type of ["application/json", "application/json; charset=utf-8", "application/json+scim", "application/scim+json; charset=UTF-8"]) {
-        const response = await scim("/Users", { method: "POST", headers: { "Content-Type": type }, body: { schemas: [USER], userName: `type-${type.length}@acme.test` } });
+      for (const type of [
+        "application/json",
+        "application/json; charset=utf-8",
+        "application/json+scim",
+        "application/scim+json; charset=UTF-8",
+      ]) {
+        const response = await scim("/Users", {
+          method: "POST",
+          headers: { "Content-Type": type },
+          body: { schemas: [USER], userName: `type-${type.length}@acme.test` },
+        });
         expect(response.status, type).toBe(201);
       }
       const json = await scim("/Users?count=1", { headers: { Accept: "application/json" } });
       expect(json.headers.get("content-type")).toBe("application/json; charset=utf-8");
       const either = await scim("/Users?count=1", { headers: { Accept: "application/scim+json, application/json" } });
       expect(either.headers.get("content-type")).toBe("application/scim+json; charset=utf-8");
-      await expectScimError(await scim("/Users", { method: "POST", headers: { "Content-Type": "text/plain" }, body: { schemas: [USER], userName: "t@acme.test" } }), 415);
+      await expectScimError(
+        await scim("/Users", {
+          method: "POST",
+          headers: { "Content-Type": "text/plain" },
+          body: { schemas: [USER], userName: "t@acme.test" },
+        }),
+        415,
+      );
     });
 
     it("bad input → SCIM errors with the right scimType, never a 500", async () => {
       await expectScimError(await scim("/Users", { method: "POST", body: '{"schemas": [' }), 400, "invalidSyntax");
       await expectScimError(await scim("/Users", { method: "POST", body: "[1, 2]" }), 400, "invalidSyntax");
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: "nope", userName: "s@acme.test" } }), 400, "invalidSyntax");
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], userName: "s@acme.test" } }), 400, "invalidSyntax");
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER, "urn:example:custom"], userName: "s@acme.test" } }), 400, "invalidSyntax");
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "s@acme.test", favouriteColour: "red" } }), 400, "invalidSyntax");
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "s@acme.test", name: { nickname: "x" } } }), 400, "invalidSyntax");
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER], userName: 42 } }), 400, "invalidValue");
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "s@acme.test", active: "yes" } }), 400, "invalidValue");
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "s@acme.test", emails: ["s@acme.test"] } }), 400, "invalidValue");
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "s@acme.test", name: "S" } }), 400, "invalidValue");
+      await expectScimError(
+        await scim("/Users", { method: "POST", body: { schemas: "nope", userName: "s@acme.test" } }),
+        400,
+        "invalidSyntax",
+      );
+      await expectScimError(
+        await scim("/Users", {
+          method: "POST",
+          body: { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], userName: "s@acme.test" },
+        }),
+        400,
+        "invalidSyntax",
+      );
+      await expectScimError(
+        await scim("/Users", {
+          method: "POST",
+          body: { schemas: [USER, "urn:example:custom"], userName: "s@acme.test" },
+        }),
+        400,
+        "invalidSyntax",
+      );
+      await expectScimError(
+        await scim("/Users", {
+          method: "POST",
+          body: { schemas: [USER], userName: "s@acme.test", favouriteColour: "red" },
+        }),
+        400,
+        "invalidSyntax",
+      );
+      await expectScimError(
+        await scim("/Users", {
+          method: "POST",
+          body: { schemas: [USER], userName: "s@acme.test", name: { nickname: "x" } },
+        }),
+        400,
+        "invalidSyntax",
+      );
+      await expectScimError(
+        await scim("/Users", { method: "POST", body: { schemas: [USER], userName: 42 } }),
+        400,
+        "invalidValue",
+      );
+      await expectScimError(
+        await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "s@acme.test", active: "yes" } }),
+        400,
+        "invalidValue",
+      );
+      await expectScimError(
+        await scim("/Users", {
+          method: "POST",
+          body: { schemas: [USER], userName: "s@acme.test", emails: ["s@acme.test"] },
+        }),
+        400,
+        "invalidValue",
+      );
+      await expectScimError(
+        await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "s@acme.test", name: "S" } }),
+        400,
+        "invalidValue",
+      );
       const target = await provision("bad.patch@acme.test");
-      await expectScimError(await patch(target.id, { op: "replace", path: "favouriteColour", value: "red" }), 400, "invalidPath");
-      await expectScimError(await patch(target.id, { op: "replace", path: "emails[type eq", value: "x" }), 400, "invalidPath");
+      await expectScimError(
+        await patch(target.id, { op: "replace", path: "favouriteColour", value: "red" }),
+        400,
+        "invalidPath",
+      );
+      await expectScimError(
+        await patch(target.id, { op: "replace", path: "emails[type eq", value: "x" }),
+        400,
+        "invalidPath",
+      );
       await expectScimError(await patch(target.id, { op: "replace", path: "id", value: "1" }), 400, "mutability");
-      await expectScimError(await patch(target.id, { op: "add", path: "groups", value: [{ value: "1" }] }), 400, "mutability");
+      await expectScimError(
+        await patch(target.id, { op: "add", path: "groups", value: [{ value: "1" }] }),
+        400,
+        "mutability",
+      );
       await expectScimError(await patch(target.id, { op: "remove" }), 400, "noTarget");
       await expectScimError(await patch(target.id, { op: "replace", path: "active", value: 3 }), 400, "invalidValue");
-      await expectScimError(await scim(`/Users/${target.id}`, { method: "PATCH", body: { Operations: [] } }), 400, "invalidSyntax");
+      await expectScimError(
+        await scim(`/Users/${target.id}`, { method: "PATCH", body: { Operations: [] } }),
+        400,
+        "invalidSyntax",
+      );
       await expectScimError(await scim(`/Users/${target.id}`, { method: "PATCH", body: "{" }), 400, "invalidSyntax");
     });
 
     it("PATCH is atomic: a failing operation leaves everything as it was", async () => {
       const target = await provision("atomic@acme.test", { title: "Before" });
-      await expectScimError(await patch(target.id, { op: "replace", path: "title", value: "After" }, { op: "replace", path: "nope", value: 1 }), 400, "invalidPath");
-      await expectScimError(await patch(target.id, { op: "replace", path: "title", value: "After" }, { op: "replace", path: "userName", value: "grace.hopper@ACME.test" }), 409, "uniqueness");
+      await expectScimError(
+        await patch(
+          target.id,
+          { op: "replace", path: "title", value: "After" },
+          { op: "replace", path: "nope", value: 1 },
+        ),
+        400,
+        "invalidPath",
+      );
+      await expectScimError(
+        await patch(
+          target.id,
+          { op: "replace", path: "title", value: "After" },
+          { op: "replace", path: "userName", value: "grace.hopper@ACME.test" },
+        ),
+        409,
+        "uniqueness",
+      );
       expect((await (await scim(`/Users/${target.id}`)).json()).title).toBe("Before");
       const tooMany = Array.from({ length: 101 }, () => ({ op: "replace", path: "title", value: "x" }));
       await expectScimError(await patch(target.id, ...tooMany), 400, "tooMany");
@@ -664,9 +1010,19 @@ describe("SCIM Users ↔ organization members", () => {
       const notAllowed = await scim("/Users", { method: "DELETE" });
       expect(notAllowed.headers.get("allow")).toBe("GET, HEAD, POST");
       await expectScimError(notAllowed, 405);
-      await expectScimError(await scim("/Users", { method: "POST", body: { schemas: [USER], userName: "big@acme.test", title: "x".repeat(70 * 1024) } }), 413);
+      await expectScimError(
+        await scim("/Users", {
+          method: "POST",
+          body: { schemas: [USER], userName: "big@acme.test", title: "x".repeat(70 * 1024) },
+        }),
+        413,
+      );
       // Other paths keep the Sentry error shape.
-      expect(await (await fetch(`${server.url}/api/0/organizations/acme/nothing-here/`, { headers: bearer(ownerToken) })).json()).toEqual({ detail: "The requested resource does not exist" });
+      expect(
+        await (
+          await fetch(`${server.url}/api/0/organizations/acme/nothing-here/`, { headers: bearer(ownerToken) })
+        ).json(),
+      ).toEqual({ detail: "The requested resource does not exist" });
     });
   });
 });

@@ -43,9 +43,15 @@ describe("Sentry-Hook-* webhook headers, opt-in per app", () => {
   async function webhooksOfNewEvent(): Promise<ReceivedRequest[]> {
     const before = receiver.received.length;
     const eventId = (++sent).toString(16).padStart(32, "0");
-    const event = { ...errorEvent({ exception: { values: [{ type: "Error", value: `failure ${sent}` }] } }), event_id: eventId };
+    const event = {
+      ...errorEvent({ exception: { values: [{ type: "Error", value: `failure ${sent}` }] } }),
+      event_id: eventId,
+    };
     const envelope = [JSON.stringify({ event_id: eventId }), '{"type":"event"}', JSON.stringify(event)].join("\n");
-    expect((await fetch(`${server.url}/api/${projectId}/envelope/?sentry_key=${dsnKey}`, { method: "POST", body: envelope })).status).toBe(200);
+    expect(
+      (await fetch(`${server.url}/api/${projectId}/envelope/?sentry_key=${dsnKey}`, { method: "POST", body: envelope }))
+        .status,
+    ).toBe(200);
     await instance.faultline.worker.runDue("ingest.digest");
     await instance.faultline.worker.runDue("delivery.send");
     await receiver.until((requests) => requests.length >= before + 2);
@@ -115,7 +121,9 @@ describe("Sentry-Hook-* webhook headers, opt-in per app", () => {
   });
 
   it("stops again when the app opts out", async () => {
-    expect((await call("PUT", `/api/0/svc-apps/${app.slug}/`, { sentryHookHeaders: false })).body.sentryHookHeaders).toBe(false);
+    expect(
+      (await call("PUT", `/api/0/svc-apps/${app.slug}/`, { sentryHookHeaders: false })).body.sentryHookHeaders,
+    ).toBe(false);
     for (const request of await webhooksOfNewEvent()) expect(request.headers["sentry-hook-signature"]).toBeUndefined();
   });
 });

@@ -12,7 +12,9 @@ const LIMIT = 40;
 /** One event as @sentry/node 11 sends it. */
 function envelope(): string {
   const id = randomUUID().replaceAll("-", "");
-  return [JSON.stringify({ event_id: id }), '{"type":"event"}', JSON.stringify({ event_id: id, ...errorEvent() })].join("\n");
+  return [JSON.stringify({ event_id: id }), '{"type":"event"}', JSON.stringify({ event_id: id, ...errorEvent() })].join(
+    "\n",
+  );
 }
 
 describe("rate limits shared across instances (#17)", () => {
@@ -27,11 +29,22 @@ describe("rate limits shared across instances (#17)", () => {
   beforeAll(async () => {
     first = await createTestInstance({ clock, worker: false, logger: silentLogger });
     // A second host replica: its own instance (own caches, own leases) on the same schema.
-    second = createFaultline({ database: first.database, schema: first.schema, clock, worker: false, logger: silentLogger });
+    second = createFaultline({
+      database: first.database,
+      schema: first.schema,
+      clock,
+      worker: false,
+      logger: silentLogger,
+    });
     await first.faultline.api.organizations.create({ slug: "acme" });
     const created = await first.faultline.api.projects.create({ organization: "acme", slug: "web", platform: "node" });
     project = { id: created.id, key: created.keys[0]?.public as string };
-    await first.faultline.container.resolve(tokens.Db).updateTable("project_keys").set({ rate_limit_per_minute: LIMIT }).where("public_key", "=", project.key).execute();
+    await first.faultline.container
+      .resolve(tokens.Db)
+      .updateTable("project_keys")
+      .set({ rate_limit_per_minute: LIMIT })
+      .where("public_key", "=", project.key)
+      .execute();
     servers = [await serveFaultline(first.faultline), await serveFaultline(second)];
   });
   afterAll(async () => {
@@ -41,7 +54,10 @@ describe("rate limits shared across instances (#17)", () => {
   });
 
   const send = (server: RunningServer) =>
-    fetch(`${server.url}/api/${project.id}/envelope/?sentry_version=7&sentry_key=${project.key}`, { method: "POST", body: envelope() });
+    fetch(`${server.url}/api/${project.id}/envelope/?sentry_version=7&sentry_key=${project.key}`, {
+      method: "POST",
+      body: envelope(),
+    });
 
   it("two replicas enforce one limit: events sent alternately are accepted up to the limit in total, then 429", async () => {
     const statuses: number[] = [];
@@ -71,7 +87,10 @@ describe("rate limits shared across instances (#17)", () => {
 
   it("the worker deletes the counters of ended windows", async () => {
     const db = first.faultline.container.resolve(tokens.Db);
-    const windows = async () => (await db.selectFrom("rate_limit_windows").select("window_start").execute()).map((row) => row.window_start.toISOString());
+    const windows = async () =>
+      (await db.selectFrom("rate_limit_windows").select("window_start").execute()).map((row) =>
+        row.window_start.toISOString(),
+      );
     expect(await windows()).toEqual(["2026-11-25T12:00:00.000Z", "2026-11-25T12:01:00.000Z"]);
     now = Date.UTC(2026, 10, 25, 12, 2, 30);
     await first.faultline.worker.runDue("ingest.rate-limit-cleanup");

@@ -8,7 +8,6 @@ import { openRawDatabase, type RawDatabase } from "../helpers/database.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { coreLedgerMigrations, firstPartyMigrationNames } from "../helpers/migrations.js";
 
-
 describe("storage", () => {
   let raw: RawDatabase;
   const schema = `faultline_storage_${randomHex(4)}`;
@@ -55,9 +54,21 @@ describe("storage", () => {
   it("runs migrations once: a second run applies nothing", async () => {
     // A schema of its own, migrated here: the test must not lean on another test having migrated `schema`.
     const onceSchema = `${schema}_once`;
-    const first = createFaultline({ database: raw.input, schema: onceSchema, autoMigrate: false, logger: silentLogger, worker: false });
+    const first = createFaultline({
+      database: raw.input,
+      schema: onceSchema,
+      autoMigrate: false,
+      logger: silentLogger,
+      worker: false,
+    });
     // Another instance, as after a restart or in a second process.
-    const second = createFaultline({ database: raw.input, schema: onceSchema, autoMigrate: false, logger: silentLogger, worker: false });
+    const second = createFaultline({
+      database: raw.input,
+      schema: onceSchema,
+      autoMigrate: false,
+      logger: silentLogger,
+      worker: false,
+    });
     try {
       expect(await first.migrate()).toEqual({ applied: [...firstPartyMigrationNames] });
       expect(await second.migrate()).toEqual({ applied: [] });
@@ -76,14 +87,18 @@ describe("storage", () => {
     const hostSchema = `host_${randomHex(4)}`;
     const db =
       typeof raw.input === "string"
-        ? new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: raw.input, max: 1 }) }) })
+        ? new Kysely<unknown>({
+            dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: raw.input, max: 1 }) }),
+          })
         : new Kysely<unknown>({ dialect: new PGliteDialect(raw.input) });
     const hostMigrator = new Migrator({
       db,
       migrationTableSchema: hostSchema,
       provider: {
         getMigrations: async () => ({
-          "001_widgets": { up: async (k) => void (await sql`CREATE TABLE ${sql.id(hostSchema, "widgets")} (id int)`.execute(k)) },
+          "001_widgets": {
+            up: async (k) => void (await sql`CREATE TABLE ${sql.id(hostSchema, "widgets")} (id int)`.execute(k)),
+          },
         }),
       },
     });
@@ -128,18 +143,45 @@ describe("storage", () => {
   it("with autoMigrate: false and a pending migration, ready() fails naming it and requests answer 503 until it is applied", async () => {
     const pendingSchema = `${schema}_pending`;
     // A release that brings a migration the database has not seen yet (here a plugin's; core ones are listed the same way, unprefixed).
-    const audit = definePlugin({ id: "acme-audit", migrations: [{ name: "0001_audit", statements: (s) => [`CREATE TABLE ${s}.acme_audit (id int)`] }] });
+    const audit = definePlugin({
+      id: "acme-audit",
+      migrations: [{ name: "0001_audit", statements: (s) => [`CREATE TABLE ${s}.acme_audit (id int)`] }],
+    });
     const newest = "acme-audit:0001_audit";
-    const previous = createFaultline({ database: raw.input, schema: pendingSchema, logger: silentLogger, worker: false });
-    const migrator = createFaultline({ database: raw.input, schema: pendingSchema, logger: silentLogger, worker: false, plugins: [audit] });
+    const previous = createFaultline({
+      database: raw.input,
+      schema: pendingSchema,
+      logger: silentLogger,
+      worker: false,
+    });
+    const migrator = createFaultline({
+      database: raw.input,
+      schema: pendingSchema,
+      logger: silentLogger,
+      worker: false,
+      plugins: [audit],
+    });
     const lines: string[] = [];
-    const recording: Logger = { ...silentLogger, info: (obj, msg) => lines.push(typeof obj === "string" ? obj : (msg ?? "")) };
-    const deployed = createFaultline({ database: raw.input, schema: pendingSchema, autoMigrate: false, logger: recording, worker: false, plugins: [audit] });
+    const recording: Logger = {
+      ...silentLogger,
+      info: (obj, msg) => lines.push(typeof obj === "string" ? obj : (msg ?? "")),
+    };
+    const deployed = createFaultline({
+      database: raw.input,
+      schema: pendingSchema,
+      autoMigrate: false,
+      logger: recording,
+      worker: false,
+      plugins: [audit],
+    });
     try {
       await previous.migrate();
       expect(await deployed.migrationStatus()).toEqual({ applied: [...firstPartyMigrationNames], pending: [newest] });
 
-      const failure = await deployed.ready().then(() => null, (error: unknown) => error);
+      const failure = await deployed.ready().then(
+        () => null,
+        (error: unknown) => error,
+      );
       expect(failure).toBeInstanceOf(MigrationsPendingError);
       expect((failure as MigrationsPendingError).pending).toEqual([newest]);
       expect((failure as Error).message).toBe(
@@ -158,7 +200,10 @@ describe("storage", () => {
       expect(await deployed.migrationStatus()).toEqual({ applied: [...firstPartyMigrationNames, newest], pending: [] });
       // Which store, said once at startup, without credentials.
       expect(lines).toHaveLength(1);
-      const where = typeof raw.input === "string" ? `PostgreSQL at ${new URL(raw.input).host}${new URL(raw.input).pathname}` : "embedded PGlite (the instance given as `database`)";
+      const where =
+        typeof raw.input === "string"
+          ? `PostgreSQL at ${new URL(raw.input).host}${new URL(raw.input).pathname}`
+          : "embedded PGlite (the instance given as `database`)";
       expect(lines[0]).toBe(`faultline: storage ${where}, schema ${pendingSchema}`);
     } finally {
       await deployed.close();

@@ -25,7 +25,13 @@ describe("token cache: revocation latency", () => {
 
   beforeAll(async () => {
     instance = await createTestInstance({ clock, worker: false, tokenCache: { ttlMs: TTL_MS, maxEntries: 100 } });
-    other = createFaultline({ database: instance.database, schema: instance.schema, clock, worker: false, logger: silentLogger });
+    other = createFaultline({
+      database: instance.database,
+      schema: instance.schema,
+      clock,
+      worker: false,
+      logger: silentLogger,
+    });
     await other.ready();
     const { api } = instance.faultline;
     await api.organizations.create({ slug: "acme", plan: "business" });
@@ -41,13 +47,17 @@ describe("token cache: revocation latency", () => {
 
   const status = async (token: string, path = "/api/0/organizations/acme/") =>
     (await fetch(`${server.url}${path}`, { headers: bearer(token) })).status;
-  const userToken = async () => (await instance.faultline.api.tokens.create({ user: ownerId, scopes: [...SCOPES] })).token;
+  const userToken = async () =>
+    (await instance.faultline.api.tokens.create({ user: ownerId, scopes: [...SCOPES] })).token;
 
   it("a token revoked through this instance fails on the next request, though it was cached", async () => {
     const token = await userToken();
     expect(await status(token)).toBe(200);
     const [listed] = (await call("GET", "/api/0/api-tokens/", token)).body as Array<{ id: string }>;
-    const revoked = await fetch(`${server.url}/api/0/api-tokens/${listed?.id}/`, { method: "DELETE", headers: bearer(token) });
+    const revoked = await fetch(`${server.url}/api/0/api-tokens/${listed?.id}/`, {
+      method: "DELETE",
+      headers: bearer(token),
+    });
     expect(revoked.status).toBe(204);
     expect(await status(token)).toBe(401);
   });
@@ -65,7 +75,11 @@ describe("token cache: revocation latency", () => {
   });
 
   it("an expired token never authenticates, even while its cache entry is fresh", async () => {
-    const { token } = await instance.faultline.api.tokens.create({ user: ownerId, scopes: [...SCOPES], expiresAt: new Date(now.getTime() + 1000) });
+    const { token } = await instance.faultline.api.tokens.create({
+      user: ownerId,
+      scopes: [...SCOPES],
+      expiresAt: new Date(now.getTime() + 1000),
+    });
     expect(await status(token)).toBe(200);
     advance(1000);
     expect(await status(token)).toBe(401);
@@ -81,7 +95,11 @@ describe("token cache: revocation latency", () => {
     // What SCIM deactivation writes (scim/repository.ts), from the other process.
     await db.updateTable("organization_members").set({ active: false }).where("user_id", "=", Number(bob.id)).execute();
     expect(await status(token)).toBe(404);
-    await db.updateTable("organization_members").set({ active: true, role: "billing" }).where("user_id", "=", Number(bob.id)).execute();
+    await db
+      .updateTable("organization_members")
+      .set({ active: true, role: "billing" })
+      .where("user_id", "=", Number(bob.id))
+      .execute();
     expect(await status(token)).toBe(403); // a role change applies at once too: billing holds no org:read
     await db.deleteFrom("organization_members").where("user_id", "=", Number(bob.id)).execute();
     expect(await status(token)).toBe(404);
@@ -108,11 +126,21 @@ describe("token cache: revocation latency", () => {
     const installations = "/api/0/organizations/acme/svc-app-installations/";
 
     beforeAll(async () => {
-      const app = await instance.faultline.api.apps.create({ organization: "acme", name: "Bot", slug: "bot", isInternal: true, scopes: ["event:read", "org:read"] });
+      const app = await instance.faultline.api.apps.create({
+        organization: "acme",
+        name: "Bot",
+        slug: "bot",
+        isInternal: true,
+        scopes: ["event:read", "org:read"],
+      });
       const installation = app.installation as { uuid: string; code: string };
       uuid = installation.uuid;
       credentials = { client_id: app.clientId, client_secret: app.clientSecret };
-      const exchanged = await call("POST", `/api/0/svc-app-installations/${uuid}/authorizations/`, undefined, { grant_type: "authorization_code", code: installation.code, ...credentials });
+      const exchanged = await call("POST", `/api/0/svc-app-installations/${uuid}/authorizations/`, undefined, {
+        grant_type: "authorization_code",
+        code: installation.code,
+        ...credentials,
+      });
       ({ token, refreshToken } = exchanged.body as { token: string; refreshToken: string });
     });
 
@@ -131,7 +159,11 @@ describe("token cache: revocation latency", () => {
     });
 
     it("a refreshed token replaces the old one at once", async () => {
-      const refreshed = await call("POST", `/api/0/svc-app-installations/${uuid}/authorizations/`, undefined, { grant_type: "refresh_token", refresh_token: refreshToken, ...credentials });
+      const refreshed = await call("POST", `/api/0/svc-app-installations/${uuid}/authorizations/`, undefined, {
+        grant_type: "refresh_token",
+        refresh_token: refreshToken,
+        ...credentials,
+      });
       expect(refreshed.status).toBe(201);
       expect(await status(token, installations)).toBe(401);
       token = (refreshed.body as { token: string }).token;
@@ -145,12 +177,25 @@ describe("token cache: revocation latency", () => {
   });
 
   it("with ttlMs 0 nothing is cached: a revocation elsewhere applies to the next request", async () => {
-    const uncached = createFaultline({ database: instance.database, schema: instance.schema, clock, worker: false, logger: silentLogger, tokenCache: { ttlMs: 0 } });
+    const uncached = createFaultline({
+      database: instance.database,
+      schema: instance.schema,
+      clock,
+      worker: false,
+      logger: silentLogger,
+      tokenCache: { ttlMs: 0 },
+    });
     try {
       const token = await userToken();
-      const ask = async () => (await uncached.handler(new Request("http://faultline/api/0/organizations/acme/", { headers: bearer(token) }))).status;
+      const ask = async () =>
+        (await uncached.handler(new Request("http://faultline/api/0/organizations/acme/", { headers: bearer(token) })))
+          .status;
       expect(await ask()).toBe(200);
-      await instance.faultline.container.resolve(tokens.Db).deleteFrom("api_tokens").where("user_id", "=", Number(ownerId)).execute();
+      await instance.faultline.container
+        .resolve(tokens.Db)
+        .deleteFrom("api_tokens")
+        .where("user_id", "=", Number(ownerId))
+        .execute();
       expect(await ask()).toBe(401);
     } finally {
       await uncached.close();

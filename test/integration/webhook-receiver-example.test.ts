@@ -73,7 +73,10 @@ async function startExample(secret: string, cleanups: Array<() => Promise<void>>
 /** The webhook headers of a real delivery (no transport headers), to replay or tamper with. */
 function webhookHeaders(arrival: Arrival): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(arrival.headers).filter((entry): entry is [string, string] => typeof entry[1] === "string" && /^(content-type|request-id|x-svc-hook-|svc-hook-|webhook-)/.test(entry[0])),
+    Object.entries(arrival.headers).filter(
+      (entry): entry is [string, string] =>
+        typeof entry[1] === "string" && /^(content-type|request-id|x-svc-hook-|svc-hook-|webhook-)/.test(entry[0]),
+    ),
   );
 }
 
@@ -105,8 +108,10 @@ describe("examples/webhook-receiver", () => {
   let hookId: string;
 
   const db = () => instance.faultline.container.resolve(tokens.Db);
-  const deliveryRow = (type: "app" | "service_hook") => db().selectFrom("deliveries").selectAll().where("destination_type", "=", type).executeTakeFirstOrThrow();
-  const http = (method: string, path: string, body?: unknown) => inProcess(instance.faultline, token)(method, path, body);
+  const deliveryRow = (type: "app" | "service_hook") =>
+    db().selectFrom("deliveries").selectAll().where("destination_type", "=", type).executeTakeFirstOrThrow();
+  const http = (method: string, path: string, body?: unknown) =>
+    inProcess(instance.faultline, token)(method, path, body);
   /** Deliveries are sent only here (no background worker), so nothing races the assertions. */
   const sendDue = () => instance.faultline.worker.runDue("delivery.send");
 
@@ -122,7 +127,14 @@ describe("examples/webhook-receiver", () => {
 
     // Each receiver needs the secret its destination's creation returns, so the destination first
     // points nowhere, then at the receiver listening on a port of its own (nothing is sent before).
-    const app = await api.apps.create({ organization: "acme", name: "Receiver", slug: "receiver", isInternal: true, webhookUrl: NOWHERE, events: ["error"] });
+    const app = await api.apps.create({
+      organization: "acme",
+      name: "Receiver",
+      slug: "receiver",
+      isInternal: true,
+      webhookUrl: NOWHERE,
+      events: ["error"],
+    });
     appReceiver = await startExample(app.clientSecret, cleanups);
     await api.apps.update("receiver", { webhookUrl: appReceiver.url });
 
@@ -130,10 +142,14 @@ describe("examples/webhook-receiver", () => {
     expect(created.status).toBe(201);
     hookId = created.body.id as string;
     hookReceiver = await startExample(created.body.secret as string, cleanups);
-    expect((await http("PUT", `/api/0/projects/acme/web/hooks/${hookId}/`, { url: hookReceiver.url })).status).toBe(200);
+    expect((await http("PUT", `/api/0/projects/acme/web/hooks/${hookId}/`, { url: hookReceiver.url })).status).toBe(
+      200,
+    );
     expect(hookReceiver.secret).not.toBe(appReceiver.secret);
 
-    await captureFor(instance.faultline, { id: project.id, organizationId: org.id })(errorEvent({ fingerprint: ["example"] }));
+    await captureFor(instance.faultline, { id: project.id, organizationId: org.id })(
+      errorEvent({ fingerprint: ["example"] }),
+    );
     await sendDue();
   });
   afterAll(async () => {
@@ -142,23 +158,31 @@ describe("examples/webhook-receiver", () => {
 
   it("accepts a real app webhook (Svc-Hook-Signature + Standard Webhooks, client secret) and handles it once", async () => {
     const row = await deliveryRow("app");
-    expect(appReceiver.arrivals.map((a) => [a.headers["webhook-id"], a.headers["user-agent"], a.status])).toEqual([[row.id, SENDER_AGENT, 200]]);
+    expect(appReceiver.arrivals.map((a) => [a.headers["webhook-id"], a.headers["user-agent"], a.status])).toEqual([
+      [row.id, SENDER_AGENT, 200],
+    ]);
     const [arrival] = appReceiver.arrivals;
     expect(arrival?.headers["svc-hook-signature"]).toMatch(/^[0-9a-f]{64}$/);
     expect(arrival?.headers["x-svc-hook-signature"]).toBeUndefined();
-    expect(appReceiver.events).toEqual([{ id: row.id, type: "error", payload: expect.objectContaining({ action: "created" }) }]);
+    expect(appReceiver.events).toEqual([
+      { id: row.id, type: "error", payload: expect.objectContaining({ action: "created" }) },
+    ]);
     expect(row).toMatchObject({ status: "delivered", attempts: 1, last_response_code: 200 });
   });
 
   it("accepts a real service hook delivery (X-Svc-Hook-* + Standard Webhooks, the hook's own secret) and handles it once", async () => {
     const row = await deliveryRow("service_hook");
-    expect(hookReceiver.arrivals.map((a) => [a.headers["webhook-id"], a.headers["user-agent"], a.status])).toEqual([[row.id, SENDER_AGENT, 200]]);
+    expect(hookReceiver.arrivals.map((a) => [a.headers["webhook-id"], a.headers["user-agent"], a.status])).toEqual([
+      [row.id, SENDER_AGENT, 200],
+    ]);
     const [arrival] = hookReceiver.arrivals;
     if (!arrival) throw new Error("no service hook delivery");
     expect(arrival.headers["x-svc-hook-signature"]).toMatch(/^[0-9a-f]{64}$/);
     expect(arrival.headers["x-svc-hook-guid"]).toBe(hookId);
     expect(arrival.headers["svc-hook-signature"]).toBeUndefined();
-    expect(hookReceiver.events).toEqual([{ id: row.id, type: "event.created", payload: expect.objectContaining({ id: row.id, project: "web" }) }]);
+    expect(hookReceiver.events).toEqual([
+      { id: row.id, type: "event.created", payload: expect.objectContaining({ id: row.id, project: "web" }) },
+    ]);
     expect(row).toMatchObject({ status: "delivered", attempts: 1, last_response_code: 200 });
 
     // Keyed with the hook's secret, not the app's: the app's receiver refuses the very same request.
@@ -177,7 +201,11 @@ describe("examples/webhook-receiver", () => {
       if (!arrival) throw new Error("no genuine delivery");
       const headers = webhookHeaders(arrival);
       const id = headers["webhook-id"] as string;
-      const resigned: Record<string, string> = { ...headers, "webhook-timestamp": String(timestamp), "webhook-signature": standardSignature(secret, id, timestamp, arrival.body) };
+      const resigned: Record<string, string> = {
+        ...headers,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": standardSignature(secret, id, timestamp, arrival.body),
+      };
       return { body: arrival.body, headers: resigned };
     }
 
@@ -189,7 +217,9 @@ describe("examples/webhook-receiver", () => {
 
     it("refuses a valid Standard Webhooks signature with a tampered or missing hex signature", async () => {
       const { body, headers } = genuine();
-      expect(await post(receiver().url, { ...headers, [hexHeader]: tamper(headers[hexHeader] as string) }, body)).toBe(401);
+      expect(await post(receiver().url, { ...headers, [hexHeader]: tamper(headers[hexHeader] as string) }, body)).toBe(
+        401,
+      );
       const { [hexHeader]: _dropped, ...withoutHex } = headers;
       expect(await post(receiver().url, withoutHex, body)).toBe(401);
       expect(receiver().events).toHaveLength(1);
@@ -197,7 +227,13 @@ describe("examples/webhook-receiver", () => {
 
     it("refuses a valid hex signature with a tampered or missing Standard Webhooks signature", async () => {
       const { body, headers } = genuine();
-      expect(await post(receiver().url, { ...headers, "webhook-signature": tamper(headers["webhook-signature"] as string) }, body)).toBe(401);
+      expect(
+        await post(
+          receiver().url,
+          { ...headers, "webhook-signature": tamper(headers["webhook-signature"] as string) },
+          body,
+        ),
+      ).toBe(401);
       const { "webhook-signature": _dropped, ...withoutStandard } = headers;
       expect(await post(receiver().url, withoutStandard, body)).toBe(401);
       expect(receiver().events).toHaveLength(1);
@@ -219,22 +255,25 @@ describe("examples/webhook-receiver", () => {
   it.each([
     ["app", () => appReceiver],
     ["service_hook", () => hookReceiver],
-  ] as const)("a redelivery (%s) reaches the example, is acknowledged with 200 as a duplicate and not handled twice", async (type, receiver) => {
-    const before = await deliveryRow(type);
-    expect(before).toMatchObject({ status: "delivered", attempts: 1 });
-    const fromSender = () => receiver().arrivals.filter((a) => a.headers["user-agent"] === SENDER_AGENT);
-    expect(fromSender()).toHaveLength(1);
+  ] as const)(
+    "a redelivery (%s) reaches the example, is acknowledged with 200 as a duplicate and not handled twice",
+    async (type, receiver) => {
+      const before = await deliveryRow(type);
+      expect(before).toMatchObject({ status: "delivered", attempts: 1 });
+      const fromSender = () => receiver().arrivals.filter((a) => a.headers["user-agent"] === SENDER_AGENT);
+      expect(fromSender()).toHaveLength(1);
 
-    const redelivered = await http("POST", `/api/0/organizations/acme/deliveries/${before.id}/redeliver/`);
-    expect(redelivered.status).toBe(202);
-    await sendDue();
+      const redelivered = await http("POST", `/api/0/organizations/acme/deliveries/${before.id}/redeliver/`);
+      expect(redelivered.status).toBe(202);
+      await sendDue();
 
-    expect(fromSender().map((a) => [a.headers["webhook-id"], a.status])).toEqual([
-      [before.id, 200],
-      [before.id, 200],
-    ]);
-    expect(fromSender()[1]?.body.equals(fromSender()[0]?.body ?? Buffer.alloc(0))).toBe(true);
-    expect(receiver().events.map((event) => event.id)).toEqual([before.id]);
-    expect(await deliveryRow(type)).toMatchObject({ status: "delivered", attempts: 2, last_response_code: 200 });
-  });
+      expect(fromSender().map((a) => [a.headers["webhook-id"], a.status])).toEqual([
+        [before.id, 200],
+        [before.id, 200],
+      ]);
+      expect(fromSender()[1]?.body.equals(fromSender()[0]?.body ?? Buffer.alloc(0))).toBe(true);
+      expect(receiver().events.map((event) => event.id)).toEqual([before.id]);
+      expect(await deliveryRow(type)).toMatchObject({ status: "delivered", attempts: 2, last_response_code: 200 });
+    },
+  );
 });

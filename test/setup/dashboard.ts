@@ -4,5 +4,7 @@
 import { buildDashboard } from "../../scripts/build-ui.mjs";
 
 export default async function setup(): Promise<void> {
-  await (buildDashboard as (outDir: string, options: { ifStale: boolean }) => Promise<string>)("src/ui", { ifStale: true });
+  await (buildDashboard as (outDir: string, options: { ifStale: boolean }) => Promise<string>)("src/ui", {
+    ifStale: true,
+  });
 }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { type EventFacts, filterPasses, ruleMatches, windowStart } from "../../src/plugins/alerts/issue-rules/evaluate.js";
+import {
+  type EventFacts,
+  filterPasses,
+  ruleMatches,
+  windowStart,
+} from "../../src/plugins/alerts/issue-rules/evaluate.js";
 import { type Filter, issueRuleSchema } from "../../src/plugins/alerts/issue-rules/schemas.js";
 
 const facts = (overrides: Partial<EventFacts> = {}): EventFacts => ({
@@ -17,7 +22,8 @@ const noCount = async () => {
 
 describe("issue rule filters", () => {
   it("level compares severity debug < info < warning < error < fatal", () => {
-    const level = (match: "eq" | "gte" | "lte", wanted: Extract<Filter, { id: "level" }>["level"], actual: string) => filterPasses({ id: "level", match, level: wanted }, facts({ level: actual }));
+    const level = (match: "eq" | "gte" | "lte", wanted: Extract<Filter, { id: "level" }>["level"], actual: string) =>
+      filterPasses({ id: "level", match, level: wanted }, facts({ level: actual }));
     expect(level("eq", "error", "error")).toBe(true);
     expect(level("eq", "error", "fatal")).toBe(false);
     expect(level("gte", "warning", "warning")).toBe(true);
@@ -30,7 +36,8 @@ describe("issue rule filters", () => {
 
   it("tagged_event matches keys and values case-insensitively; ne/nc/ns hold when the tag is absent", () => {
     const tags: Array<[string, string]> = [["Browser", "Firefox 120"]];
-    const tag = (match: "eq" | "ne" | "co" | "nc" | "is" | "ns", value: string | undefined, on = tags) => filterPasses({ id: "tagged_event", key: "browser", match, value }, facts({ tags: on }));
+    const tag = (match: "eq" | "ne" | "co" | "nc" | "is" | "ns", value: string | undefined, on = tags) =>
+      filterPasses({ id: "tagged_event", key: "browser", match, value }, facts({ tags: on }));
     expect(tag("eq", "firefox 120")).toBe(true);
     expect(tag("eq", "firefox")).toBe(false);
     expect(tag("ne", "firefox")).toBe(true);
@@ -52,7 +59,11 @@ describe("issue rule filters", () => {
 });
 
 describe("issue rule conditions", () => {
-  const rule = (conditions: Parameters<typeof ruleMatches>[0]["conditions"], actionMatch: "all" | "any" = "all", environment: string | null = null) => ({ actionMatch, conditions, filters: [], environment });
+  const rule = (
+    conditions: Parameters<typeof ruleMatches>[0]["conditions"],
+    actionMatch: "all" | "any" = "all",
+    environment: string | null = null,
+  ) => ({ actionMatch, conditions, filters: [], environment });
 
   it("maps first_seen, regression and reappeared (snooze_expired or escalating) to the event's facts", async () => {
     const first = rule([{ id: "first_seen_event" }]);
@@ -85,15 +96,23 @@ describe("issue rule conditions", () => {
   });
 
   it("all needs every condition, any needs one; counting only when it can decide", async () => {
-    const mixed = [{ id: "first_seen_event" as const }, { id: "event_frequency" as const, value: 1, interval: "1m" as const }];
+    const mixed = [
+      { id: "first_seen_event" as const },
+      { id: "event_frequency" as const, value: 1, interval: "1m" as const },
+    ];
     expect(await ruleMatches(rule(mixed, "all"), facts({ firstEvent: false, timesSeen: 5 }), noCount)).toBe(false);
     expect(await ruleMatches(rule(mixed, "any"), facts({ firstEvent: true, timesSeen: 5 }), noCount)).toBe(true);
     expect(await ruleMatches(rule(mixed, "all"), facts({ firstEvent: true, timesSeen: 5 }), async () => 2)).toBe(true);
-    expect(await ruleMatches(rule(mixed, "any"), facts({ firstEvent: false, timesSeen: 5 }), async () => 1)).toBe(false);
+    expect(await ruleMatches(rule(mixed, "any"), facts({ firstEvent: false, timesSeen: 5 }), async () => 1)).toBe(
+      false,
+    );
   });
 
   it("filters must all pass before any condition is looked at", async () => {
-    const filtered = { ...rule([{ id: "every_event" }]), filters: [{ id: "level" as const, match: "eq" as const, level: "fatal" as const }] };
+    const filtered = {
+      ...rule([{ id: "every_event" }]),
+      filters: [{ id: "level" as const, match: "eq" as const, level: "fatal" as const }],
+    };
     expect(await ruleMatches(filtered, facts({ level: "error" }), noCount)).toBe(false);
     expect(await ruleMatches(filtered, facts({ level: "fatal" }), noCount)).toBe(true);
   });

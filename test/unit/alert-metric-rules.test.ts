@@ -6,8 +6,22 @@ import { windowText } from "../../src/plugins/alerts/metric-rules/payload.js";
 import { EventQueryError, parseEventQuery } from "../../src/plugins/alerts/metric-rules/query.js";
 import { thresholdErrors } from "../../src/plugins/alerts/metric-rules/schemas.js";
 
-const above: Thresholds = { thresholdType: "above", triggers: [{ label: "warning", alertThreshold: 5 }, { label: "critical", alertThreshold: 10 }], resolveThreshold: null };
-const below: Thresholds = { thresholdType: "below", triggers: [{ label: "warning", alertThreshold: 5 }, { label: "critical", alertThreshold: 2 }], resolveThreshold: 8 };
+const above: Thresholds = {
+  thresholdType: "above",
+  triggers: [
+    { label: "warning", alertThreshold: 5 },
+    { label: "critical", alertThreshold: 10 },
+  ],
+  resolveThreshold: null,
+};
+const below: Thresholds = {
+  thresholdType: "below",
+  triggers: [
+    { label: "warning", alertThreshold: 5 },
+    { label: "critical", alertThreshold: 2 },
+  ],
+  resolveThreshold: 8,
+};
 
 describe("metric alert levels", () => {
   it("crosses strictly, the most severe trigger first", () => {
@@ -43,14 +57,33 @@ describe("incident transitions", () => {
 
 describe("metric rule validation", () => {
   it("reports every threshold problem", () => {
-    expect(thresholdErrors({ thresholdType: "above", triggers: [{ label: "critical", alertThreshold: 10 }], resolveThreshold: 10 })).toEqual({});
-    expect(thresholdErrors({ thresholdType: "above", triggers: [{ label: "warning", alertThreshold: 10 }], resolveThreshold: 11 })).toEqual({
+    expect(
+      thresholdErrors({
+        thresholdType: "above",
+        triggers: [{ label: "critical", alertThreshold: 10 }],
+        resolveThreshold: 10,
+      }),
+    ).toEqual({});
+    expect(
+      thresholdErrors({
+        thresholdType: "above",
+        triggers: [{ label: "warning", alertThreshold: 10 }],
+        resolveThreshold: 11,
+      }),
+    ).toEqual({
       triggers: ["a critical trigger is required"],
       resolveThreshold: ["must be at or below every trigger threshold when thresholdType is above"],
     });
-    expect(thresholdErrors({ thresholdType: "below", triggers: [{ label: "critical", alertThreshold: 1 }, { label: "warning", alertThreshold: 1 }], resolveThreshold: null }).triggers).toEqual([
-      "the warning threshold must be above the critical threshold when thresholdType is below",
-    ]);
+    expect(
+      thresholdErrors({
+        thresholdType: "below",
+        triggers: [
+          { label: "critical", alertThreshold: 1 },
+          { label: "warning", alertThreshold: 1 },
+        ],
+        resolveThreshold: null,
+      }).triggers,
+    ).toEqual(["the warning threshold must be above the critical threshold when thresholdType is below"]);
   });
 
   it("accepts the event subset of the search syntax and refuses the rest", () => {
@@ -61,7 +94,8 @@ describe("metric rule validation", () => {
       { field: "release", values: ["1.0"], negated: false },
       { field: "tag", key: "browser", values: ["Firefox 1"], negated: false },
     ]);
-    for (const bad of ["is:unresolved", "timesSeen:>3", "hello", "level:loud", "has:browser"]) expect(() => parseEventQuery(bad), bad).toThrow(EventQueryError);
+    for (const bad of ["is:unresolved", "timesSeen:>3", "hello", "level:loud", "has:browser"])
+      expect(() => parseEventQuery(bad), bad).toThrow(EventQueryError);
   });
 
   it("describes windows in words", () => {

@@ -52,15 +52,21 @@ const explicitPlugin = definePlugin<{ explicit: { hello(): string } }>({
 
 describe("the in-process API's types, from the plugins' endpoints", () => {
   it("keeps a first-party operation's input and output exact", () => {
-    expectTypeOf<Parameters<Api["issues"]["get"]>>().toEqualTypeOf<[input: { params: IssueParams }, options?: CallOptions]>();
+    expectTypeOf<Parameters<Api["issues"]["get"]>>().toEqualTypeOf<
+      [input: { params: IssueParams }, options?: CallOptions]
+    >();
     expectTypeOf<Awaited<ReturnType<Api["issues"]["get"]>>>().toEqualTypeOf<IssueDetail>();
     expectTypeOf<Api["issues"]["get"]>().toBeCallableWith({ params: { organization_id_or_slug: "acme", issue_id: 1 } });
     // @ts-expect-error a parameter the path does not have
     expectTypeOf<Api["issues"]["get"]>().toBeCallableWith({ params: { organization_id_or_slug: "acme", issueId: 1 } });
     // @ts-expect-error the path's parameters are required
     expectTypeOf<Api["issues"]["get"]>().toBeCallableWith({});
+    const notAStatus = {
+      params: { organization_id_or_slug: "acme", issue_id: 1 },
+      body: { status: "closed" as const },
+    };
     // @ts-expect-error not a status
-    expectTypeOf<Api["issues"]["update"]>().toBeCallableWith({ params: { organization_id_or_slug: "acme", issue_id: 1 }, body: { status: "closed" } });
+    expectTypeOf<Api["issues"]["update"]>().toBeCallableWith(notAStatus);
     // A dotted operation id: `scim.users.list` is `api.scim.usersList`.
     expectTypeOf<Api["scim"]>().toHaveProperty("usersList");
     // The legacy twins, whose operation ids are computed (`issues.get` → `issues.legacyGet`).
@@ -74,7 +80,10 @@ describe("the in-process API's types, from the plugins' endpoints", () => {
 
   it("types a host plugin's endpoints with nothing to register but its `endpoints`", () => {
     expectTypeOf<HostApi["acme"]["ping"]>().toEqualTypeOf<
-      (input: { params: { name: string | number }; query?: { loud?: unknown } }, options?: CallOptions) => Promise<{ pong: string }>
+      (
+        input: { params: { name: string | number }; query?: { loud?: unknown } },
+        options?: CallOptions,
+      ) => Promise<{ pong: string }>
     >();
     // In a first-party area, beside the first-party operations.
     expectTypeOf<HostApi["issues"]["acmeSummary"]>().returns.resolves.toEqualTypeOf<{ summary: string }>();
@@ -82,7 +91,11 @@ describe("the in-process API's types, from the plugins' endpoints", () => {
     // Not in an instance without that plugin.
     expectTypeOf<Api>().not.toHaveProperty("acme");
     // The names the types give are the ones `extend` gives at run time.
-    expect((acmePlugin.endpoints ?? []).map((endpoint) => apiNameOf(endpoint.operationId))).toEqual([["acme", "ping"], ["issues", "acmeSummary"], ["acme", "echo"]]);
+    expect((acmePlugin.endpoints ?? []).map((endpoint) => apiNameOf(endpoint.operationId))).toEqual([
+      ["acme", "ping"],
+      ["issues", "acmeSummary"],
+      ["acme", "echo"],
+    ]);
   });
 
   it("still accepts the API type given explicitly, the endpoints then untyped", () => {
@@ -97,8 +110,17 @@ describe("the in-process API's types, from the plugins' endpoints", () => {
     expectTypeOf<keyof FirstPartyEndpoints>().toEqualTypeOf<Declared["operationId"]>();
     // The legacy twins' ids are computed, in the types as at run time: both must say the same.
     const legacyIds = legacyIssueEndpoints.map((endpoint) => endpoint.operationId);
-    const expected = ["issues.legacyGet", "issues.legacyUpdate", "issues.legacyDelete", "issues.legacyEvents", "issues.legacyEvent",
-      "issues.legacyTags", "issues.legacyTag", "issues.legacyTagValues", "issues.legacyHashes"] as const;
+    const expected = [
+      "issues.legacyGet",
+      "issues.legacyUpdate",
+      "issues.legacyDelete",
+      "issues.legacyEvents",
+      "issues.legacyEvent",
+      "issues.legacyTags",
+      "issues.legacyTag",
+      "issues.legacyTagValues",
+      "issues.legacyHashes",
+    ] as const;
     expectTypeOf<(typeof legacyIds)[number]>().toEqualTypeOf<(typeof expected)[number]>();
     expect(legacyIds).toEqual(expected);
   });

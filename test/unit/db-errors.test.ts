@@ -1,7 +1,12 @@
 import { connect, createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { GroupCommitBatcher } from "../../src/db/group-commit.js";
-import { DatabaseUnavailableError, isConnectionFailure, isDataException, isDeadlockOrSerializationFailure } from "../../src/db/errors.js";
+import {
+  DatabaseUnavailableError,
+  isConnectionFailure,
+  isDataException,
+  isDeadlockOrSerializationFailure,
+} from "../../src/db/errors.js";
 import { retryTransientFailures, type TransientFailures } from "../../src/db/retry.js";
 
 /** A PostgreSQL error as `pg` and PGlite expose it: the SQLSTATE in `code`. */
@@ -21,19 +26,36 @@ describe("isConnectionFailure: a lost or refused database connection (answered 5
     ["08006 connection_failure", sqlState("08006")],
     ["08001 sqlclient_unable_to_establish_sqlconnection", sqlState("08001")],
     ["08P01 protocol_violation (class 08)", sqlState("08P01")],
-    ["57P01 admin_shutdown (pg_terminate_backend)", sqlState("57P01", "terminating connection due to administrator command")],
+    [
+      "57P01 admin_shutdown (pg_terminate_backend)",
+      sqlState("57P01", "terminating connection due to administrator command"),
+    ],
     ["57P02 crash_shutdown", sqlState("57P02")],
     ["57P03 cannot_connect_now (starting up, recovery)", sqlState("57P03", "the database system is starting up")],
     ["53300 too_many_connections", sqlState("53300")],
     ["ECONNRESET", Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" })],
     ["ETIMEDOUT", Object.assign(new Error("connect ETIMEDOUT"), { code: "ETIMEDOUT" })],
     ["pg: Connection terminated unexpectedly", new Error("Connection terminated unexpectedly")],
-    ["pg: Connection terminated due to connection timeout", new Error("Connection terminated due to connection timeout")],
+    [
+      "pg: Connection terminated due to connection timeout",
+      new Error("Connection terminated due to connection timeout"),
+    ],
     ["pg-pool: connect timeout", new Error("timeout exceeded when trying to connect")],
-    ["pg: a client broken by an earlier error", new Error("Client has encountered a connection error and is not queryable")],
-    ["Node's AggregateError of a refused dual-stack connect", new AggregateError([Object.assign(new Error("connect ECONNREFUSED ::1:5432"), { code: "ECONNREFUSED" })], "")],
+    [
+      "pg: a client broken by an earlier error",
+      new Error("Client has encountered a connection error and is not queryable"),
+    ],
+    [
+      "Node's AggregateError of a refused dual-stack connect",
+      new AggregateError([Object.assign(new Error("connect ECONNREFUSED ::1:5432"), { code: "ECONNREFUSED" })], ""),
+    ],
     ["wrapped as a cause", new Error("init failed", { cause: sqlState("57P01") })],
-    ["DatabaseUnavailableError (startup)", new DatabaseUnavailableError("Faultline could not connect", { cause: new Error("Connection terminated unexpectedly") })],
+    [
+      "DatabaseUnavailableError (startup)",
+      new DatabaseUnavailableError("Faultline could not connect", {
+        cause: new Error("Connection terminated unexpectedly"),
+      }),
+    ],
   ])("%s", (_name, error) => {
     expect(isConnectionFailure(error)).toBe(true);
   });
@@ -50,7 +72,10 @@ describe("isConnectionFailure: a lost or refused database connection (answered 5
     ["42601 syntax_error", sqlState("42601")],
     ["40P01 deadlock_detected", sqlState("40P01")],
     ["57014 query_canceled (a statement timeout, not an outage)", sqlState("57014")],
-    ["ENOTFOUND (a host name that does not exist: configuration)", Object.assign(new Error("getaddrinfo ENOTFOUND db"), { code: "ENOTFOUND" })],
+    [
+      "ENOTFOUND (a host name that does not exist: configuration)",
+      Object.assign(new Error("getaddrinfo ENOTFOUND db"), { code: "ENOTFOUND" }),
+    ],
     ["a plain error", new Error("boom")],
     ["a message that merely mentions a connection", new Error("Connection refused by the remote API")],
     ["not an error", "Connection terminated unexpectedly"],
@@ -83,7 +108,11 @@ describe("group commit during an outage", () => {
       { maxBatch: 10, maxDelayMs: 1, maxConcurrent: 1 },
     );
     const results = await Promise.allSettled([1, 2, 3].map((item) => batcher.submit(item)));
-    expect(results.map((result) => (result.status === "rejected" ? result.reason : "fulfilled"))).toEqual([lost, lost, lost]);
+    expect(results.map((result) => (result.status === "rejected" ? result.reason : "fulfilled"))).toEqual([
+      lost,
+      lost,
+      lost,
+    ]);
     expect(writes).toEqual([[1, 2, 3]]);
   });
 
@@ -116,11 +145,16 @@ describe("retryTransientFailures: running a write again after a passing database
 
   it("40P01 deadlock_detected is isDeadlockOrSerializationFailure, as is 40001 serialization_failure; nothing else", () => {
     expect([sqlState("40P01"), sqlState("40001")].map(isDeadlockOrSerializationFailure)).toEqual([true, true]);
-    expect([sqlState("57P01"), sqlState("23505"), new Error("deadlock"), null].map(isDeadlockOrSerializationFailure)).toEqual([false, false, false, false]);
+    expect(
+      [sqlState("57P01"), sqlState("23505"), new Error("deadlock"), null].map(isDeadlockOrSerializationFailure),
+    ).toEqual([false, false, false, false]);
   });
 
   it("a deadlock or serialization failure runs again, three tries in all; the third failure is re-thrown as it was", async () => {
-    expect(await run({ deadlock: true }, [sqlState("40P01"), sqlState("40001")])).toEqual({ outcome: "written", tries: 3 });
+    expect(await run({ deadlock: true }, [sqlState("40P01"), sqlState("40001")])).toEqual({
+      outcome: "written",
+      tries: 3,
+    });
     const third = sqlState("40P01");
     const { outcome, tries } = await run({ deadlock: true }, [sqlState("40P01"), sqlState("40P01"), third]);
     expect(outcome).toBe(third);

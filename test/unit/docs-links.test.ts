@@ -10,7 +10,12 @@ import { TOKEN_PREFIXES } from "../../src/auth/token-secret.js";
  * no code block uses an export that only survives as a deprecated alias.
  */
 const root = resolve(fileURLToPath(new URL("../..", import.meta.url)));
-const pages = ["README.md", ...readdirSync(join(root, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+const pages = [
+  "README.md",
+  ...readdirSync(join(root, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .map((name) => `docs/${name}`),
+];
 const read = (path: string) => readFileSync(join(root, path), "utf8");
 
 /** The page with fenced code blocks blanked out (line numbers kept), and the blocks themselves. */
@@ -25,7 +30,13 @@ function split(markdown: string): { prose: string; code: string[] } {
       fence = marker;
       block = [];
       prose.push("");
-    } else if (fence !== undefined && marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) {
+    } else if (
+      fence !== undefined &&
+      marker &&
+      marker[0] === fence[0] &&
+      marker.length >= fence.length &&
+      line.trim() === marker
+    ) {
       fence = undefined;
       code.push(block.join("\n"));
       prose.push("");
@@ -40,7 +51,8 @@ function split(markdown: string): { prose: string; code: string[] } {
 }
 
 /** Inline code spans replaced by their text without backticks (link text may hold code). */
-const withoutCodeSpans = (text: string) => text.replace(/(`+)([\s\S]*?[^`])\1(?!`)/g, (_, _ticks: string, inner: string) => inner.replace(/[[\]()]/g, " "));
+const withoutCodeSpans = (text: string) =>
+  text.replace(/(`+)([\s\S]*?[^`])\1(?!`)/g, (_, _ticks: string, inner: string) => inner.replace(/[[\]()]/g, " "));
 
 /** GitHub's heading anchor (github-slugger): the rendered text, lower-cased, punctuation but `-` and `_` dropped, spaces to `-`. */
 export function githubSlug(heading: string): string {
@@ -83,10 +95,14 @@ export function links(markdown: string): Array<{ line: number; target: string }>
   const prose = withoutCodeSpans(split(markdown).prose);
   const found: Array<{ line: number; target: string }> = [];
   const add = (index: number, raw: string) => {
-    const target = raw.trim().replace(/^<(.*)>$/, "$1").replace(/\s+"[^"]*"$/, "");
+    const target = raw
+      .trim()
+      .replace(/^<(.*)>$/, "$1")
+      .replace(/\s+"[^"]*"$/, "");
     found.push({ line: prose.slice(0, index).split("\n").length, target });
   };
-  for (const match of prose.matchAll(/\]\(([^()\s]*(?:\([^()]*\)[^()\s]*)*(?:\s+"[^"]*")?)\)/g)) add(match.index, match[1] ?? "");
+  for (const match of prose.matchAll(/\]\(([^()\s]*(?:\([^()]*\)[^()\s]*)*(?:\s+"[^"]*")?)\)/g))
+    add(match.index, match[1] ?? "");
   for (const match of prose.matchAll(/^\s{0,3}\[[^\]]+\]:\s*(\S+)/gm)) add(match.index, match[1] ?? "");
   for (const match of prose.matchAll(/<[a-z]+\s[^>]*\b(?:href|src)="([^"]+)"/gi)) add(match.index, match[1] ?? "");
   return found;
@@ -98,12 +114,14 @@ function broken(page: string, target: string): string | undefined {
   const hash = target.indexOf("#");
   const path = decodeURIComponent(hash === -1 ? target : target.slice(0, hash));
   const anchor = hash === -1 ? undefined : decodeURIComponent(target.slice(hash + 1));
-  const file = path === "" ? join(root, page) : path.startsWith("/") ? join(root, path) : resolve(dirname(join(root, page)), path);
+  const file =
+    path === "" ? join(root, page) : path.startsWith("/") ? join(root, path) : resolve(dirname(join(root, page)), path);
   if (relative(root, file).startsWith("..")) return `points outside the repository`;
   if (!existsSync(file)) return `no file ${relative(root, file)}`;
   if (anchor === undefined) return undefined;
   if (statSync(file).isDirectory()) return `an anchor on a directory`;
-  if (file.endsWith(".md")) return anchorsOf(file).has(anchor) ? undefined : `no heading #${anchor} in ${relative(root, file)}`;
+  if (file.endsWith(".md"))
+    return anchorsOf(file).has(anchor) ? undefined : `no heading #${anchor} in ${relative(root, file)}`;
   // GitHub's line anchors on a source file.
   return /^L\d+(-L\d+)?$/.test(anchor) ? undefined : `#${anchor} on a file that is not Markdown`;
 }
@@ -115,11 +133,16 @@ describe("GitHub heading slugs (the rules the link check relies on)", () => {
     expect(githubSlug("Releases, deploys & source maps (sentry-cli)")).toBe("releases-deploys--source-maps-sentry-cli");
     expect(githubSlug("`retention_days`: what it keeps")).toBe("retention_days-what-it-keeps");
     expect(githubSlug("[Linked](x.md) heading")).toBe("linked-heading");
-    expect([...anchors("# A\n\n## Setup\n\n```sh\n# not a heading\n```\n\n## Setup\n")]).toEqual(["a", "setup", "setup-1"]);
+    expect([...anchors("# A\n\n## Setup\n\n```sh\n# not a heading\n```\n\n## Setup\n")]).toEqual([
+      "a",
+      "setup",
+      "setup-1",
+    ]);
   });
 
   it("finds links in prose but not in code, and a broken anchor is reported", () => {
-    const page = "See [x](docs/a.md#b), ![img](p.png), `[not](a link)`, <a href=\"c.md\">c</a>.\n\n```md\n[code](d.md)\n```\n\n[ref]: e.md#f\n";
+    const page =
+      'See [x](docs/a.md#b), ![img](p.png), `[not](a link)`, <a href="c.md">c</a>.\n\n```md\n[code](d.md)\n```\n\n[ref]: e.md#f\n';
     expect(links(page).map((link) => link.target)).toEqual(["docs/a.md#b", "p.png", "e.md#f", "c.md"]);
     expect(broken("README.md", "docs/getting-started.md#installing-in-your-app")).toBeUndefined();
     expect(broken("README.md", "docs/getting-started.md#no-such-heading")).toMatch(/no heading/);
@@ -143,7 +166,11 @@ describe("README.md and docs/*.md", () => {
     const failures = pages.flatMap((page) =>
       read(page)
         .split("\n")
-        .flatMap((text, index) => [...text.matchAll(/\bfl[a-z]_/g)].filter((match) => !real.has(match[0])).map((match) => `${page}:${index + 1}: ${match[0]}…`)),
+        .flatMap((text, index) =>
+          [...text.matchAll(/\bfl[a-z]_/g)]
+            .filter((match) => !real.has(match[0]))
+            .map((match) => `${page}:${index + 1}: ${match[0]}…`),
+        ),
     );
     expect(failures).toEqual([]);
   });
@@ -152,7 +179,9 @@ describe("README.md and docs/*.md", () => {
     // The commands the real binary runs in the tests: `cli([...])` / `sentryCli([...])`, literal arguments.
     const tested = new Set(
       ["test/compat/sentry-cli.test.ts", "test/integration/releases.test.ts"].flatMap((file) =>
-        [...read(file).matchAll(/\b(?:cli|sentryCli)\(\["([a-z-]+)"(?:,\s*"([a-z-]+)")?/g)].map((m) => (m[2] ? `${m[1]} ${m[2]}` : (m[1] ?? ""))),
+        [...read(file).matchAll(/\b(?:cli|sentryCli)\(\["([a-z-]+)"(?:,\s*"([a-z-]+)")?/g)].map((m) =>
+          m[2] ? `${m[1]} ${m[2]}` : (m[1] ?? ""),
+        ),
       ),
     );
     expect(tested.size).toBeGreaterThan(10);
@@ -167,14 +196,20 @@ describe("README.md and docs/*.md", () => {
     }
     // A row may name the whole group (`sentry-cli info`, `sentry-cli releases …`).
     const listed = (command: string) => works.get(command) ?? works.get(command.split(" ")[0] ?? "") ?? "not listed";
-    expect([...tested].filter((command) => listed(command) !== "yes").map((command) => `sentry-cli ${command}: ${listed(command)}`)).toEqual([]);
+    expect(
+      [...tested]
+        .filter((command) => listed(command) !== "yes")
+        .map((command) => `sentry-cli ${command}: ${listed(command)}`),
+    ).toEqual([]);
   });
 
   it("no code block uses a deprecated export (the docs show the current names)", () => {
     // adapters/*/index.ts keeps these as @deprecated aliases; docs/http.md names them in prose, as deprecated.
     const deprecated = ["faultlineExpress", "faultlineFastify", "createNodeHandler"];
     const failures = pages.flatMap((page) =>
-      split(read(page)).code.flatMap((block) => deprecated.filter((name) => new RegExp(`\\b${name}\\b`).test(block)).map((name) => `${page}: ${name}`)),
+      split(read(page)).code.flatMap((block) =>
+        deprecated.filter((name) => new RegExp(`\\b${name}\\b`).test(block)).map((name) => `${page}: ${name}`),
+      ),
     );
     expect(failures).toEqual([]);
   });

@@ -6,15 +6,27 @@ import { normalizeEvent, normalizeFilename } from "../../src/plugins/issues/grou
 const receivedAt = new Date("2026-11-22T10:33:30.000Z");
 
 /** The event payload of the real @sentry/node 11 capture in sample-envelope.txt. */
-const nodeEvent = (): Record<string, unknown> => JSON.parse(readFileSync(new URL("../fixtures/node-event.json", import.meta.url), "utf8"));
+const nodeEvent = (): Record<string, unknown> =>
+  JSON.parse(readFileSync(new URL("../fixtures/node-event.json", import.meta.url), "utf8"));
 
-const normalize = (raw: unknown, options: { receivedAt?: Date; size?: number } = {}) => normalizeEvent(raw, { receivedAt, ...options });
+const normalize = (raw: unknown, options: { receivedAt?: Date; size?: number } = {}) =>
+  normalizeEvent(raw, { receivedAt, ...options });
 
 type Frame = Record<string, unknown>;
-const frame = (filename: string, fn: string, extra: Frame = {}): Frame => ({ filename, function: fn, lineno: 1, colno: 1, in_app: true, ...extra });
+const frame = (filename: string, fn: string, extra: Frame = {}): Frame => ({
+  filename,
+  function: fn,
+  lineno: 1,
+  colno: 1,
+  in_app: true,
+  ...extra,
+});
 
 /** An error event with one exception; `overrides` replace top-level fields. */
-function errorEvent(frames: Frame[], { type = "TypeError", value = "x is undefined", ...overrides }: Record<string, unknown> = {}) {
+function errorEvent(
+  frames: Frame[],
+  { type = "TypeError", value = "x is undefined", ...overrides }: Record<string, unknown> = {},
+) {
   return { platform: "node", exception: { values: [{ type, value, stacktrace: { frames } }] }, ...overrides };
 }
 
@@ -77,7 +89,8 @@ describe("the real @sentry/node event", () => {
 
   it("keeps its hash when the message, line numbers or event id change", () => {
     const event = nodeEvent();
-    const exception = (event.exception as { values: Array<{ value: string; stacktrace: { frames: Frame[] } }> }).values[0]!;
+    const exception = (event.exception as { values: Array<{ value: string; stacktrace: { frames: Frame[] } }> })
+      .values[0]!;
     exception.value = "probe failure #2";
     for (const f of exception.stacktrace.frames) f.lineno = Number(f.lineno) + 10;
     event.event_id = "0".repeat(32);
@@ -89,16 +102,24 @@ describe("default grouping by stack trace", () => {
   const stack = [frame("/app/server.js", "handle"), frame("/app/db.js", "query")];
 
   it("groups the same stack with different values together", () => {
-    expect(hashOf(errorEvent(stack, { value: "user 1 missing" }))).toBe(hashOf(errorEvent(stack, { value: "user 2 missing" })));
+    expect(hashOf(errorEvent(stack, { value: "user 1 missing" }))).toBe(
+      hashOf(errorEvent(stack, { value: "user 2 missing" })),
+    );
   });
 
   it("separates different stacks", () => {
-    expect(hashOf(errorEvent(stack))).not.toBe(hashOf(errorEvent([frame("/app/server.js", "handle"), frame("/app/cache.js", "get")])));
-    expect(hashOf(errorEvent(stack))).not.toBe(hashOf(errorEvent([frame("/app/server.js", "handle"), frame("/app/db.js", "insert")])));
+    expect(hashOf(errorEvent(stack))).not.toBe(
+      hashOf(errorEvent([frame("/app/server.js", "handle"), frame("/app/cache.js", "get")])),
+    );
+    expect(hashOf(errorEvent(stack))).not.toBe(
+      hashOf(errorEvent([frame("/app/server.js", "handle"), frame("/app/db.js", "insert")])),
+    );
   });
 
   it("separates exception types with the same stack", () => {
-    expect(hashOf(errorEvent(stack, { type: "TypeError" }))).not.toBe(hashOf(errorEvent(stack, { type: "RangeError" })));
+    expect(hashOf(errorEvent(stack, { type: "TypeError" }))).not.toBe(
+      hashOf(errorEvent(stack, { type: "RangeError" })),
+    );
   });
 
   it("prefers the module over the filename", () => {
@@ -116,7 +137,9 @@ describe("default grouping by stack trace", () => {
   it("uses all frames when none is in-app (in_app false or absent)", () => {
     const system = (name: string, extra: Frame = { in_app: false }) => frame(`/lib/${name}.js`, name, extra);
     expect(hashOf(errorEvent([system("a"), system("b")]))).not.toBe(hashOf(errorEvent([system("a"), system("c")])));
-    expect(hashOf(errorEvent([system("a", { in_app: undefined })]))).not.toBe(hashOf(errorEvent([system("b", { in_app: undefined })])));
+    expect(hashOf(errorEvent([system("a", { in_app: undefined })]))).not.toBe(
+      hashOf(errorEvent([system("b", { in_app: undefined })])),
+    );
   });
 
   it("normalises filenames: query strings, hashes, line:column and URL hosts do not split issues", () => {
@@ -138,7 +161,9 @@ describe("default grouping by stack trace", () => {
   });
 
   it("falls back to abs_path when a frame has no filename", () => {
-    expect(hashOf(errorEvent([{ abs_path: "/app/x.js", function: "run", in_app: true }]))).toBe(hashOf(errorEvent([frame("/app/x.js", "run")])));
+    expect(hashOf(errorEvent([{ abs_path: "/app/x.js", function: "run", in_app: true }]))).toBe(
+      hashOf(errorEvent([frame("/app/x.js", "run")])),
+    );
   });
 });
 
@@ -152,8 +177,16 @@ describe("exceptions without a stack trace, chains and messages", () => {
   });
 
   it("lets every exception of a chain contribute; the last one is the main exception", () => {
-    const cause = { type: "DbError", value: "connection reset", stacktrace: { frames: [frame("/app/db.js", "query")] } };
-    const main = (frames: Frame[]) => ({ type: "RequestError", value: "request failed\nsee cause", stacktrace: { frames } });
+    const cause = {
+      type: "DbError",
+      value: "connection reset",
+      stacktrace: { frames: [frame("/app/db.js", "query")] },
+    };
+    const main = (frames: Frame[]) => ({
+      type: "RequestError",
+      value: "request failed\nsee cause",
+      stacktrace: { frames },
+    });
     const chained = (causeFrames: Frame[], mainFrames: Frame[]) => ({
       platform: "node",
       exception: { values: [{ ...cause, stacktrace: { frames: causeFrames } }, main(mainFrames)] },
@@ -164,15 +197,23 @@ describe("exceptions without a stack trace, chains and messages", () => {
     expect(event.metadata).toMatchObject({ type: "RequestError", value: "request failed\nsee cause" });
     expect(event.message).toBe("connection reset\nrequest failed\nsee cause");
     // A different cause stack is a different issue, even with the same outer exception.
-    expect(event.hashes[0]).not.toBe(hashOf(chained([frame("/app/cache.js", "get")], [frame("/app/routes.js", "get")])));
-    expect(event.hashes[0]).not.toBe(hashOf({ platform: "node", exception: { values: [main([frame("/app/routes.js", "get")])] } }));
+    expect(event.hashes[0]).not.toBe(
+      hashOf(chained([frame("/app/cache.js", "get")], [frame("/app/routes.js", "get")])),
+    );
+    expect(event.hashes[0]).not.toBe(
+      hashOf({ platform: "node", exception: { values: [main([frame("/app/routes.js", "get")])] } }),
+    );
   });
 
   it("accepts the legacy exception list and takes the culprit from a cause when the main exception has no frames", () => {
     const event = normalize({
       platform: "python",
       exception: [
-        { type: "KeyError", value: "'id'", stacktrace: { frames: [{ module: "app.views", function: "show", in_app: true }, { module: "app.db" }] } },
+        {
+          type: "KeyError",
+          value: "'id'",
+          stacktrace: { frames: [{ module: "app.views", function: "show", in_app: true }, { module: "app.db" }] },
+        },
         { type: "HTTPError", value: "500" },
       ],
     });
@@ -202,12 +243,20 @@ describe("exceptions without a stack trace, chains and messages", () => {
   });
 
   it("formats named params and keeps placeholders without a param", () => {
-    expect(normalize({ logentry: { message: "%(user)s paid 100%% of %s", params: { user: "ada" } } }).message).toBe("ada paid 100% of %s");
+    expect(normalize({ logentry: { message: "%(user)s paid 100%% of %s", params: { user: "ada" } } }).message).toBe(
+      "ada paid 100% of %s",
+    );
   });
 
   it("labels an event with nothing to show, and groups such events together", () => {
     const event = normalize({ level: "info" });
-    expect(event).toMatchObject({ title: "<unlabeled event>", culprit: "", type: "default", metadata: { title: "<unlabeled event>" }, message: "" });
+    expect(event).toMatchObject({
+      title: "<unlabeled event>",
+      culprit: "",
+      type: "default",
+      metadata: { title: "<unlabeled event>" },
+      message: "",
+    });
     expect(event.hashes[0]).toBe(hashOf({ tags: { a: "b" } }));
     expect(event.hashes[0]).not.toBe(hashOf({ message: "hello" }));
   });
@@ -226,7 +275,9 @@ describe("custom fingerprints", () => {
   });
 
   it("accept numbers, and an empty fingerprint means the default", () => {
-    expect(hashOf(errorEvent(stackA, { fingerprint: ["code", 42] }))).toBe(hashOf(errorEvent(stackB, { fingerprint: ["code", "42"] })));
+    expect(hashOf(errorEvent(stackA, { fingerprint: ["code", 42] }))).toBe(
+      hashOf(errorEvent(stackB, { fingerprint: ["code", "42"] })),
+    );
     expect(hashOf(errorEvent(stackA, { fingerprint: [] }))).toBe(hashOf(errorEvent(stackA)));
   });
 
@@ -235,11 +286,14 @@ describe("custom fingerprints", () => {
     for (const placeholder of ["{{ default }}", "{{default}}", "{{ DEFAULT }}"]) {
       expect(normalize(errorEvent(stackA, { fingerprint: [placeholder] })).hashes).toEqual([defaultHash]);
     }
-    const extended = (stack: Frame[], extra: string) => hashOf(errorEvent(stack, { fingerprint: ["{{ default }}", extra] }));
+    const extended = (stack: Frame[], extra: string) =>
+      hashOf(errorEvent(stack, { fingerprint: ["{{ default }}", extra] }));
     expect(extended(stackA, "/users")).not.toBe(defaultHash);
     expect(extended(stackA, "/users")).not.toBe(extended(stackA, "/orders"));
     expect(extended(stackA, "/users")).not.toBe(extended(stackB, "/users"));
-    expect(extended(stackA, "/users")).toBe(hashOf(errorEvent(stackA, { value: "other value", fingerprint: ["{{default}}", "/users"] })));
+    expect(extended(stackA, "/users")).toBe(
+      hashOf(errorEvent(stackA, { value: "other value", fingerprint: ["{{default}}", "/users"] })),
+    );
   });
 });
 
@@ -263,21 +317,31 @@ describe("title and culprit", () => {
 
   it("prefers the SDK's culprit, then the transaction, then the crashing frame, then the request URL", () => {
     const stack = [frame("/app/x.js", "run")];
-    expect(normalize(errorEvent(stack, { culprit: "custom culprit", transaction: "GET /users" })).culprit).toBe("custom culprit");
+    expect(normalize(errorEvent(stack, { culprit: "custom culprit", transaction: "GET /users" })).culprit).toBe(
+      "custom culprit",
+    );
     expect(normalize(errorEvent(stack, { transaction: "GET /users" })).culprit).toBe("GET /users");
     expect(normalize(errorEvent(stack)).culprit).toBe("run(/app/x.js)");
-    expect(normalize(errorEvent([], { request: { url: "https://shop.test/cart" } })).culprit).toBe("https://shop.test/cart");
+    expect(normalize(errorEvent([], { request: { url: "https://shop.test/cart" } })).culprit).toBe(
+      "https://shop.test/cart",
+    );
     expect(normalize(errorEvent(stack, { culprit: "z".repeat(300) })).culprit).toHaveLength(200);
   });
 
   it("takes the innermost in-app frame, else the innermost frame; formats by platform", () => {
-    const frames = [frame("/app/outer.js", "outer"), frame("/app/inner.js", "inner"), frame("/lib/x.js", "lib", { in_app: false })];
+    const frames = [
+      frame("/app/outer.js", "outer"),
+      frame("/app/inner.js", "inner"),
+      frame("/lib/x.js", "lib", { in_app: false }),
+    ];
     expect(normalize(errorEvent(frames)).culprit).toBe("inner(/app/inner.js)");
     expect(normalize(errorEvent(frames)).location).toBe("/app/inner.js");
     const system = frames.map((f) => ({ ...f, in_app: false }));
     expect(normalize(errorEvent(system)).culprit).toBe("lib(/lib/x.js)");
     expect(normalize(errorEvent(frames, { platform: "python" })).culprit).toBe("/app/inner.js in inner");
-    expect(normalize(errorEvent([{ module: "app.jobs", in_app: true }], { platform: "python" })).culprit).toBe("app.jobs in ?");
+    expect(normalize(errorEvent([{ module: "app.jobs", in_app: true }], { platform: "python" })).culprit).toBe(
+      "app.jobs in ?",
+    );
   });
 });
 
@@ -326,18 +390,26 @@ describe("normalisation of scalars", () => {
   });
 
   it("keeps user fields as strings and counts users by id, email, username, then IP", () => {
-    expect(normalize({ user: { id: 42, email: "a@b.test" } })).toMatchObject({ user: { id: "42", email: "a@b.test" }, userKey: "id:42" });
+    expect(normalize({ user: { id: 42, email: "a@b.test" } })).toMatchObject({
+      user: { id: "42", email: "a@b.test" },
+      userKey: "id:42",
+    });
     expect(normalize({ user: { email: "a@b.test", username: "ada" } }).userKey).toBe("email:a@b.test");
     expect(normalize({ user: { username: "ada", ip_address: "10.0.0.1" } }).userKey).toBe("username:ada");
     expect(normalize({ user: { ip_address: "10.0.0.1" } }).userKey).toBe("ip:10.0.0.1");
     // {{auto}} asks the server for the client IP, which is not known here.
     expect(normalize({ user: { ip_address: "{{auto}}" } })).toMatchObject({ user: null, userKey: null });
-    expect(normalize({ user: { ip_address: "{{auto}}", name: "Ada" } })).toMatchObject({ user: { name: "Ada" }, userKey: null });
+    expect(normalize({ user: { ip_address: "{{auto}}", name: "Ada" } })).toMatchObject({
+      user: { name: "Ada" },
+      userKey: null,
+    });
     expect(normalize({})).toMatchObject({ user: null, userKey: null });
   });
 
   it("accepts dashed UUID event ids and replaces invalid ones", () => {
-    expect(normalize({ event_id: "56E3E367-F13A-4BD7-8386-E5A775A1F767" }).eventId).toBe("56e3e367f13a4bd78386e5a775a1f767");
+    expect(normalize({ event_id: "56E3E367-F13A-4BD7-8386-E5A775A1F767" }).eventId).toBe(
+      "56e3e367f13a4bd78386e5a775a1f767",
+    );
     for (const eventId of [undefined, "not-an-id", 12, "56e3e367f13a4bd78386e5a775a1f76"]) {
       expect(normalize({ event_id: eventId }).eventId).toMatch(/^[0-9a-f]{32}$/);
     }
@@ -359,15 +431,23 @@ describe("normalisation of scalars", () => {
     expect(timestampOf(receivedAt.getTime() / 1000 + 30)).toEqual(new Date(receivedAt.getTime() + 30_000));
     expect(timestampOf(receivedAt.getTime() / 1000 + 3600)).toBe(receivedAt);
     // Older than 30 days (or before PostgreSQL's range): the receive time, with the reason in `errors`.
-    expect(timestampOf(receivedAt.getTime() / 1000 - 29 * 86_400)).toEqual(new Date(receivedAt.getTime() - 29 * 86_400_000));
+    expect(timestampOf(receivedAt.getTime() / 1000 - 29 * 86_400)).toEqual(
+      new Date(receivedAt.getTime() - 29 * 86_400_000),
+    );
     expect(timestampOf(1_000_000_000)).toBe(receivedAt);
     expect(timestampOf("0000-01-01T00:00:00Z")).toBe(receivedAt);
     expect(normalize({ timestamp: "0000-01-01T00:00:00Z" }).payload).toEqual({
       timestamp: receivedAt.getTime() / 1000,
-      errors: [{ type: "past_timestamp", name: "timestamp", value: "0000-01-01T00:00:00Z", reason: expect.any(String) }],
+      errors: [
+        { type: "past_timestamp", name: "timestamp", value: "0000-01-01T00:00:00Z", reason: expect.any(String) },
+      ],
     });
-    expect(normalize({ timestamp: 1e300 }).payload.errors).toEqual([expect.objectContaining({ type: "invalid_data", name: "timestamp", value: 1e300 })]);
-    expect(normalize({ timestamp: receivedAt.getTime() / 1000 + 3600 }).payload.errors).toEqual([expect.objectContaining({ type: "future_timestamp" })]);
+    expect(normalize({ timestamp: 1e300 }).payload.errors).toEqual([
+      expect.objectContaining({ type: "invalid_data", name: "timestamp", value: 1e300 }),
+    ]);
+    expect(normalize({ timestamp: receivedAt.getTime() / 1000 + 3600 }).payload.errors).toEqual([
+      expect.objectContaining({ type: "future_timestamp" }),
+    ]);
     expect(normalize({ timestamp: receivedAt.getTime() / 1000 }).payload.errors).toBeUndefined();
   });
 
@@ -377,7 +457,15 @@ describe("normalisation of scalars", () => {
   });
 
   it("ignores unknown fields and nulls", () => {
-    const event = normalize({ foo: { bar: 1 }, exception: null, user: null, tags: null, fingerprint: null, release: null, request: "x" });
+    const event = normalize({
+      foo: { bar: 1 },
+      exception: null,
+      user: null,
+      tags: null,
+      fingerprint: null,
+      release: null,
+      request: "x",
+    });
     expect(event).toMatchObject({ type: "default", user: null, release: null, title: "<unlabeled event>" });
   });
 });
@@ -387,14 +475,46 @@ describe("invalid events are rejected with a 400", () => {
     ["a string", "event", /^Invalid event: expected a JSON object, got string$/],
     ["an array", [{ message: "x" }], /^Invalid event: expected a JSON object, got array$/],
     ["null", null, /^Invalid event: expected a JSON object, got null$/],
-    ["a string exception", { exception: "boom" }, /^Invalid event: exception: expected an object with `values` or an array, got string$/],
-    ["non-array exception values", { exception: { values: { type: "Error" } } }, /^Invalid event: exception\.values: expected array, got object$/],
-    ["a non-object exception value", { exception: { values: ["boom"] } }, /^Invalid event: exception\.values\.0: expected an exception object, got string$/],
-    ["non-array frames", { exception: { values: [{ type: "E", stacktrace: { frames: "x" } }] } }, /exception\.values\.0\.stacktrace\.frames: expected array, got string/],
-    ["a non-object frame", { exception: { values: [{ type: "E", stacktrace: { frames: [42] } }] } }, /frames\.0: expected a stack frame object, got number/],
-    ["a string fingerprint", { fingerprint: "my-group" }, /^Invalid event: fingerprint: expected an array of strings, got string$/],
-    ["a fingerprint with objects", { fingerprint: ["a", { b: 1 }] }, /^Invalid event: fingerprint\.1: expected a string or a number, got object$/],
-    ["string tags", { tags: "a=b" }, /^Invalid event: tags: expected an object or an array of \[key, value\] pairs, got string$/],
+    [
+      "a string exception",
+      { exception: "boom" },
+      /^Invalid event: exception: expected an object with `values` or an array, got string$/,
+    ],
+    [
+      "non-array exception values",
+      { exception: { values: { type: "Error" } } },
+      /^Invalid event: exception\.values: expected array, got object$/,
+    ],
+    [
+      "a non-object exception value",
+      { exception: { values: ["boom"] } },
+      /^Invalid event: exception\.values\.0: expected an exception object, got string$/,
+    ],
+    [
+      "non-array frames",
+      { exception: { values: [{ type: "E", stacktrace: { frames: "x" } }] } },
+      /exception\.values\.0\.stacktrace\.frames: expected array, got string/,
+    ],
+    [
+      "a non-object frame",
+      { exception: { values: [{ type: "E", stacktrace: { frames: [42] } }] } },
+      /frames\.0: expected a stack frame object, got number/,
+    ],
+    [
+      "a string fingerprint",
+      { fingerprint: "my-group" },
+      /^Invalid event: fingerprint: expected an array of strings, got string$/,
+    ],
+    [
+      "a fingerprint with objects",
+      { fingerprint: ["a", { b: 1 }] },
+      /^Invalid event: fingerprint\.1: expected a string or a number, got object$/,
+    ],
+    [
+      "string tags",
+      { tags: "a=b" },
+      /^Invalid event: tags: expected an object or an array of \[key, value\] pairs, got string$/,
+    ],
     ["a string user", { user: "ada" }, /^Invalid event: user: expected an object, got string$/],
   ])("%s", (_label, raw, detail) => {
     const error = rejection(raw);

@@ -6,7 +6,9 @@ const noQuery = new URLSearchParams();
 
 describe("parseSentryAuth", () => {
   it("reads Sentry's X-Sentry-Auth header", () => {
-    expect(parseSentryAuth(`Sentry sentry_key=${KEY}, sentry_version=7, sentry_client=sentry.javascript.browser/8.0.0`)).toEqual({
+    expect(
+      parseSentryAuth(`Sentry sentry_key=${KEY}, sentry_version=7, sentry_client=sentry.javascript.browser/8.0.0`),
+    ).toEqual({
       sentry_key: KEY,
       sentry_version: "7",
       sentry_client: "sentry.javascript.browser/8.0.0",
@@ -27,7 +29,9 @@ describe("parseSentryAuth", () => {
 
 describe("publicKeyFromRequest", () => {
   it("takes the key from X-Sentry-Auth, X-Svc-Auth, Authorization: Sentry …, or the sentry_key query", () => {
-    expect(publicKeyFromRequest(new Headers({ "X-Sentry-Auth": `Sentry sentry_key=${KEY}, sentry_version=7` }), noQuery)).toBe(KEY);
+    expect(
+      publicKeyFromRequest(new Headers({ "X-Sentry-Auth": `Sentry sentry_key=${KEY}, sentry_version=7` }), noQuery),
+    ).toBe(KEY);
     expect(publicKeyFromRequest(new Headers({ "X-Svc-Auth": `Sentry sentry_key=${KEY}` }), noQuery)).toBe(KEY);
     expect(publicKeyFromRequest(new Headers({ Authorization: `Sentry sentry_key=${KEY}` }), noQuery)).toBe(KEY);
     expect(publicKeyFromRequest(new Headers(), new URLSearchParams(`sentry_version=7&sentry_key=${KEY}`))).toBe(KEY);
@@ -37,7 +41,12 @@ describe("publicKeyFromRequest", () => {
     const headers = new Headers({ "X-Sentry-Auth": "Sentry sentry_key=fromheader" });
     expect(publicKeyFromRequest(headers, new URLSearchParams("sentry_key=fromquery"))).toBe("fromheader");
     expect(publicKeyFromRequest(new Headers({ Authorization: "Bearer flu_abc" }), noQuery)).toBeNull();
-    expect(publicKeyFromRequest(new Headers({ "X-Sentry-Auth": "Sentry sentry_version=7" }), new URLSearchParams("sentry_key="))).toBeNull();
+    expect(
+      publicKeyFromRequest(
+        new Headers({ "X-Sentry-Auth": "Sentry sentry_version=7" }),
+        new URLSearchParams("sentry_key="),
+      ),
+    ).toBeNull();
   });
 });
 

@@ -64,7 +64,11 @@ describe("decompressBody", () => {
   it("stops deflate and brotli bombs too", async () => {
     const zeros = Buffer.alloc(4 * MiB);
     expect(await failure(decompressBody(deflateSync(zeros), "deflate", limit))).toMatchObject({ status: 413 });
-    expect(await failure(decompressBody(brotliCompressSync(zeros, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }), "br", limit))).toMatchObject({ status: 413 });
+    expect(
+      await failure(
+        decompressBody(brotliCompressSync(zeros, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } }), "br", limit),
+      ),
+    ).toMatchObject({ status: 413 });
   });
 
   it("answers 400 for truncated or corrupt input", async () => {
@@ -72,12 +76,18 @@ describe("decompressBody", () => {
     expect(await failure(decompressBody(gzipped.subarray(0, gzipped.length - 10), "gzip", limit))).toEqual(
       expect.objectContaining({ status: 400, detail: "Invalid gzip body: unexpected end of file" }),
     );
-    expect(await failure(decompressBody(payload, "gzip", limit))).toMatchObject({ status: 400, detail: expect.stringMatching(/^Invalid gzip body: /) });
+    expect(await failure(decompressBody(payload, "gzip", limit))).toMatchObject({
+      status: 400,
+      detail: expect.stringMatching(/^Invalid gzip body: /),
+    });
     expect(await failure(decompressBody(payload, "deflate", limit))).toMatchObject({ status: 400 });
     expect(await failure(decompressBody(new Uint8Array(), "gzip", limit))).toMatchObject({ status: 400 });
   });
 
   it("answers 415 for an encoding it does not know", async () => {
-    expect(await failure(decompressBody(payload, "zstd", limit))).toMatchObject({ status: 415, detail: 'Unsupported Content-Encoding "zstd"' });
+    expect(await failure(decompressBody(payload, "zstd", limit))).toMatchObject({
+      status: 415,
+      detail: 'Unsupported Content-Encoding "zstd"',
+    });
   });
 });

@@ -41,7 +41,11 @@ describe("parseEnvelope", () => {
   });
 
   it("mixes items with and without length", () => {
-    const envelope = parseEnvelope(bytes('{}\n{"type":"session"}\n{"sid":"1"}\n{"type":"event","length":9}\n{"a":"b"}\n{"type":"client_report"}\n{}'));
+    const envelope = parseEnvelope(
+      bytes(
+        '{}\n{"type":"session"}\n{"sid":"1"}\n{"type":"event","length":9}\n{"a":"b"}\n{"type":"client_report"}\n{}',
+      ),
+    );
     expect(envelope.items.map((item) => [item.header.type, text(item.payload)])).toEqual([
       ["session", '{"sid":"1"}'],
       ["event", '{"a":"b"}'],
@@ -50,13 +54,17 @@ describe("parseEnvelope", () => {
   });
 
   it("tolerates a trailing newline, blank lines between items and CRLF line ends", () => {
-    const envelope = parseEnvelope(bytes('{"dsn":"x"}\r\n{"type":"event"}\r\n{"x":1}\r\n\r\n{"type":"event","length":2}\r\n{}\r\n\n'));
+    const envelope = parseEnvelope(
+      bytes('{"dsn":"x"}\r\n{"type":"event"}\r\n{"x":1}\r\n\r\n{"type":"event","length":2}\r\n{}\r\n\n'),
+    );
     expect(envelope.header).toEqual({ dsn: "x" });
     expect(envelope.items.map((item) => text(item.payload))).toEqual(['{"x":1}', "{}"]);
   });
 
   it("reads a length-less last item without a final newline, and an item with an empty payload", () => {
-    expect(text(parseEnvelope(bytes('{}\n{"type":"event"}\n{"y":2}')).items[0]?.payload ?? new Uint8Array())).toBe('{"y":2}');
+    expect(text(parseEnvelope(bytes('{}\n{"type":"event"}\n{"y":2}')).items[0]?.payload ?? new Uint8Array())).toBe(
+      '{"y":2}',
+    );
     const empty = parseEnvelope(bytes('{}\n{"type":"attachment","length":0}\n\n{"type":"event"}'));
     expect(empty.items.map((item) => [item.header.type, item.payload.byteLength])).toEqual([
       ["attachment", 0],
@@ -77,9 +85,13 @@ describe("parseEnvelope", () => {
   it("names a malformed envelope header or item header", () => {
     expect(malformed(bytes("not json\n")).detail).toMatch(/^Malformed envelope: envelope header is not valid JSON/);
     expect(malformed(bytes("[1]\n")).detail).toBe("Malformed envelope: envelope header is not a JSON object");
-    expect(malformed(bytes('{}\n{"type":"event"\n{}')).detail).toMatch(/^Malformed envelope: item 0 header is not valid JSON/);
+    expect(malformed(bytes('{}\n{"type":"event"\n{}')).detail).toMatch(
+      /^Malformed envelope: item 0 header is not valid JSON/,
+    );
     expect(malformed(bytes('{}\n{"length":2}\n{}')).detail).toBe('Malformed envelope: item 0 header has no "type"');
-    expect(malformed(bytes('{}\n{"type":"event","length":-1}\n{}')).detail).toBe('Malformed envelope: item 0 (event) has an invalid "length"');
+    expect(malformed(bytes('{}\n{"type":"event","length":-1}\n{}')).detail).toBe(
+      'Malformed envelope: item 0 (event) has an invalid "length"',
+    );
   });
 
   it("refuses a payload shorter than its length, or followed by something other than a newline", () => {
@@ -94,19 +106,29 @@ describe("parseEnvelope", () => {
 
 describe("eventsOf", () => {
   it("keeps only event items, and fills a missing event_id from the envelope header", () => {
-    const envelope = parseEnvelope(bytes('{"event_id":"e1"}\n{"type":"client_report"}\n{}\n{"type":"event"}\n{"message":"m"}\n{"type":"transaction"}\n{}'));
+    const envelope = parseEnvelope(
+      bytes(
+        '{"event_id":"e1"}\n{"type":"client_report"}\n{}\n{"type":"event"}\n{"message":"m"}\n{"type":"transaction"}\n{}',
+      ),
+    );
     // The object changed (its event_id filled in), so its text is no longer its source.
     expect(eventsOf(envelope)).toEqual([{ event: { message: "m", event_id: "e1" }, source: null }]);
   });
 
   it("keeps the event's own event_id, and its JSON text as it came", () => {
     const text = '{ "event_id": "e2" }';
-    expect(eventsOf(parseEnvelope(bytes(`{"event_id":"e1"}\n{"type":"event"}\n${text}`)))).toEqual([{ event: { event_id: "e2" }, source: text }]);
+    expect(eventsOf(parseEnvelope(bytes(`{"event_id":"e1"}\n{"type":"event"}\n${text}`)))).toEqual([
+      { event: { event_id: "e2" }, source: text },
+    ]);
   });
 
   it("answers 400 for an event that is not a JSON object and 413 for one over 1 MiB", () => {
-    expect(() => eventsOf(parseEnvelope(bytes('{}\n{"type":"event"}\n{oops')))).toThrow(/^Invalid event: malformed JSON/);
-    expect(() => eventsOf(parseEnvelope(bytes('{}\n{"type":"event"}\n[1,2]')))).toThrow("Invalid event: expected a JSON object");
+    expect(() => eventsOf(parseEnvelope(bytes('{}\n{"type":"event"}\n{oops')))).toThrow(
+      /^Invalid event: malformed JSON/,
+    );
+    expect(() => eventsOf(parseEnvelope(bytes('{}\n{"type":"event"}\n[1,2]')))).toThrow(
+      "Invalid event: expected a JSON object",
+    );
     const big = `{"message":"${"x".repeat(1024 * 1024)}"}`;
     try {
       eventsOf(parseEnvelope(bytes(`{}\n{"type":"event"}\n${big}`)));
@@ -117,7 +139,18 @@ describe("eventsOf", () => {
   });
 
   it("ignores every non-event item type, whatever its payload", () => {
-    const types = ["client_report", "session", "sessions", "transaction", "attachment", "check_in", "log", "span", "replay_video", "made_up"];
+    const types = [
+      "client_report",
+      "session",
+      "sessions",
+      "transaction",
+      "attachment",
+      "check_in",
+      "log",
+      "span",
+      "replay_video",
+      "made_up",
+    ];
     const body = ["{}", ...types.flatMap((type) => [JSON.stringify({ type }), "not json at all"])].join("\n");
     expect(eventsOf(parseEnvelope(bytes(body)))).toEqual([]);
   });

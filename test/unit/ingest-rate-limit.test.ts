@@ -29,7 +29,10 @@ describe("SharedRateLimiter", () => {
     expect((await one.consume(1, 1, 1, minuteStart, HOUR)).allowed).toBe(true);
     // A minute later, still the same hour: refused until the hour ends.
     const later = minuteStart + MINUTE;
-    expect(await one.consume(1, 1, 1, later, HOUR)).toEqual({ allowed: false, retryAfterSeconds: (hourStart + HOUR - later) / 1000 });
+    expect(await one.consume(1, 1, 1, later, HOUR)).toEqual({
+      allowed: false,
+      retryAfterSeconds: (hourStart + HOUR - later) / 1000,
+    });
     expect((await one.consume(1, 1, 1, hourStart + HOUR, HOUR)).allowed).toBe(true);
   });
 
@@ -59,7 +62,12 @@ describe("SharedRateLimiter", () => {
     const limit = 200;
     let accepted = 0;
     for (let i = 0; i < 3 * limit; i++) {
-      const decision = await (instances[i % instances.length] as SharedRateLimiter).consume(7, 1, limit, minuteStart + i);
+      const decision = await (instances[i % instances.length] as SharedRateLimiter).consume(
+        7,
+        1,
+        limit,
+        minuteStart + i,
+      );
       if (decision.allowed) accepted++;
     }
     expect(accepted).toBeLessThanOrEqual(limit);

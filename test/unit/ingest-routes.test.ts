@@ -8,7 +8,10 @@ import { ingestPlugin } from "../../src/plugins/ingest/index.js";
 import { ingestErrorRenderer } from "../../src/plugins/ingest/cors.js";
 import { ApiError } from "../../src/http/errors.js";
 
-const plugins = [...(firstPartyPlugins as readonly FaultlinePlugin[]).filter((plugin) => plugin.id !== "ingest"), ingestPlugin];
+const plugins = [
+  ...(firstPartyPlugins as readonly FaultlinePlugin[]).filter((plugin) => plugin.id !== "ingest"),
+  ingestPlugin,
+];
 
 describe("ingest routes", () => {
   const { router } = composePlugins(plugins);
@@ -26,14 +29,19 @@ describe("ingest routes", () => {
   });
 
   it("answer other methods with 405 and Allow: OPTIONS, POST", () => {
-    expect(router.match("GET", "/api/12/envelope/")).toEqual({ kind: "method-not-allowed", allow: ["OPTIONS", "POST"] });
+    expect(router.match("GET", "/api/12/envelope/")).toEqual({
+      kind: "method-not-allowed",
+      allow: ["OPTIONS", "POST"],
+    });
   });
 });
 
 describe("ingestErrorRenderer", () => {
   it("claims only the ingest paths", () => {
-    for (const path of ["/api/1/envelope/", "/api/1/store", "/api/web/envelope/"]) expect(ingestErrorRenderer.matches(path)).toBe(true);
-    for (const path of ["/api/0/organizations/acme/", "/api/1/envelope/extra/", "/envelope/"]) expect(ingestErrorRenderer.matches(path)).toBe(false);
+    for (const path of ["/api/1/envelope/", "/api/1/store", "/api/web/envelope/"])
+      expect(ingestErrorRenderer.matches(path)).toBe(true);
+    for (const path of ["/api/0/organizations/acme/", "/api/1/envelope/extra/", "/envelope/"])
+      expect(ingestErrorRenderer.matches(path)).toBe(false);
   });
 
   it("keeps Sentry's {detail} body and adds CORS and X-Sentry-Error (made header-safe)", async () => {

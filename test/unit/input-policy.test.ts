@@ -1,9 +1,23 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors.js";
-import { checkJsonBody, checkPathParams, checkQuery, checkUrlLength, findJsonProblem, repairText, textProblem } from "../../src/http/input-policy.js";
+import {
+  checkJsonBody,
+  checkPathParams,
+  checkQuery,
+  checkUrlLength,
+  findJsonProblem,
+  repairText,
+  textProblem,
+} from "../../src/http/input-policy.js";
 import { EVENT_SANITIZE_LIMITS, sanitizeEventPayload } from "../../src/plugins/issues/grouping/sanitize.js";
-import { FilterSyntaxError, MAX_FILTER_DEPTH, MAX_FILTER_TERMS, parseFilter, parsePatchPath } from "../../src/plugins/scim/filter.js";
+import {
+  FilterSyntaxError,
+  MAX_FILTER_DEPTH,
+  MAX_FILTER_TERMS,
+  parseFilter,
+  parsePatchPath,
+} from "../../src/plugins/scim/filter.js";
 import { hostileJson, hostileString, nested } from "../helpers/hostile-json.js";
 
 /** Whether text is what PostgreSQL stores as is: no NUL, every surrogate paired (checked code unit by code unit). */
@@ -77,24 +91,40 @@ describe("the API input policy", () => {
   });
 
   it("400 naming the path parameter or query field", () => {
-    expect(thrown(() => checkPathParams({ organization_id_or_slug: "acme", issue_id: "1\u0000" })).detail).toBe("Invalid request: issue_id: contains a NUL character");
-    expect(thrown(() => checkQuery(new URLSearchParams("a=1&query=%00"))).extra).toEqual({ errors: { query: ["contains a NUL character"] } });
-    expect(thrown(() => checkQuery(new URLSearchParams("%00=1"))).detail).toBe("Invalid request: \uFFFD: key contains a NUL character");
+    expect(thrown(() => checkPathParams({ organization_id_or_slug: "acme", issue_id: "1\u0000" })).detail).toBe(
+      "Invalid request: issue_id: contains a NUL character",
+    );
+    expect(thrown(() => checkQuery(new URLSearchParams("a=1&query=%00"))).extra).toEqual({
+      errors: { query: ["contains a NUL character"] },
+    });
+    expect(thrown(() => checkQuery(new URLSearchParams("%00=1"))).detail).toBe(
+      "Invalid request: \uFFFD: key contains a NUL character",
+    );
   });
 
   it("400 naming the first bad body field in document order, keys included", () => {
-    expect(findJsonProblem({ a: "ok", b: ["x", "y\u0000"], c: "\ud800" }, 32)).toEqual({ "b.1": ["contains a NUL character"] });
-    expect(findJsonProblem({ a: { "k\ud800": 1 } }, 32)).toEqual({ "a.k\uFFFD": ["key contains an unpaired UTF-16 surrogate"] });
+    expect(findJsonProblem({ a: "ok", b: ["x", "y\u0000"], c: "\ud800" }, 32)).toEqual({
+      "b.1": ["contains a NUL character"],
+    });
+    expect(findJsonProblem({ a: { "k\ud800": 1 } }, 32)).toEqual({
+      "a.k\uFFFD": ["key contains an unpaired UTF-16 surrogate"],
+    });
     expect(findJsonProblem("\u0000", 32)).toEqual({ body: ["contains a NUL character"] });
     expect(findJsonProblem({ a: [1, true, null, "🚀"] }, 32)).toBeNull();
-    expect(thrown(() => checkJsonBody({ name: "\u0000" }, 32)).detail).toBe("Invalid request: name: contains a NUL character");
+    expect(thrown(() => checkJsonBody({ name: "\u0000" }, 32)).detail).toBe(
+      "Invalid request: name: contains a NUL character",
+    );
   });
 
   it("depth: the body is level 1; a limit of N allows N levels; 1,000,000 levels do not overflow the walk", () => {
     expect(findJsonProblem(nested(31, "array"), 32)).toBeNull();
     expect(findJsonProblem(nested(32, "array"), 32)).toBeNull();
-    expect(findJsonProblem(nested(33, "object"), 32)).toEqual({ [`a.a.a.a.a.a.a.a.a.a.a.….a`]: ["nested deeper than 32 levels"] });
-    expect(Object.values(findJsonProblem(nested(1_000_000, "array"), 32) ?? {})).toEqual([["nested deeper than 32 levels"]]);
+    expect(findJsonProblem(nested(33, "object"), 32)).toEqual({
+      [`a.a.a.a.a.a.a.a.a.a.a.….a`]: ["nested deeper than 32 levels"],
+    });
+    expect(Object.values(findJsonProblem(nested(1_000_000, "array"), 32) ?? {})).toEqual([
+      ["nested deeper than 32 levels"],
+    ]);
     // Long keys are cut in the reported path.
     expect(Object.keys(findJsonProblem({ ["k".repeat(500)]: "\u0000" }, 32) ?? {})).toEqual([`${"k".repeat(64)}…`]);
   });
@@ -119,7 +149,10 @@ describe("the event sanitiser (Relay-style repair)", () => {
   });
 
   it("repairs text, keys, depth and length, and lists what it did", () => {
-    const { value, errors } = sanitizeEventPayload({ message: "a\u0000", extra: { "k\ud800": 1, deep: nested(40, "object"), long: "x".repeat(20_000) } });
+    const { value, errors } = sanitizeEventPayload({
+      message: "a\u0000",
+      extra: { "k\ud800": 1, deep: nested(40, "object"), long: "x".repeat(20_000) },
+    });
     const extra = (value as { extra: Record<string, unknown> }).extra;
     expect((value as { message: string }).message).toBe("a\uFFFD");
     expect(extra["k\uFFFD"]).toBe(1);
@@ -127,8 +160,16 @@ describe("the event sanitiser (Relay-style repair)", () => {
     expect(inspect(value).depth).toBe(EVENT_SANITIZE_LIMITS.maxDepth);
     expect(errors).toEqual([
       { type: "invalid_data", name: "message", reason: "contained a NUL character (replaced by U+FFFD)" },
-      { type: "invalid_data", name: "extra.k\uFFFD", reason: "key contained an unpaired UTF-16 surrogate (replaced by U+FFFD)" },
-      { type: "invalid_data", name: expect.stringMatching(/^extra\.deep\.a\./), reason: "nested deeper than 32 levels" },
+      {
+        type: "invalid_data",
+        name: "extra.k\uFFFD",
+        reason: "key contained an unpaired UTF-16 surrogate (replaced by U+FFFD)",
+      },
+      {
+        type: "invalid_data",
+        name: expect.stringMatching(/^extra\.deep\.a\./),
+        reason: "nested deeper than 32 levels",
+      },
       { type: "value_too_long", name: "extra.long", reason: "longer than 16384 characters" },
     ]);
   });
@@ -141,9 +182,20 @@ describe("the event sanitiser (Relay-style repair)", () => {
     expect(Object.getPrototypeOf(repaired)).toBe(Object.prototype);
     expect(Object.keys(repaired)).toEqual(["__proto__"]);
     expect(JSON.stringify(repaired)).toBe('{"__proto__":{"polluted":"\uFFFD"}}');
-    const cyclic: Record<string, unknown> = { when: new Date(0), n: 10n, f: () => 1, u: undefined, list: [undefined, Number.NaN] };
+    const cyclic: Record<string, unknown> = {
+      when: new Date(0),
+      n: 10n,
+      f: () => 1,
+      u: undefined,
+      list: [undefined, Number.NaN],
+    };
     cyclic.self = cyclic;
-    expect(sanitizeEventPayload(cyclic).value).toEqual({ when: "1970-01-01T00:00:00.000Z", n: "10", list: [null, null], self: "[Circular]" });
+    expect(sanitizeEventPayload(cyclic).value).toEqual({
+      when: "1970-01-01T00:00:00.000Z",
+      n: "10",
+      list: [null, null],
+      self: "[Circular]",
+    });
   });
 
   it("survives 1,000,000 levels of nesting", () => {
@@ -175,7 +227,11 @@ describe("SCIM filter bounds", () => {
   it("refuses nesting past the limit without overflowing the stack, even 100,000 levels", () => {
     const parens = (depth: number) => `${"(".repeat(depth)}userName eq "x"${")".repeat(depth)}`;
     expect(() => parseFilter(parens(MAX_FILTER_DEPTH))).not.toThrow();
-    expect(() => parseFilter(parens(MAX_FILTER_DEPTH + 1))).toThrow(new FilterSyntaxError(`The filter is nested deeper than ${MAX_FILTER_DEPTH} levels (position ${MAX_FILTER_DEPTH})`));
+    expect(() => parseFilter(parens(MAX_FILTER_DEPTH + 1))).toThrow(
+      new FilterSyntaxError(
+        `The filter is nested deeper than ${MAX_FILTER_DEPTH} levels (position ${MAX_FILTER_DEPTH})`,
+      ),
+    );
     expect(() => parseFilter(parens(100_000))).toThrow(FilterSyntaxError);
     expect(() => parseFilter(`${"not ".repeat(100_000)}userName pr`)).toThrow(FilterSyntaxError);
     expect(() => parsePatchPath(`emails[${parens(100_000)}]`)).toThrow(FilterSyntaxError);
@@ -184,7 +240,9 @@ describe("SCIM filter bounds", () => {
   it("refuses more than the maximum number of comparisons", () => {
     const terms = (count: number) => Array.from({ length: count }, (_, i) => `userName eq "u${i}"`).join(" or ");
     expect(() => parseFilter(terms(MAX_FILTER_TERMS))).not.toThrow();
-    expect(() => parseFilter(terms(MAX_FILTER_TERMS + 1))).toThrow(`The filter has more than ${MAX_FILTER_TERMS} comparisons`);
+    expect(() => parseFilter(terms(MAX_FILTER_TERMS + 1))).toThrow(
+      `The filter has more than ${MAX_FILTER_TERMS} comparisons`,
+    );
   });
 
   it("refuses string escapes that decode to text PostgreSQL cannot store", () => {

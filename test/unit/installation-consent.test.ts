@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { consentAfterAppChange, grantedScopes, pendingScopes, scopesBeyond } from "../../src/plugins/installations/consent.js";
+import {
+  consentAfterAppChange,
+  grantedScopes,
+  pendingScopes,
+  scopesBeyond,
+} from "../../src/plugins/installations/consent.js";
 import { expandScopes } from "../../src/auth/scopes.js";
 
 describe("installation consent rules", () => {
@@ -15,7 +20,10 @@ describe("installation consent rules", () => {
   });
 
   it("follows an app change: the owner consents to everything, anyone else keeps only what it had and the app still asks for", () => {
-    expect(consentAfterAppChange(["event:read", "org:admin"], ["event:read"], true)).toEqual(["event:read", "org:admin"]);
+    expect(consentAfterAppChange(["event:read", "org:admin"], ["event:read"], true)).toEqual([
+      "event:read",
+      "org:admin",
+    ]);
     expect(consentAfterAppChange(["event:read", "org:admin"], ["event:read"], false)).toEqual(["event:read"]);
     expect(consentAfterAppChange(["member:read"], ["event:read", "member:admin"], false)).toEqual(["member:read"]);
     // Narrowed away, then back: the consent went with the narrowing.

@@ -19,7 +19,9 @@ const eslint = new ESLint({ cwd: root });
 /** The boundary errors ESLint reports for `code` placed at `path` (the file need not exist; its imports must). */
 async function boundaryErrors(path: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: join(root, path) });
-  return (result?.messages ?? []).filter((message) => message.ruleId === "boundaries/dependencies").map((message) => message.message);
+  return (result?.messages ?? [])
+    .filter((message) => message.ruleId === "boundaries/dependencies")
+    .map((message) => message.message);
 }
 
 describe("plugin boundaries (ESLint)", () => {
@@ -32,7 +34,9 @@ describe("plugin boundaries (ESLint)", () => {
     ];
     for (const code of offenders) {
       const errors = await boundaryErrors("src/plugins/alerts/offender.ts", code);
-      expect(errors, code).toEqual([expect.stringContaining("src/plugins/alerts/offender.ts imports src/plugins/issues/repository.ts")]);
+      expect(errors, code).toEqual([
+        expect.stringContaining("src/plugins/alerts/offender.ts imports src/plugins/issues/repository.ts"),
+      ]);
     }
   });
 
@@ -49,14 +53,18 @@ describe("plugin boundaries (ESLint)", () => {
 
   it("refuses the core's import of a plugin, even of its public entry", async () => {
     const code = `import { issuesPlugin } from "../plugins/issues/index.js";\nexport const plugin = issuesPlugin;`;
-    expect(await boundaryErrors("src/http/offender.ts", code)).toEqual([expect.stringContaining("src/http/offender.ts imports src/plugins/issues/index.ts")]);
+    expect(await boundaryErrors("src/http/offender.ts", code)).toEqual([
+      expect.stringContaining("src/http/offender.ts imports src/plugins/issues/index.ts"),
+    ]);
   });
 
   it("lets the composition roots import plugins' public entries only", async () => {
     const entry = `import { issuesPlugin } from "./issues/index.js";\nexport const plugins = [issuesPlugin];`;
     expect(await boundaryErrors("src/plugins/index.ts", entry)).toEqual([]);
     const internal = `import "./plugins/issues/domain-events.js";`;
-    expect(await boundaryErrors("src/index.ts", internal)).toEqual([expect.stringContaining("src/index.ts imports src/plugins/issues/domain-events.ts")]);
+    expect(await boundaryErrors("src/index.ts", internal)).toEqual([
+      expect.stringContaining("src/index.ts imports src/plugins/issues/domain-events.ts"),
+    ]);
   });
 
   it("makes no exception for the OpenAPI plugin (the api types come from the endpoint declarations)", async () => {
@@ -73,7 +81,9 @@ describe("import cycles (dependency-cruiser)", () => {
     writeFileSync(join(dir, "a.ts"), `import type { B } from "./b.js";\nexport interface A { b: B }\n`);
     writeFileSync(join(dir, "b.ts"), `import type { A } from "./a.js";\nexport interface B { a?: A }\n`);
     const options = await extractDepcruiseOptions(join(root, ".dependency-cruiser.mjs"));
-    const { output } = await cruise([dir], options, undefined, { tsConfig: extractTSConfig(join(root, "tsconfig.json")) });
+    const { output } = await cruise([dir], options, undefined, {
+      tsConfig: extractTSConfig(join(root, "tsconfig.json")),
+    });
     if (typeof output === "string") throw new Error("expected the cruise result, got a report");
     expect(output.summary.violations.map((violation) => violation.rule.name)).toEqual(["no-circular"]);
   });

@@ -4,11 +4,17 @@ import { createFaultline, definePlugin } from "../../src/index.js";
 import { composePlugins } from "../../src/plugin/compose.js";
 import { firstPartyPlugins } from "../../src/plugins/index.js";
 
-const share = (name: string, ...statements: string[]): SchemaMigration => ({ name, statements: (s) => statements.map((text) => `${text} ${s}`) });
+const share = (name: string, ...statements: string[]): SchemaMigration => ({
+  name,
+  statements: (s) => statements.map((text) => `${text} ${s}`),
+});
 
 describe("migration shares: each plugin's part of Faultline's original migrations", () => {
   it("joins the shares of one name in the order the sets are given, and sorts the migrations by name", () => {
-    const merged = mergeMigrationShares([[share("0001_a", "core a"), share("0003_c", "core c")], [share("0003_c", "plugin c"), share("0002_b", "plugin b")]]);
+    const merged = mergeMigrationShares([
+      [share("0001_a", "core a"), share("0003_c", "core c")],
+      [share("0003_c", "plugin c"), share("0002_b", "plugin b")],
+    ]);
     expect(merged.map((migration) => [migration.name, migration.statements("S")])).toEqual([
       ["0001_a", ["core a S"]],
       ["0002_b", ["plugin b S"]],
@@ -17,16 +23,30 @@ describe("migration shares: each plugin's part of Faultline's original migration
   });
 
   it("refuses a set that lists one name twice (a share would run twice)", () => {
-    expect(() => mergeMigrationShares([[share("0001_a", "x"), share("0001_a", "y")]])).toThrow('Migration "0001_a" is listed twice in one set');
+    expect(() => mergeMigrationShares([[share("0001_a", "x"), share("0001_a", "y")]])).toThrow(
+      'Migration "0001_a" is listed twice in one set',
+    );
   });
 
   it("the first-party shares join into exactly the migrations installs already ran: same names, in the same order", () => {
     const merged = composePlugins([...firstPartyPlugins]).coreLedgerMigrations;
     // Released names: recorded in every existing install's faultline_migration table. Never rename one.
     expect(merged.map((migration) => migration.name)).toEqual([
-      "0001_core", "0002_issues", "0003_scim", "0004_delivery", "0005_apps", "0006_alerts", "0007_installation_consent", "0008_ingest_queue",
-      "0009_retention", "0010_rate_limits", "0011_ingest_outcomes", "0012_key_rate_limit_window", "0014_sentry_hook_headers",
-      "0015_release_stats", "0016_delivery_attempts",
+      "0001_core",
+      "0002_issues",
+      "0003_scim",
+      "0004_delivery",
+      "0005_apps",
+      "0006_alerts",
+      "0007_installation_consent",
+      "0008_ingest_queue",
+      "0009_retention",
+      "0010_rate_limits",
+      "0011_ingest_outcomes",
+      "0012_key_rate_limit_window",
+      "0014_sentry_hook_headers",
+      "0015_release_stats",
+      "0016_delivery_attempts",
     ]);
     // The alert rules' counting trigger is recreated after the issues' share of 0009 partitions `events`.
     const retention = merged.find((migration) => migration.name === "0009_retention")?.statements('"s"') ?? [];
@@ -40,7 +60,10 @@ describe("migration shares: each plugin's part of Faultline's original migration
     const owners = new Map<string, string[]>();
     const sets: Array<[string, readonly SchemaMigration[]]> = [
       ["core", coreMigrations],
-      ...firstPartyPlugins.map((plugin): [string, readonly SchemaMigration[]] => [plugin.id, [...(plugin.coreLedgerMigrations ?? []), ...(plugin.migrations ?? [])]]),
+      ...firstPartyPlugins.map((plugin): [string, readonly SchemaMigration[]] => [
+        plugin.id,
+        [...(plugin.coreLedgerMigrations ?? []), ...(plugin.migrations ?? [])],
+      ]),
     ];
     for (const [owner, migrations] of sets) {
       for (const statement of migrations.flatMap((migration) => migration.statements('"s"'))) {
@@ -57,7 +80,10 @@ describe("migration shares: each plugin's part of Faultline's original migration
   });
 
   it("a host's plugin cannot add to the core's migration table", () => {
-    const intruder = definePlugin({ id: "acme-audit", coreLedgerMigrations: [share("0017_audit", "CREATE TABLE audit ()")] });
+    const intruder = definePlugin({
+      id: "acme-audit",
+      coreLedgerMigrations: [share("0017_audit", "CREATE TABLE audit ()")],
+    });
     expect(() => createFaultline({ database: "memory://", plugins: [intruder] })).toThrow(
       `Plugin "acme-audit": coreLedgerMigrations is for Faultline's own plugins; put its migrations in "migrations"`,
     );

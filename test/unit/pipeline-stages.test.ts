@@ -38,17 +38,33 @@ const caught = (run: () => unknown): unknown => {
 
 describe("the request pipeline's stages, each on its own", () => {
   it("match: the path below the mount prefix, the route, or the 404/405 that says why not", () => {
-    expect([trimSlash("/faultline/"), stripBasePath("/faultline/api/0/", "/faultline"), stripBasePath("/faultline", "/faultline"), stripBasePath("/other/", "/faultline")]).toEqual([
-      "/faultline",
-      "/api/0/",
-      "/",
-      null,
-    ]);
+    expect([
+      trimSlash("/faultline/"),
+      stripBasePath("/faultline/api/0/", "/faultline"),
+      stripBasePath("/faultline", "/faultline"),
+      stripBasePath("/other/", "/faultline"),
+    ]).toEqual(["/faultline", "/api/0/", "/", null]);
     const url = new URL("http://host/api/0/things/a/");
-    expect(matchRoute(router(), "POST", "/api/0/things/a/", url, 8192)).toMatchObject({ endpoint: { operationId: "things.update" }, params: { thing: "a" } });
+    expect(matchRoute(router(), "POST", "/api/0/things/a/", url, 8192)).toMatchObject({
+      endpoint: { operationId: "things.update" },
+      params: { thing: "a" },
+    });
     expect(caught(() => matchRoute(router(), "POST", null, url, 8192))).toMatchObject({ status: 404 });
-    expect(caught(() => matchRoute(router(), "GET", "/api/0/things/a/", url, 8192))).toMatchObject({ status: 405, headers: { Allow: "POST" } });
-    expect(caught(() => matchRoute(router(), "POST", "/api/0/things/a/", new URL(`http://host/api/0/things/a/?q=${"x".repeat(9000)}`), 8192))).toMatchObject({ status: 414 });
+    expect(caught(() => matchRoute(router(), "GET", "/api/0/things/a/", url, 8192))).toMatchObject({
+      status: 405,
+      headers: { Allow: "POST" },
+    });
+    expect(
+      caught(() =>
+        matchRoute(
+          router(),
+          "POST",
+          "/api/0/things/a/",
+          new URL(`http://host/api/0/things/a/?q=${"x".repeat(9000)}`),
+          8192,
+        ),
+      ),
+    ).toMatchObject({ status: 414 });
     const nul = matchRoute(router(), "POST", "/api/0/things/a%00b/", url, 8192);
     expect(caught(() => checkRouteInput({ ...nul, params: { thing: "a\u0000b" } }, url))).toBeInstanceOf(ApiError);
   });
@@ -57,33 +73,63 @@ describe("the request pipeline's stages, each on its own", () => {
     const db = undefined as never; // no organization in the path: the database is not read
     expect(await authorizeFor(endpoint, null, {}, db)).toEqual({ organization: null, scopes: new Set() });
     const reader = { kind: "user", userId: 1, scopes: new Set(["project:read"]) } as unknown as Principal;
-    await expect(authorizeFor(endpoint, reader, {}, db)).rejects.toMatchObject({ status: 403, extra: { requiredScopes: ["project:write"] } });
+    await expect(authorizeFor(endpoint, reader, {}, db)).rejects.toMatchObject({
+      status: 403,
+      extra: { requiredScopes: ["project:write"] },
+    });
     const writer = { kind: "user", userId: 1, scopes: new Set(["project:write"]) } as unknown as Principal;
     expect((await authorizeFor(endpoint, writer, {}, db)).scopes).toEqual(new Set(["project:write"]));
   });
 
   it("input: a JSON body validated by the endpoint's schema, an empty one read as {}, repeated query keys as arrays", async () => {
     const reader = new BodyReader({ bodyBytes: 1024, bodyDepth: 8 }, silentLogger);
-    const post = (body: string) => new Request("http://host/", { method: "POST", body, headers: { "Content-Type": "application/json" } });
+    const post = (body: string) =>
+      new Request("http://host/", { method: "POST", body, headers: { "Content-Type": "application/json" } });
     expect(await reader.read(endpoint, post('{"name":"a"}'))).toEqual({ body: { name: "a" }, rawBody: null });
     await expect(reader.read(endpoint, post(""))).rejects.toMatchObject({ status: 400 });
-    await expect(reader.read(endpoint, post(JSON.stringify({ name: "x".repeat(2000) })))).rejects.toMatchObject({ status: 413 });
+    await expect(reader.read(endpoint, post(JSON.stringify({ name: "x".repeat(2000) })))).rejects.toMatchObject({
+      status: 413,
+    });
     expect(queryObject(new URLSearchParams("a=1&b=2&a=3"))).toEqual({ a: ["1", "3"], b: "2" });
   });
 
   it("render: an outage or pending migrations are a 503 with Retry-After, the unexpected a 500 with the request id", () => {
-    const outage = errorReply(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }), "/api/0/", "req1", silentLogger, []);
+    const outage = errorReply(
+      Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }),
+      "/api/0/",
+      "req1",
+      silentLogger,
+      [],
+    );
     expect(outage).toMatchObject({ status: 503, headers: { "Retry-After": "5" } });
-    expect(errorReply(new MigrationsPendingError("faultline", ["0017_x"]), "/api/0/", "req2", silentLogger, [])).toMatchObject({ status: 503, body: { pendingMigrations: ["0017_x"] } });
-    expect(errorReply(new TypeError("boom"), "/api/0/", "req3", silentLogger, [])).toMatchObject({ status: 500, body: { detail: "Internal Error", errorId: "req3" } });
-    expect(errorReply(new ApiError(409, "taken"), "/api/0/", "req4", silentLogger, [])).toMatchObject({ status: 409, body: { detail: "taken" } });
-    const scim = { matches: (path: string) => path.startsWith("/scim/"), render: (error: ApiError) => json({ scimStatus: String(error.status) }, { status: error.status }) };
-    expect(errorReply(new ApiError(404, "gone"), "/scim/v2/Users", "req5", silentLogger, [scim])).toMatchObject({ status: 404, body: { scimStatus: "404" } });
+    expect(
+      errorReply(new MigrationsPendingError("faultline", ["0017_x"]), "/api/0/", "req2", silentLogger, []),
+    ).toMatchObject({ status: 503, body: { pendingMigrations: ["0017_x"] } });
+    expect(errorReply(new TypeError("boom"), "/api/0/", "req3", silentLogger, [])).toMatchObject({
+      status: 500,
+      body: { detail: "Internal Error", errorId: "req3" },
+    });
+    expect(errorReply(new ApiError(409, "taken"), "/api/0/", "req4", silentLogger, [])).toMatchObject({
+      status: 409,
+      body: { detail: "taken" },
+    });
+    const scim = {
+      matches: (path: string) => path.startsWith("/scim/"),
+      render: (error: ApiError) => json({ scimStatus: String(error.status) }, { status: error.status }),
+    };
+    expect(errorReply(new ApiError(404, "gone"), "/scim/v2/Users", "req5", silentLogger, [scim])).toMatchObject({
+      status: 404,
+      body: { scimStatus: "404" },
+    });
   });
 
   it("render: every reply carries its request id; HEAD gets no body", async () => {
     const wire = finish(json({ a: 1 }), "req6", true);
-    expect(wire).toMatchObject({ status: 200, body: null, headers: expect.arrayContaining([["X-Request-Id", "req6"]]) });
+    expect(wire).toMatchObject({
+      status: 200,
+      body: null,
+      headers: expect.arrayContaining([["X-Request-Id", "req6"]]),
+    });
     const response = finish(new Response("text"), "req7", false) as Response;
     expect([response.headers.get("x-request-id"), await response.text()]).toEqual(["req7", "text"]);
   });

@@ -35,14 +35,23 @@ async function readAll(archive: Uint8Array, zipLimits: ZipLimits = limits, piece
       pending = 0;
     },
   );
-  for (let at = 0; at < archive.byteLength; at += pieceBytes) await reader.push(archive.subarray(at, at + pieceBytes), at + pieceBytes >= archive.byteLength);
+  for (let at = 0; at < archive.byteLength; at += pieceBytes)
+    await reader.push(archive.subarray(at, at + pieceBytes), at + pieceBytes >= archive.byteLength);
   return { entries, drains, mostPending, unpacked: reader.unpackedBytes };
 }
 
 /** Rewrites fields of `name`'s local header in a ZIP fflate built: the lies a hostile bundle tells a streaming reader. */
-function lieInLocalHeader(archive: Uint8Array, name: string, lies: { method?: number; originalSize?: number }): Uint8Array {
+function lieInLocalHeader(
+  archive: Uint8Array,
+  name: string,
+  lies: { method?: number; originalSize?: number },
+): Uint8Array {
   const zip = Buffer.from(archive);
-  for (let at = zip.indexOf(Buffer.from("PK\x03\x04", "latin1")); at >= 0; at = zip.indexOf(Buffer.from("PK\x03\x04", "latin1"), at + 4)) {
+  for (
+    let at = zip.indexOf(Buffer.from("PK\x03\x04", "latin1"));
+    at >= 0;
+    at = zip.indexOf(Buffer.from("PK\x03\x04", "latin1"), at + 4)
+  ) {
     if (zip.toString("utf8", at + 30, at + 30 + zip.readUInt16LE(at + 26)) !== name) continue;
     if (lies.method !== undefined) zip.writeUInt16LE(lies.method, at + 8);
     if (lies.originalSize !== undefined) zip.writeUInt32LE(lies.originalSize, at + 22);
@@ -65,7 +74,10 @@ function deflateBomb(GiB: number): Uint8Array {
 
 describe("ZipStreamReader (artifact bundles)", () => {
   it("reads a sentry-cli-like bundle handed over in pieces: manifest and files, stored or deflated, directories left out", async () => {
-    const manifest = JSON.stringify({ org: "acme", files: { "files/_/_/app.js": { url: "~/app.js", type: "minified_source" } } });
+    const manifest = JSON.stringify({
+      org: "acme",
+      files: { "files/_/_/app.js": { url: "~/app.js", type: "minified_source" } },
+    });
     const map = JSON.stringify({ version: 3, sources: ["app.ts"], mappings: "AAAA;".repeat(10_000) });
     const archive = zipSync({
       "manifest.json": text(manifest),
@@ -75,7 +87,11 @@ describe("ZipStreamReader (artifact bundles)", () => {
     });
     for (const pieceBytes of [7, 1000, archive.byteLength]) {
       const { entries } = await readAll(archive, limits, pieceBytes);
-      expect(Object.fromEntries(entries)).toEqual({ "manifest.json": manifest, "files/_/_/app.js": "console.log(1)", "files/_/_/app.js.map": map });
+      expect(Object.fromEntries(entries)).toEqual({
+        "manifest.json": manifest,
+        "files/_/_/app.js": "console.log(1)",
+        "files/_/_/app.js.map": map,
+      });
     }
   });
 
@@ -85,7 +101,10 @@ describe("ZipStreamReader (artifact bundles)", () => {
       if (error) throw error;
       parts.push(chunk);
     });
-    const files = { "manifest.json": "{}", "files/_/_/app.js.map": JSON.stringify({ mappings: "AAAA;".repeat(10_000) }) };
+    const files = {
+      "manifest.json": "{}",
+      "files/_/_/app.js.map": JSON.stringify({ mappings: "AAAA;".repeat(10_000) }),
+    };
     for (const [name, content] of Object.entries(files)) {
       const entry = new ZipDeflate(name);
       zip.add(entry);
@@ -110,14 +129,21 @@ describe("ZipStreamReader (artifact bundles)", () => {
     const declared = lieInLocalHeader(zipSync({ "a.bin": text("a") }), "a.bin", { originalSize: 65 * MiB });
     await expect(readAll(declared)).rejects.toThrow(`the bundle unpacks to more than ${64 * MiB} bytes`);
     // Honest headers, each under the limit, together over it.
-    const honest = zipSync({ "a.bin": [new Uint8Array(3 * MiB), { level: 1 }], "b.bin": [new Uint8Array(3 * MiB), { level: 1 }] });
-    await expect(readAll(honest, { maxEntries: 10, maxBytes: 5 * MiB })).rejects.toThrow(`the bundle unpacks to more than ${5 * MiB} bytes`);
+    const honest = zipSync({
+      "a.bin": [new Uint8Array(3 * MiB), { level: 1 }],
+      "b.bin": [new Uint8Array(3 * MiB), { level: 1 }],
+    });
+    await expect(readAll(honest, { maxEntries: 10, maxBytes: 5 * MiB })).rejects.toThrow(
+      `the bundle unpacks to more than ${5 * MiB} bytes`,
+    );
   });
 
   it("refuses unsupported compression methods and non-ZIP input", async () => {
     const bzip2 = lieInLocalHeader(zipSync({ "manifest.json": text("{}") }), "manifest.json", { method: 12 });
     await expect(readAll(bzip2)).rejects.toThrow("unsupported ZIP compression method 12 for manifest.json");
-    await expect(readAll(text("not a zip archive, but long enough to look for one"))).rejects.toThrow("not a ZIP archive");
+    await expect(readAll(text("not a zip archive, but long enough to look for one"))).rejects.toThrow(
+      "not a ZIP archive",
+    );
   });
 
   it("stops a zip bomb whose header lies about its size within one slice: no GiBs inflated", async () => {
@@ -128,7 +154,11 @@ describe("ZipStreamReader (artifact bundles)", () => {
   });
 
   it("refuses a stored entry longer than its header says", async () => {
-    const archive = lieInLocalHeader(zipSync({ "manifest.json": [new Uint8Array(64 * 1024), { level: 0 }] }), "manifest.json", { originalSize: 10 });
+    const archive = lieInLocalHeader(
+      zipSync({ "manifest.json": [new Uint8Array(64 * 1024), { level: 0 }] }),
+      "manifest.json",
+      { originalSize: 10 },
+    );
     await expect(readAll(archive)).rejects.toThrow();
   });
 });

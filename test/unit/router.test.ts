@@ -11,18 +11,30 @@ describe("Router", () => {
   router.add("GET", "/api/{project_id}/store/", "store", "p");
 
   it("matches with and without the trailing slash, decoding params", () => {
-    expect(router.match("GET", "/api/0/organizations/acme/")).toMatchObject({ kind: "found", value: "org", params: { org: "acme" } });
+    expect(router.match("GET", "/api/0/organizations/acme/")).toMatchObject({
+      kind: "found",
+      value: "org",
+      params: { org: "acme" },
+    });
     expect(router.match("GET", "/api/0/organizations/acme")).toMatchObject({ kind: "found", value: "org" });
-    expect(router.match("GET", "/api/0/organizations/a%20b/issues/7/")).toMatchObject({ params: { org: "a b", issue: "7" } });
+    expect(router.match("GET", "/api/0/organizations/a%20b/issues/7/")).toMatchObject({
+      params: { org: "a b", issue: "7" },
+    });
   });
 
   it("prefers static segments and backtracks to params", () => {
     expect(router.match("GET", "/api/0/organizations/stats/")).toMatchObject({ value: "static-wins" });
-    expect(router.match("GET", "/api/0/organizations/stats/issues/")).toMatchObject({ value: "issues", params: { org: "stats" } });
+    expect(router.match("GET", "/api/0/organizations/stats/issues/")).toMatchObject({
+      value: "issues",
+      params: { org: "stats" },
+    });
   });
 
   it("answers method-not-allowed with the allowed methods, and HEAD falls back to GET", () => {
-    expect(router.match("DELETE", "/api/0/organizations/acme/issues/1/")).toEqual({ kind: "method-not-allowed", allow: ["GET", "HEAD", "PUT"] });
+    expect(router.match("DELETE", "/api/0/organizations/acme/issues/1/")).toEqual({
+      kind: "method-not-allowed",
+      allow: ["GET", "HEAD", "PUT"],
+    });
     expect(router.match("HEAD", "/api/0/organizations/acme/")).toMatchObject({ kind: "found", value: "org" });
   });
 

@@ -27,9 +27,32 @@ function random(seed: number) {
 }
 type Random = ReturnType<typeof random>;
 
-const ATTRIBUTES = ["userName", "name.givenName", "emails.value", "active", "meta.lastModified", `${ENTERPRISE}:department`, "x509Certificates.display", "$ref"];
+const ATTRIBUTES = [
+  "userName",
+  "name.givenName",
+  "emails.value",
+  "active",
+  "meta.lastModified",
+  `${ENTERPRISE}:department`,
+  "x509Certificates.display",
+  "$ref",
+];
 const SUB_ATTRIBUTES = ["type", "value", "primary", "display"];
-const STRINGS = ["", "a", "Ada", "and", "or", "not", ' "quoted" ', "back\\slash", "tab\tnew\nline", "é ü 漢字", "😀", "(paren) [bracket]", "x eq \"y\""];
+const STRINGS = [
+  "",
+  "a",
+  "Ada",
+  "and",
+  "or",
+  "not",
+  ' "quoted" ',
+  "back\\slash",
+  "tab\tnew\nline",
+  "é ü 漢字",
+  "😀",
+  "(paren) [bracket]",
+  'x eq "y"',
+];
 
 function value(r: Random): FilterValue {
   switch (r.int(6)) {
@@ -87,7 +110,12 @@ function scrambled(r: Random, node: Filter, parent = 0, right = false): string {
     case "[]":
       return `${node.attrPath}[${scrambled(r, node.filter)}]`;
     default: {
-      const literal = typeof node.value === "string" ? JSON.stringify(node.value) : typeof node.value === "number" ? String(node.value) : word(String(node.value));
+      const literal =
+        typeof node.value === "string"
+          ? JSON.stringify(node.value)
+          : typeof node.value === "number"
+            ? String(node.value)
+            : word(String(node.value));
       return `${node.attrPath}${space()}${word(node.op)}${space()}${literal}`;
     }
   }
@@ -102,7 +130,7 @@ describe("SCIM filter parser", () => {
   });
 
   it("binds and tighter than or, both left-associative; parentheses and not group", () => {
-    expect(parseFilter('a eq 1 or b eq 2 and c eq 3')).toEqual({
+    expect(parseFilter("a eq 1 or b eq 2 and c eq 3")).toEqual({
       op: "or",
       left: { op: "eq", attrPath: "a", value: 1 },
       right: { op: "and", left: { op: "eq", attrPath: "b", value: 2 }, right: { op: "eq", attrPath: "c", value: 3 } },
@@ -121,28 +149,48 @@ describe("SCIM filter parser", () => {
 
   it("keeps attribute names as written (the translator resolves them case-insensitively), URNs included", () => {
     expect(parseFilter('USERNAME eq "x"')).toEqual({ op: "eq", attrPath: "USERNAME", value: "x" });
-    expect(parseFilter(`${ENTERPRISE}:manager.value eq "42"`)).toEqual({ op: "eq", attrPath: `${ENTERPRISE}:manager.value`, value: "42" });
+    expect(parseFilter(`${ENTERPRISE}:manager.value eq "42"`)).toEqual({
+      op: "eq",
+      attrPath: `${ENTERPRISE}:manager.value`,
+      value: "42",
+    });
   });
 
   it("reads value paths; a sub-attribute after the brackets must hold for the same element", () => {
     expect(parseFilter('emails[type eq "work" and value co "@example.com"]')).toEqual({
       op: "[]",
       attrPath: "emails",
-      filter: { op: "and", left: { op: "eq", attrPath: "type", value: "work" }, right: { op: "co", attrPath: "value", value: "@example.com" } },
+      filter: {
+        op: "and",
+        left: { op: "eq", attrPath: "type", value: "work" },
+        right: { op: "co", attrPath: "value", value: "@example.com" },
+      },
     });
     expect(parseFilter('emails[type eq "work"].value eq "a@b.c"')).toEqual({
       op: "[]",
       attrPath: "emails",
-      filter: { op: "and", left: { op: "eq", attrPath: "type", value: "work" }, right: { op: "eq", attrPath: "value", value: "a@b.c" } },
+      filter: {
+        op: "and",
+        left: { op: "eq", attrPath: "type", value: "work" },
+        right: { op: "eq", attrPath: "value", value: "a@b.c" },
+      },
     });
   });
 
   it("reads JSON string escapes, numbers, and true/false/null in any letter case", () => {
-    expect(parseFilter('a eq "q\\"uote \\\\ \\u00e9 \\n"')).toEqual({ op: "eq", attrPath: "a", value: 'q"uote \\ é \n' });
+    expect(parseFilter('a eq "q\\"uote \\\\ \\u00e9 \\n"')).toEqual({
+      op: "eq",
+      attrPath: "a",
+      value: 'q"uote \\ é \n',
+    });
     expect(parseFilter("a gt -1.5e2")).toEqual({ op: "gt", attrPath: "a", value: -150 });
     expect(parseFilter("a eq True or b eq FALSE or c eq Null")).toEqual({
       op: "or",
-      left: { op: "or", left: { op: "eq", attrPath: "a", value: true }, right: { op: "eq", attrPath: "b", value: false } },
+      left: {
+        op: "or",
+        left: { op: "eq", attrPath: "a", value: true },
+        right: { op: "eq", attrPath: "b", value: false },
+      },
       right: { op: "eq", attrPath: "c", value: null },
     });
   });
@@ -151,10 +199,10 @@ describe("SCIM filter parser", () => {
     [""],
     ["   "],
     ["userName"],
-    ['userName eq'],
+    ["userName eq"],
     ['userName equals "x"'],
     ['userName eq "x'],
-    ['userName eq x'],
+    ["userName eq x"],
     ['(userName eq "x"'],
     ['userName eq "x")'],
     ['userName eq "x" and'],
@@ -165,7 +213,7 @@ describe("SCIM filter parser", () => {
     ['emails[type eq "work"].'],
     ['userName eq "x" # comment'],
     ['"x" eq userName'],
-    ['userName eq 01'],
+    ["userName eq 01"],
     ['userName eq "\\q"'],
   ])("rejects %j with a FilterSyntaxError", (text) => {
     expect(() => parseFilter(text)).toThrow(FilterSyntaxError);
@@ -193,16 +241,31 @@ describe("SCIM filter parser", () => {
 describe("SCIM PATCH path parser", () => {
   it("reads attribute paths, value paths and a trailing sub-attribute", () => {
     expect(parsePatchPath("name.givenName")).toEqual({ attrPath: "name.givenName", filter: null, subAttr: null });
-    expect(parsePatchPath(`${ENTERPRISE}:employeeNumber`)).toEqual({ attrPath: `${ENTERPRISE}:employeeNumber`, filter: null, subAttr: null });
-    expect(parsePatchPath('members[value eq "42"]')).toEqual({ attrPath: "members", filter: { op: "eq", attrPath: "value", value: "42" }, subAttr: null });
-    expect(parsePatchPath('emails[type eq "work"].value')).toEqual({ attrPath: "emails", filter: { op: "eq", attrPath: "type", value: "work" }, subAttr: "value" });
+    expect(parsePatchPath(`${ENTERPRISE}:employeeNumber`)).toEqual({
+      attrPath: `${ENTERPRISE}:employeeNumber`,
+      filter: null,
+      subAttr: null,
+    });
+    expect(parsePatchPath('members[value eq "42"]')).toEqual({
+      attrPath: "members",
+      filter: { op: "eq", attrPath: "value", value: "42" },
+      subAttr: null,
+    });
+    expect(parsePatchPath('emails[type eq "work"].value')).toEqual({
+      attrPath: "emails",
+      filter: { op: "eq", attrPath: "type", value: "work" },
+      subAttr: "value",
+    });
   });
 
   it("prints paths back canonically", () => {
     expect(stringifyPatchPath(parsePatchPath('emails[ type  EQ "work" ].value'))).toBe('emails[type eq "work"].value');
   });
 
-  it.each([[""], ["emails[type eq]"], ["emails[type eq \"work\"] value"], ['emails[type eq "work"].value.x']])("rejects %j", (text) => {
-    expect(() => parsePatchPath(text)).toThrow(FilterSyntaxError);
-  });
+  it.each([[""], ["emails[type eq]"], ['emails[type eq "work"] value'], ['emails[type eq "work"].value.x']])(
+    "rejects %j",
+    (text) => {
+      expect(() => parsePatchPath(text)).toThrow(FilterSyntaxError);
+    },
+  );
 });

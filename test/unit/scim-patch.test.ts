@@ -15,9 +15,17 @@ const user = () => ({
   name: { givenName: "Ada", familyName: "Lovelace" },
   emails: [{ value: "ada@example.com", type: "work", primary: true }],
 });
-const group = () => ({ schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Platform", members: [{ value: "1", display: "Ada" }, { value: "2", display: "Bob" }] });
+const group = () => ({
+  schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"],
+  displayName: "Platform",
+  members: [
+    { value: "1", display: "Ada" },
+    { value: "2", display: "Bob" },
+  ],
+});
 
-const patchUser = (...operations: unknown[]) => canonicalResource(USER_RESOURCE, applyPatch(USER_RESOURCE, user(), patch(...operations)));
+const patchUser = (...operations: unknown[]) =>
+  canonicalResource(USER_RESOURCE, applyPatch(USER_RESOURCE, user(), patch(...operations)));
 const patchGroup = (...operations: unknown[]) => applyPatch(GROUP_RESOURCE, group(), patch(...operations));
 
 /** The SCIM error a call throws: status and scimType. */
@@ -25,7 +33,8 @@ function failure(run: () => unknown) {
   try {
     run();
   } catch (error) {
-    if (error instanceof ApiError) return { status: error.status, scimType: error.extra.scimType, detail: error.detail };
+    if (error instanceof ApiError)
+      return { status: error.status, scimType: error.extra.scimType, detail: error.detail };
     throw error;
   }
   throw new Error("expected a SCIM error");
@@ -33,7 +42,13 @@ function failure(run: () => unknown) {
 
 describe("PATCH normalisation (scim.md §6) and application", () => {
   it("accepts op in any letter case", () => {
-    expect(patchUser({ op: "Replace", path: "displayName", value: "A" }, { op: "ADD", path: "title", value: "Countess" }, { op: "Remove", path: "name.familyName" })).toMatchObject({
+    expect(
+      patchUser(
+        { op: "Replace", path: "displayName", value: "A" },
+        { op: "ADD", path: "title", value: "Countess" },
+        { op: "Remove", path: "name.familyName" },
+      ),
+    ).toMatchObject({
       displayName: "A",
       title: "Countess",
       name: { givenName: "Ada" },
@@ -45,7 +60,9 @@ describe("PATCH normalisation (scim.md §6) and application", () => {
     expect(patchUser({ op: "Replace", path: "active", value: "False" }).active).toBe(false);
     expect(patchUser({ op: "replace", path: "active", value: "true" }).active).toBe(true);
     expect(patchUser({ op: "replace", value: { active: "False" } }).active).toBe(false);
-    expect(patchUser({ op: "replace", path: 'emails[type eq "work"].primary', value: "False" }).emails).toEqual([{ value: "ada@example.com", type: "work", primary: false }]);
+    expect(patchUser({ op: "replace", path: 'emails[type eq "work"].primary', value: "False" }).emails).toEqual([
+      { value: "ada@example.com", type: "work", primary: false },
+    ]);
   });
 
   it("deactivates in every shape: path-less replace, replace with a path, add with a path", () => {
@@ -70,7 +87,12 @@ describe("PATCH normalisation (scim.md §6) and application", () => {
   });
 
   it("resolves attribute names in any letter case and writes them canonically", () => {
-    expect(patchUser({ op: "replace", path: "DisplayName", value: "A" }, { op: "replace", path: "Name.GivenName", value: "Ad" })).toMatchObject({ displayName: "A", name: { givenName: "Ad" } });
+    expect(
+      patchUser(
+        { op: "replace", path: "DisplayName", value: "A" },
+        { op: "replace", path: "Name.GivenName", value: "Ad" },
+      ),
+    ).toMatchObject({ displayName: "A", name: { givenName: "Ad" } });
   });
 
   it("applies value-path filters: replace a matching element's sub-attribute, add one when none matches", () => {
@@ -85,13 +107,26 @@ describe("PATCH normalisation (scim.md §6) and application", () => {
   });
 
   it("removes group members in both Entra dialects, and from an empty list without failing", () => {
-    expect(patchGroup({ op: "remove", path: 'members[value eq "1"]' }).members).toEqual([{ value: "2", display: "Bob" }]);
-    expect(patchGroup({ op: "Remove", path: "members", value: [{ value: "1" }, { value: "2" }] }).members).toBeUndefined();
-    expect(patchGroup({ op: "Remove", path: "members", value: [{ value: "1" }, { value: "2" }] }, { op: "remove", path: 'members[value eq "2"]' }).members).toBeUndefined();
+    expect(patchGroup({ op: "remove", path: 'members[value eq "1"]' }).members).toEqual([
+      { value: "2", display: "Bob" },
+    ]);
+    expect(
+      patchGroup({ op: "Remove", path: "members", value: [{ value: "1" }, { value: "2" }] }).members,
+    ).toBeUndefined();
+    expect(
+      patchGroup(
+        { op: "Remove", path: "members", value: [{ value: "1" }, { value: "2" }] },
+        { op: "remove", path: 'members[value eq "2"]' },
+      ).members,
+    ).toBeUndefined();
   });
 
   it("adds and replaces group members and renames, with or without a path", () => {
-    expect(patchGroup({ op: "add", path: "members", value: [{ value: "3" }] }).members).toEqual([{ value: "1", display: "Ada" }, { value: "2", display: "Bob" }, { value: "3" }]);
+    expect(patchGroup({ op: "add", path: "members", value: [{ value: "3" }] }).members).toEqual([
+      { value: "1", display: "Ada" },
+      { value: "2", display: "Bob" },
+      { value: "3" },
+    ]);
     expect(patchGroup({ op: "add", path: "members", value: { value: "3" } }).members).toHaveLength(3);
     expect(patchGroup({ op: "replace", path: "members", value: [{ value: "9" }] }).members).toEqual([{ value: "9" }]);
     expect(patchGroup({ op: "replace", value: { displayName: "Infra" } }).displayName).toBe("Infra");
@@ -117,41 +152,81 @@ describe("PATCH errors", () => {
   });
 
   it("a body that is not a PatchOp → invalidSyntax", () => {
-    expect(failure(() => applyPatch(USER_RESOURCE, user(), { Operations: [] }))).toMatchObject({ status: 400, scimType: "invalidSyntax" });
-    expect(failure(() => applyPatch(USER_RESOURCE, user(), { schemas: [PATCH_OP], Operations: [] }))).toMatchObject({ scimType: "invalidSyntax" });
+    expect(failure(() => applyPatch(USER_RESOURCE, user(), { Operations: [] }))).toMatchObject({
+      status: 400,
+      scimType: "invalidSyntax",
+    });
+    expect(failure(() => applyPatch(USER_RESOURCE, user(), { schemas: [PATCH_OP], Operations: [] }))).toMatchObject({
+      scimType: "invalidSyntax",
+    });
     expect(failure(() => applyPatch(USER_RESOURCE, user(), [1]))).toMatchObject({ scimType: "invalidSyntax" });
-    expect(failure(() => patchUser({ op: "move", path: "title", value: "x" }))).toMatchObject({ scimType: "invalidSyntax" });
+    expect(failure(() => patchUser({ op: "move", path: "title", value: "x" }))).toMatchObject({
+      scimType: "invalidSyntax",
+    });
     expect(failure(() => patchUser("replace"))).toMatchObject({ scimType: "invalidSyntax" });
-    expect(failure(() => patchUser({ op: "replace", path: 7, value: "x" }))).toMatchObject({ scimType: "invalidSyntax" });
+    expect(failure(() => patchUser({ op: "replace", path: 7, value: "x" }))).toMatchObject({
+      scimType: "invalidSyntax",
+    });
   });
 
   it("read-only attributes → mutability, with or without a path", () => {
     for (const path of ["id", "meta", "meta.created", "groups", 'groups[value eq "1"]']) {
-      expect(failure(() => patchUser({ op: "replace", path, value: "1" })), path).toMatchObject({ status: 400, scimType: "mutability" });
+      expect(
+        failure(() => patchUser({ op: "replace", path, value: "1" })),
+        path,
+      ).toMatchObject({ status: 400, scimType: "mutability" });
     }
     expect(failure(() => patchUser({ op: "replace", value: { id: "7" } }))).toMatchObject({ scimType: "mutability" });
     // Okta restates the id when it renames a group: the same value is no change.
-    const restated = applyPatch(GROUP_RESOURCE, { ...group(), id: "7" }, patch({ op: "replace", value: { id: "7", displayName: "Renamed" } }));
+    const restated = applyPatch(
+      GROUP_RESOURCE,
+      { ...group(), id: "7" },
+      patch({ op: "replace", value: { id: "7", displayName: "Renamed" } }),
+    );
     expect(restated).toMatchObject({ id: "7", displayName: "Renamed" });
-    expect(failure(() => applyPatch(GROUP_RESOURCE, { ...group(), id: "7" }, patch({ op: "replace", value: { id: "8" } })))).toMatchObject({ scimType: "mutability" });
-    expect(failure(() => patchGroup({ op: "replace", path: 'members[value eq "1"].value', value: "5" }))).toMatchObject({ scimType: "mutability" });
+    expect(
+      failure(() => applyPatch(GROUP_RESOURCE, { ...group(), id: "7" }, patch({ op: "replace", value: { id: "8" } }))),
+    ).toMatchObject({ scimType: "mutability" });
+    expect(failure(() => patchGroup({ op: "replace", path: 'members[value eq "1"].value', value: "5" }))).toMatchObject(
+      { scimType: "mutability" },
+    );
   });
 
   it("remove without a path, or replace where a value filter matches nothing → noTarget", () => {
     expect(failure(() => patchUser({ op: "remove" }))).toMatchObject({ status: 400, scimType: "noTarget" });
-    expect(failure(() => patchUser({ op: "replace", path: 'emails[type eq "other"]', value: { value: "x@y.z" } }))).toMatchObject({ scimType: "noTarget" });
+    expect(
+      failure(() => patchUser({ op: "replace", path: 'emails[type eq "other"]', value: { value: "x@y.z" } })),
+    ).toMatchObject({ scimType: "noTarget" });
   });
 
   it("unknown or malformed paths → invalidPath", () => {
-    for (const path of ["nickname.first", "favouriteColour", "urn:example:custom:1.0:User:x", 'emails[colour eq "red"].value', "emails[type eq]", 'name[givenName eq "x"]', 'emails[value eq "mailto:x"]']) {
-      expect(failure(() => patchUser({ op: "replace", path, value: "x" })), path).toMatchObject({ status: 400, scimType: "invalidPath" });
+    for (const path of [
+      "nickname.first",
+      "favouriteColour",
+      "urn:example:custom:1.0:User:x",
+      'emails[colour eq "red"].value',
+      "emails[type eq]",
+      'name[givenName eq "x"]',
+      'emails[value eq "mailto:x"]',
+    ]) {
+      expect(
+        failure(() => patchUser({ op: "replace", path, value: "x" })),
+        path,
+      ).toMatchObject({ status: 400, scimType: "invalidPath" });
     }
-    expect(failure(() => patchUser({ op: "replace", value: { favouriteColour: "red" } }))).toMatchObject({ scimType: "invalidPath" });
+    expect(failure(() => patchUser({ op: "replace", value: { favouriteColour: "red" } }))).toMatchObject({
+      scimType: "invalidPath",
+    });
   });
 
   it("values of the wrong type → invalidValue", () => {
-    expect(failure(() => patchUser({ op: "replace", path: "active", value: "maybe" }))).toMatchObject({ status: 400, scimType: "invalidValue" });
-    expect(failure(() => patchUser({ op: "replace", path: "name", value: 5 }))).toMatchObject({ scimType: "invalidValue" });
+    expect(failure(() => patchUser({ op: "replace", path: "active", value: "maybe" }))).toMatchObject({
+      status: 400,
+      scimType: "invalidValue",
+    });
+    expect(failure(() => patchUser({ op: "replace", path: "name", value: 5 }))).toMatchObject({
+      scimType: "invalidValue",
+    });
     expect(failure(() => patchUser({ op: "replace", value: "active" }))).toMatchObject({ scimType: "invalidValue" });
     expect(failure(() => patchUser({ op: "add", path: "title" }))).toMatchObject({ scimType: "invalidValue" });
   });

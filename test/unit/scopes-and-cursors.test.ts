@@ -13,7 +13,12 @@ describe("scopes", () => {
 
   it("limits a user token by the user's role", () => {
     const token = expandScopes(["org:admin", "event:admin"]);
-    expect([...intersectScopes(token, ROLE_SCOPES.member)].sort()).toEqual(["event:admin", "event:read", "event:write", "org:read"]);
+    expect([...intersectScopes(token, ROLE_SCOPES.member)].sort()).toEqual([
+      "event:admin",
+      "event:read",
+      "event:write",
+      "org:read",
+    ]);
     expect(intersectScopes(token, ROLE_SCOPES.billing).size).toBe(0);
     expect(intersectScopes(token, ROLE_SCOPES.owner).has("org:admin")).toBe(true);
   });
@@ -34,15 +39,23 @@ describe("keyset cursors", () => {
   it("round-trips and rejects malformed cursors", () => {
     expect(parseCursor("1763800000000:17:1")).toEqual({ value: 1763800000000, id: 17, isPrev: true });
     expect(formatCursor({ value: 5, id: 2, isPrev: false })).toBe("5:2:0");
-    for (const bad of ["abc", "1:2", "1:2:3", "1:-2:0", "1.5:2:0"]) expect(() => parseCursor(bad)).toThrow("Invalid cursor parameter.");
+    for (const bad of ["abc", "1:2", "1:2:3", "1:-2:0", "1.5:2:0"])
+      expect(() => parseCursor(bad)).toThrow("Invalid cursor parameter.");
   });
 
   it("walks every row exactly once, also with equal keys, with no empty page in the middle", async () => {
     const rows = Array.from({ length: 23 }, (_, i) => ({ id: i + 1, key: 1000 - Math.floor(i / 4) }));
     const sorted = [...rows].sort((a, b) => b.key - a.key || b.id - a.id);
-    const fetch = async (bound: { after: { value: number; id: number } | null; order: "asc" | "desc"; limit: number }) => {
+    const fetch = async (bound: {
+      after: { value: number; id: number } | null;
+      order: "asc" | "desc";
+      limit: number;
+    }) => {
       const beyond = (r: (typeof rows)[number]) =>
-        !bound.after || (bound.order === "desc" ? r.key < bound.after.value || (r.key === bound.after.value && r.id < bound.after.id) : r.key > bound.after.value || (r.key === bound.after.value && r.id > bound.after.id));
+        !bound.after ||
+        (bound.order === "desc"
+          ? r.key < bound.after.value || (r.key === bound.after.value && r.id < bound.after.id)
+          : r.key > bound.after.value || (r.key === bound.after.value && r.id > bound.after.id));
       const list = bound.order === "desc" ? sorted : [...sorted].reverse();
       return list.filter(beyond).slice(0, bound.limit);
     };

@@ -29,7 +29,19 @@ describe("search query parser", () => {
   });
 
   it("parses every is: value, with is:archived as an alias of ignored", () => {
-    for (const value of ["unresolved", "resolved", "ignored", "assigned", "unassigned", "linked", "unlinked", "new", "ongoing", "regressed", "escalating"]) {
+    for (const value of [
+      "unresolved",
+      "resolved",
+      "ignored",
+      "assigned",
+      "unassigned",
+      "linked",
+      "unlinked",
+      "new",
+      "ongoing",
+      "regressed",
+      "escalating",
+    ]) {
       expect(one(`is:${value}`)).toEqual({ type: "is", values: [value], negated: false });
     }
     expect(one("is:archived")).toEqual({ type: "is", values: ["ignored"], negated: false });
@@ -40,9 +52,21 @@ describe("search query parser", () => {
     expect(one("assigned:me")).toEqual({ type: "assigned", values: [{ kind: "me" }], negated: false });
     expect(one("assigned:none")).toEqual({ type: "assigned", values: [{ kind: "none" }], negated: false });
     expect(one("assigned:my_teams")).toEqual({ type: "assigned", values: [{ kind: "my_teams" }], negated: false });
-    expect(one("assigned:#backend")).toEqual({ type: "assigned", values: [{ kind: "team", slug: "backend" }], negated: false });
-    expect(one("assigned:ada@acme.test")).toEqual({ type: "assigned", values: [{ kind: "user", ref: "ada@acme.test" }], negated: false });
-    expect(one("assigned:[me, none]")).toEqual({ type: "assigned", values: [{ kind: "me" }, { kind: "none" }], negated: false });
+    expect(one("assigned:#backend")).toEqual({
+      type: "assigned",
+      values: [{ kind: "team", slug: "backend" }],
+      negated: false,
+    });
+    expect(one("assigned:ada@acme.test")).toEqual({
+      type: "assigned",
+      values: [{ kind: "user", ref: "ada@acme.test" }],
+      negated: false,
+    });
+    expect(one("assigned:[me, none]")).toEqual({
+      type: "assigned",
+      values: [{ kind: "me" }, { kind: "none" }],
+      negated: false,
+    });
     expect(parseAssigneeRef("bob")).toEqual({ kind: "user", ref: "bob" });
   });
 
@@ -57,12 +81,26 @@ describe("search query parser", () => {
     expect(one("level:[fatal, WARNING]")).toEqual({ type: "level", values: ["fatal", "warning"], negated: false });
     expect(one("environment:prod")).toEqual({ type: "environment", values: ["prod"], negated: false });
     expect(one("release:1.2.3")).toEqual({ type: "release", values: ["1.2.3"], negated: false });
-    expect(parseError("level:loud").detail).toBe('Error parsing search query: unknown level "loud" (expected one of fatal, error, warning, info, debug)');
+    expect(parseError("level:loud").detail).toBe(
+      'Error parsing search query: unknown level "loud" (expected one of fatal, error, warning, info, debug)',
+    );
   });
 
   it("parses durations: -24h within the last, +7d older than, units m h d w", () => {
-    expect(one("firstSeen:-24h")).toEqual({ type: "date", field: "firstSeen", op: ">=", value: { kind: "relative", ms: 24 * 3_600_000 }, negated: false });
-    expect(one("lastSeen:+7d")).toEqual({ type: "date", field: "lastSeen", op: "<=", value: { kind: "relative", ms: 7 * 86_400_000 }, negated: false });
+    expect(one("firstSeen:-24h")).toEqual({
+      type: "date",
+      field: "firstSeen",
+      op: ">=",
+      value: { kind: "relative", ms: 24 * 3_600_000 },
+      negated: false,
+    });
+    expect(one("lastSeen:+7d")).toEqual({
+      type: "date",
+      field: "lastSeen",
+      op: "<=",
+      value: { kind: "relative", ms: 7 * 86_400_000 },
+      negated: false,
+    });
     expect(one("lastSeen:-30m")).toMatchObject({ value: { kind: "relative", ms: 30 * 60_000 } });
     expect(one("firstSeen:-2w")).toMatchObject({ value: { kind: "relative", ms: 14 * 86_400_000 } });
     expect(one("age:-1h")).toMatchObject({ type: "date", field: "firstSeen" });
@@ -76,9 +114,18 @@ describe("search query parser", () => {
       value: { kind: "absolute", date: new Date("2026-01-02T00:00:00.000Z"), precision: "day" },
       negated: false,
     });
-    expect(one("lastSeen:<=2026-01-02T10:30:00Z")).toMatchObject({ op: "<=", value: { date: new Date("2026-01-02T10:30:00.000Z"), precision: "instant" } });
-    expect(one("lastSeen:>=2026-01-02T10:30:00.250+02:00")).toMatchObject({ op: ">=", value: { date: new Date("2026-01-02T08:30:00.250Z") } });
-    expect(one("lastSeen:<2026-01-02T10:30")).toMatchObject({ op: "<", value: { date: new Date("2026-01-02T10:30:00.000Z") } });
+    expect(one("lastSeen:<=2026-01-02T10:30:00Z")).toMatchObject({
+      op: "<=",
+      value: { date: new Date("2026-01-02T10:30:00.000Z"), precision: "instant" },
+    });
+    expect(one("lastSeen:>=2026-01-02T10:30:00.250+02:00")).toMatchObject({
+      op: ">=",
+      value: { date: new Date("2026-01-02T08:30:00.250Z") },
+    });
+    expect(one("lastSeen:<2026-01-02T10:30")).toMatchObject({
+      op: "<",
+      value: { date: new Date("2026-01-02T10:30:00.000Z") },
+    });
     expect(one("firstSeen:2026-03-04")).toMatchObject({ op: "=", value: { precision: "day" } });
     expect(parseIsoDate("2026-02-30")).toBeNull();
     expect(parseIsoDate("2026-13-01")).toBeNull();
@@ -94,16 +141,32 @@ describe("search query parser", () => {
     expect(one("has:browser")).toEqual({ type: "has", keys: ["browser"], negated: false });
     expect(one("browser:Firefox")).toEqual({ type: "tag", key: "browser", values: ["Firefox"], negated: false });
     expect(one("browser.name:Firefox")).toMatchObject({ key: "browser.name" });
-    expect(one('browser:"Mobile Safari"')).toEqual({ type: "tag", key: "browser", values: ["Mobile Safari"], negated: false });
+    expect(one('browser:"Mobile Safari"')).toEqual({
+      type: "tag",
+      key: "browser",
+      values: ["Mobile Safari"],
+      negated: false,
+    });
     expect(one('url:"say \\"hi\\""')).toMatchObject({ values: ['say "hi"'] });
-    expect(one("tags[sentry:user]:id:42")).toEqual({ type: "tag", key: "sentry:user", values: ["id:42"], negated: false });
-    expect(one('browser:[Firefox, "Mobile Safari", Chrome]')).toMatchObject({ values: ["Firefox", "Mobile Safari", "Chrome"] });
+    expect(one("tags[sentry:user]:id:42")).toEqual({
+      type: "tag",
+      key: "sentry:user",
+      values: ["id:42"],
+      negated: false,
+    });
+    expect(one('browser:[Firefox, "Mobile Safari", Chrome]')).toMatchObject({
+      values: ["Firefox", "Mobile Safari", "Chrome"],
+    });
   });
 
   it("parses negation !key:value on any filter", () => {
     expect(one("!is:resolved")).toEqual({ type: "is", values: ["resolved"], negated: true });
     expect(one("!browser:Firefox")).toEqual({ type: "tag", key: "browser", values: ["Firefox"], negated: true });
-    expect(one("!environment:[prod, staging]")).toEqual({ type: "environment", values: ["prod", "staging"], negated: true });
+    expect(one("!environment:[prod, staging]")).toEqual({
+      type: "environment",
+      values: ["prod", "staging"],
+      negated: true,
+    });
     expect(one("!has:browser")).toMatchObject({ type: "has", negated: true });
   });
 
@@ -126,7 +189,12 @@ describe("search query parser", () => {
   });
 
   it("ANDs mixed tokens in order", () => {
-    expect(terms("is:unresolved level:error  browser:Firefox  crash").map((t) => t.type)).toEqual(["is", "level", "tag", "text"]);
+    expect(terms("is:unresolved level:error  browser:Firefox  crash").map((t) => t.type)).toEqual([
+      "is",
+      "level",
+      "tag",
+      "text",
+    ]);
   });
 
   it("rejects invalid syntax with a 400 that says why", () => {
@@ -178,7 +246,9 @@ describe("search query to SQL", () => {
 
   it("turns facets into EXISTS subqueries keyed by the issue id", () => {
     const { sql, parameters } = compile("environment:prod release:1.0 browser:Firefox has:os is:linked bookmarks:me");
-    expect(sql).toContain('exists (select 1 as "one" from "issue_environments" as "f" where "f"."issue_id" = "issues"."id" and "f"."environment" in ($1))');
+    expect(sql).toContain(
+      'exists (select 1 as "one" from "issue_environments" as "f" where "f"."issue_id" = "issues"."id" and "f"."environment" in ($1))',
+    );
     expect(sql).toContain('from "issue_releases" as "f"');
     expect(sql).toContain('"f"."key" = $3 and "f"."value" in ($4)');
     expect(sql).toContain('from "external_issues" as "x"');

@@ -2,7 +2,10 @@ import { describe, expect, it } from "vitest";
 import { SourceMapCache } from "../../src/plugins/releases/symbolicate/cache.js";
 import { candidateUrls } from "../../src/plugins/releases/symbolicate/lookup.js";
 
-const map = (name: string) => new TextEncoder().encode(JSON.stringify({ version: 3, sources: [name], sourcesContent: ["a\\nb"], names: [], mappings: "AAAA" }));
+const map = (name: string) =>
+  new TextEncoder().encode(
+    JSON.stringify({ version: 3, sources: [name], sourcesContent: ["a\\nb"], names: [], mappings: "AAAA" }),
+  );
 
 describe("source map cache", () => {
   it("parses once, evicts the least recently used past its byte bound, and remembers broken maps", async () => {
@@ -30,7 +33,18 @@ describe("source map cache", () => {
   });
 
   it("gives the `~/` candidates of a URL and of a file path, most specific first", () => {
-    expect(candidateUrls("https://shop.test/static/js/app.js?v=1#x")).toEqual(["https://shop.test/static/js/app.js", "~/static/js/app.js", "~/js/app.js", "~/app.js"]);
-    expect(candidateUrls("/srv/app/dist/main.js")).toEqual(["/srv/app/dist/main.js", "~/srv/app/dist/main.js", "~/app/dist/main.js", "~/dist/main.js", "~/main.js"]);
+    expect(candidateUrls("https://shop.test/static/js/app.js?v=1#x")).toEqual([
+      "https://shop.test/static/js/app.js",
+      "~/static/js/app.js",
+      "~/js/app.js",
+      "~/app.js",
+    ]);
+    expect(candidateUrls("/srv/app/dist/main.js")).toEqual([
+      "/srv/app/dist/main.js",
+      "~/srv/app/dist/main.js",
+      "~/app/dist/main.js",
+      "~/dist/main.js",
+      "~/main.js",
+    ]);
   });
 });

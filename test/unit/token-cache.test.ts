@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { TokenCache, type TokenRecord } from "../../src/auth/token-cache.js";
 
-const record = (id: number): TokenRecord => ({ id, kind: "user", user_id: 1, organization_id: null, installation_id: null, scopes: ["org:read"], expires_at: null });
+const record = (id: number): TokenRecord => ({
+  id,
+  kind: "user",
+  user_id: 1,
+  organization_id: null,
+  installation_id: null,
+  scopes: ["org:read"],
+  expires_at: null,
+});
 
 describe("TokenCache", () => {
   it("answers a remembered token until its TTL has passed, then forgets it", () => {
@@ -26,7 +34,12 @@ describe("TokenCache", () => {
 
   it("keeps at most maxEntries, dropping the oldest", () => {
     const cache = new TokenCache({ ttlMs: 1000, maxEntries: 2 });
-    for (const [hash, id] of [["a", 1], ["b", 2], ["c", 3]] as const) cache.remember(hash, record(id), 0, cache.generation());
+    for (const [hash, id] of [
+      ["a", 1],
+      ["b", 2],
+      ["c", 3],
+    ] as const)
+      cache.remember(hash, record(id), 0, cache.generation());
     expect(cache.lookup("a", 0)).toBeUndefined();
     expect(cache.lookup("b", 0)?.id).toBe(2);
     expect(cache.lookup("c", 0)?.id).toBe(3);

@@ -32,7 +32,14 @@ describe("verifyStandardWebhook", () => {
   it("rejects a tampered body, a wrong secret, a truncated signature and stale or future timestamps, without throwing", () => {
     expect(verifyStandardWebhook('{"test": 2432232315}', headers, secret, { now })).toBe(false);
     expect(verifyStandardWebhook(body, headers, "whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", { now })).toBe(false);
-    expect(verifyStandardWebhook(body, { ...headers, "webhook-signature": headers["webhook-signature"].slice(0, 20) }, secret, { now })).toBe(false);
+    expect(
+      verifyStandardWebhook(
+        body,
+        { ...headers, "webhook-signature": headers["webhook-signature"].slice(0, 20) },
+        secret,
+        { now },
+      ),
+    ).toBe(false);
     expect(verifyStandardWebhook(body, headers, secret, { now: new Date(now.getTime() + 301_000) })).toBe(false);
     expect(verifyStandardWebhook(body, headers, secret, { now: new Date(now.getTime() - 301_000) })).toBe(false);
     expect(verifyStandardWebhook(body, headers, secret, { now: new Date(now.getTime() + 299_000) })).toBe(true);
@@ -111,10 +118,27 @@ describe("verifySignature (hex HMAC-SHA256 of the raw body)", () => {
 
 describe("SSRF policy", () => {
   it("blocks loopback, private, link-local, CGNAT, multicast, reserved and mapped addresses", () => {
-    for (const address of ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "224.0.0.1", "::1", "::", "fd00::1", "fe80::1", "::ffff:10.0.0.1", "::ffff:7f00:1", "64:ff9b::10.0.0.1"]) {
+    for (const address of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "172.16.0.1",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "224.0.0.1",
+      "::1",
+      "::",
+      "fd00::1",
+      "fe80::1",
+      "::ffff:10.0.0.1",
+      "::ffff:7f00:1",
+      "64:ff9b::10.0.0.1",
+    ]) {
       expect(isBlockedAddress(address), address).toBe(true);
     }
-    for (const address of ["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111", "::ffff:93.184.216.34"]) expect(isBlockedAddress(address), address).toBe(false);
+    for (const address of ["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111", "::ffff:93.184.216.34"])
+      expect(isBlockedAddress(address), address).toBe(false);
   });
 
   it("checks URLs at creation, including names that resolve to private addresses", async () => {
@@ -123,7 +147,9 @@ describe("SSRF policy", () => {
     expect(await checkDestination("http://[::ffff:10.0.0.1]/", options)).toMatch(/private/);
     expect(await checkDestination("http://localhost/hook", options)).toMatch(/private/);
     const resolvesPrivately = async () => [{ address: "10.0.0.7", family: 4 }];
-    expect(await checkDestination("https://hooks.example.com/x", { ...options, resolve: resolvesPrivately })).toMatch(/10\.0\.0\.7/);
+    expect(await checkDestination("https://hooks.example.com/x", { ...options, resolve: resolvesPrivately })).toMatch(
+      /10\.0\.0\.7/,
+    );
     const resolvesPublicly = async () => [{ address: "93.184.216.34", family: 4 }];
     expect(await checkDestination("https://hooks.example.com/x", { ...options, resolve: resolvesPublicly })).toBeNull();
     expect(await checkDestination("ftp://example.com/", options)).toMatch(/http/);

@@ -6,11 +6,13 @@ import type { Logger } from "../../src/logging/logger.js";
 import { Worker } from "../../src/worker/worker.js";
 import { sleep, waitFor } from "../helpers/wait.js";
 
-const lostConnection = () => Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
+const lostConnection = () =>
+  Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
 
 function recordingLogger() {
   const lines: Array<{ level: string; message: string }> = [];
-  const record = (level: string) => (_details: unknown, message?: string) => void lines.push({ level, message: message ?? "" });
+  const record = (level: string) => (_details: unknown, message?: string) =>
+    void lines.push({ level, message: message ?? "" });
   const logger: Logger = { debug: record("debug"), info: record("info"), warn: record("warn"), error: record("error") };
   return { logger, lines };
 }
@@ -50,7 +52,9 @@ describe("the worker during a database outage", () => {
     expect(lines.filter((line) => line.level === "error")).toEqual([]);
     // One line for the streak, not one per failed run (#17: no log line per tick during an outage).
     expect(runs.length).toBeGreaterThan(1);
-    expect(lines).toEqual([{ level: "warn", message: "faultline: background task could not reach the database; retrying later" }]);
+    expect(lines).toEqual([
+      { level: "warn", message: "faultline: background task could not reach the database; retrying later" },
+    ]);
 
     // The database is back and a wake arrives (a LISTEN connection restored): it runs at once,
     // and then at its own interval again.

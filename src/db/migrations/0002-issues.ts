@@ -7,7 +7,5 @@ import type { SchemaMigration } from "./types.js";
  */
 export const issuesMigration: SchemaMigration = {
   name: "0002_issues",
-  statements: (s) => [
-    `ALTER TABLE ${s}.project_keys ADD COLUMN rate_limit_per_minute integer`,
-  ],
+  statements: (s) => [`ALTER TABLE ${s}.project_keys ADD COLUMN rate_limit_per_minute integer`],
 };

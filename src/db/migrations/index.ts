@@ -16,8 +16,15 @@ import type { SchemaMigration } from "./types.js";
  * edit a released one.
  */
 export const coreMigrations: readonly SchemaMigration[] = [
-  coreMigration, issuesMigration, deliveryMigration, appsMigration, installationConsentMigration, retentionMigration,
-  keyRateLimitWindowMigration, sentryHookHeadersMigration, deliveryAttemptsMigration,
+  coreMigration,
+  issuesMigration,
+  deliveryMigration,
+  appsMigration,
+  installationConsentMigration,
+  retentionMigration,
+  keyRateLimitWindowMigration,
+  sentryHookHeadersMigration,
+  deliveryAttemptsMigration,
 ];
 export { mergeMigrationShares } from "./merge.js";
 export type { SchemaMigration } from "./types.js";

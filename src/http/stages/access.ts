@@ -9,7 +9,11 @@ import { type AnyEndpoint, ORGANIZATION_PARAM } from "../endpoint.js";
 import { ApiError } from "../errors.js";
 
 /** The principal an endpoint is served for: null for an endpoint open to all, or an optional one without credentials. */
-export async function authenticateFor(endpoint: AnyEndpoint, request: Request, deps: AuthenticateDeps): Promise<Principal | null> {
+export async function authenticateFor(
+  endpoint: AnyEndpoint,
+  request: Request,
+  deps: AuthenticateDeps,
+): Promise<Principal | null> {
   if (endpoint.auth === "none") return null;
   const principal = await authenticateRequest(request, deps);
   if (!principal && endpoint.auth === "optional") return null;
@@ -20,7 +24,8 @@ export async function authenticateFor(endpoint: AnyEndpoint, request: Request, d
   if (principal.kind === "scim" && !endpoint.path.includes("/scim/v2/")) {
     throw new ApiError(403, "SCIM tokens only open SCIM endpoints (/api/0/organizations/{organization}/scim/v2/…)");
   }
-  if (endpoint.auth === "user" && principal.userId === null) throw new ApiError(403, "This endpoint requires a user token");
+  if (endpoint.auth === "user" && principal.userId === null)
+    throw new ApiError(403, "This endpoint requires a user token");
   return principal;
 }
 
@@ -31,10 +36,18 @@ export interface Access {
 }
 
 /** Organization first (404 hides existence), then scopes (403). */
-export async function authorizeFor(endpoint: AnyEndpoint, principal: Principal | null, params: Record<string, string>, db: Kysely<Database>): Promise<Access> {
+export async function authorizeFor(
+  endpoint: AnyEndpoint,
+  principal: Principal | null,
+  params: Record<string, string>,
+  db: Kysely<Database>,
+): Promise<Access> {
   if (!principal) return { organization: null, scopes: new Set() };
   const idOrSlug = params[ORGANIZATION_PARAM];
-  const access = idOrSlug === undefined ? { organization: null, scopes: principal.scopes } : await authorizeOrganization(db, principal, idOrSlug);
+  const access =
+    idOrSlug === undefined
+      ? { organization: null, scopes: principal.scopes }
+      : await authorizeOrganization(db, principal, idOrSlug);
   const required = endpoint.scopes ?? [];
   if (required.length > 0 && !required.some((scope) => access.scopes.has(scope))) throw forbidden(required);
   return access;

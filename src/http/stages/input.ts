@@ -1,7 +1,14 @@
 // Stage 4 of a request: its input, read within the limits and validated against the endpoint's schemas.
 import type { z } from "zod";
 import type { Logger } from "../../logging/logger.js";
-import { bodyConsumed, bodyTooLarge, type ConsumedBody, consumedBodyOf, parseJsonBody, readBodyBytes } from "../body.js";
+import {
+  bodyConsumed,
+  bodyTooLarge,
+  type ConsumedBody,
+  consumedBodyOf,
+  parseJsonBody,
+  readBodyBytes,
+} from "../body.js";
 import type { AnyEndpoint } from "../endpoint.js";
 import { checkJsonBody } from "../input-policy.js";
 import { parseOrThrow } from "../validate.js";
@@ -31,7 +38,8 @@ export class BodyReader {
   ) {}
 
   async read(endpoint: AnyEndpoint, request: Request): Promise<RequestBody> {
-    if (!BODY_METHODS.has(request.method) || (!endpoint.body && !endpoint.rawBody)) return { body: undefined, rawBody: null };
+    if (!BODY_METHODS.has(request.method) || (!endpoint.body && !endpoint.rawBody))
+      return { body: undefined, rawBody: null };
     const limit = endpoint.bodyLimit ?? this.limits.bodyBytes;
     const consumed = consumedBodyOf(request);
     if (consumed) return { body: this.#alreadyParsed(endpoint, request, consumed, limit), rawBody: null };
@@ -58,7 +66,10 @@ export class BodyReader {
     if (!this.#warnedConsumed) {
       this.#warnedConsumed = true;
       const path = new URL(request.url).pathname;
-      this.logger.warn({ method: request.method, path }, `faultline: a request body was consumed before Faultline; answered 500 (logged once). ${consumed.fix}`);
+      this.logger.warn(
+        { method: request.method, path },
+        `faultline: a request body was consumed before Faultline; answered 500 (logged once). ${consumed.fix}`,
+      );
     }
     throw bodyConsumed(consumed);
   }

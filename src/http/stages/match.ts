@@ -22,7 +22,8 @@ export function matchRoute(
   checkUrlLength(url, maxUrlLength);
   const match = router.match(method, path);
   if (match.kind === "not-found") throw new ApiError(404, NOT_FOUND_DETAIL);
-  if (match.kind === "method-not-allowed") throw new ApiError(405, `Method "${method}" not allowed.`, {}, { Allow: match.allow.join(", ") });
+  if (match.kind === "method-not-allowed")
+    throw new ApiError(405, `Method "${method}" not allowed.`, {}, { Allow: match.allow.join(", ") });
   return { endpoint: match.value.endpoint, params: match.params };
 }
 

@@ -20,7 +20,13 @@ export const UNMATCHED = "unmatched";
  * `Retry-After`, a value the database refused a 400, anything unexpected a logged 500 with the
  * request id; a plugin's renderer (SCIM's) formats the errors of its paths.
  */
-export function errorReply(error: unknown, path: string, requestId: string, logger: Logger, renderers: readonly ErrorRenderer[]): Reply | Response {
+export function errorReply(
+  error: unknown,
+  path: string,
+  requestId: string,
+  logger: Logger,
+  renderers: readonly ErrorRenderer[],
+): Reply | Response {
   const apiError = toApiError(error, requestId, logger);
   const renderer = renderers.find((candidate) => candidate.matches(path));
   return renderer ? renderer.render(apiError, requestId) : sentryErrorReply(apiError);
@@ -30,12 +36,22 @@ function toApiError(error: unknown, requestId: string, logger: Logger): ApiError
   if (isConnectionFailure(error)) {
     // An outage passes: the client is told when to come back (Sentry SDKs pause sending for Retry-After).
     logger.warn({ err: error, errorId: requestId }, "faultline: the database is unreachable; answered 503");
-    return new ApiError(503, "The database is temporarily unavailable; retry later", { errorId: requestId }, { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) });
+    return new ApiError(
+      503,
+      "The database is temporarily unavailable; retry later",
+      { errorId: requestId },
+      { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
+    );
   }
   if (error instanceof MigrationsPendingError) {
     // A deploy that has not run `faultline migrate` yet: unavailable, not broken; ready() retries on the next request.
     logger.warn({ err: error, pending: error.pending }, "faultline: migrations pending; answered 503");
-    return new ApiError(503, error.message, { errorId: requestId, pendingMigrations: error.pending }, { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) });
+    return new ApiError(
+      503,
+      error.message,
+      { errorId: requestId, pendingMigrations: error.pending },
+      { "Retry-After": String(DATABASE_RETRY_AFTER_SECONDS) },
+    );
   }
   if (isDataException(error)) {
     // Backstop of the input policy: still logged as an error, since the policy should have caught it.
@@ -71,11 +87,22 @@ function withHeader(response: Response, name: string, value: string): Response {
 }
 
 /** HTTP semantic conventions: `{method} {route}` as the name (the raw path would make one name per URL). */
-export function describeSpan(span: Span, method: string, template: string, url: URL, status: number, requestId: string): void {
+export function describeSpan(
+  span: Span,
+  method: string,
+  template: string,
+  url: URL,
+  status: number,
+  requestId: string,
+): void {
   if (template !== UNMATCHED) {
     span.updateName(`${method} ${template}`);
     span.setAttribute("http.route", template);
   }
-  span.setAttributes({ "http.response.status_code": status, "url.path": url.pathname, "faultline.request_id": requestId });
+  span.setAttributes({
+    "http.response.status_code": status,
+    "url.path": url.pathname,
+    "faultline.request_id": requestId,
+  });
   if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
 }

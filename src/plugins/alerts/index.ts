@@ -35,26 +35,66 @@ export const alertsPlugin = definePlugin({
   register(container) {
     const db = () => container.resolve(Db);
     registerFactory(container, IssueRuleRepositoryToken, () => new IssueRuleRepository(db));
-    registerFactory(container, IssueRuleServiceToken, (c) => new IssueRuleService(c.resolve(IssueRuleRepositoryToken), c.resolve(OrganizationServiceToken), c.resolve(Clock)));
+    registerFactory(
+      container,
+      IssueRuleServiceToken,
+      (c) =>
+        new IssueRuleService(
+          c.resolve(IssueRuleRepositoryToken),
+          c.resolve(OrganizationServiceToken),
+          c.resolve(Clock),
+        ),
+    );
     registerFactory(
       container,
       IssueAlertProcessorToken,
-      (c) => new IssueAlertProcessor(c.resolve(IssueRuleRepositoryToken), c.resolve(ServiceHookDispatcherToken), c.resolve(AppWebhookDispatcherToken), c.resolve(OrganizationLinksToken)),
+      (c) =>
+        new IssueAlertProcessor(
+          c.resolve(IssueRuleRepositoryToken),
+          c.resolve(ServiceHookDispatcherToken),
+          c.resolve(AppWebhookDispatcherToken),
+          c.resolve(OrganizationLinksToken),
+        ),
     );
     registerFactory(container, MetricRuleRepositoryToken, () => new MetricRuleRepository(db));
-    registerFactory(container, MetricRuleServiceToken, (c) => new MetricRuleService(c.resolve(MetricRuleRepositoryToken), c.resolve(Clock)));
+    registerFactory(
+      container,
+      MetricRuleServiceToken,
+      (c) => new MetricRuleService(c.resolve(MetricRuleRepositoryToken), c.resolve(Clock)),
+    );
     registerFactory(
       container,
       MetricAlertEvaluatorToken,
-      (c) => new MetricAlertEvaluator(db, c.resolve(MetricRuleRepositoryToken), c.resolve(AppWebhookDispatcherToken), c.resolve(OrganizationLinksToken), c.resolve(Logger)),
+      (c) =>
+        new MetricAlertEvaluator(
+          db,
+          c.resolve(MetricRuleRepositoryToken),
+          c.resolve(AppWebhookDispatcherToken),
+          c.resolve(OrganizationLinksToken),
+          c.resolve(Logger),
+        ),
     );
   },
   endpoints: [...issueRuleEndpoints, ...metricRuleEndpoints],
   on: {
-    "error.created": (event, scope, { container }) => container.resolve(IssueAlertProcessorToken).onErrorCreated(event, scope),
+    "error.created": (event, scope, { container }) =>
+      container.resolve(IssueAlertProcessorToken).onErrorCreated(event, scope),
   },
   tasks: [metricAlertTask, alertPruneTask],
 });
 
 export { METRIC_ALERT_TASK_ID } from "./tasks.js";
-export type { IssueStatsMinutelyTable, AlertRuleStatus, IssueAlertRulesTable, IssueAlertFiresTable, MetricTriggerLabel, MetricAlertRulesTable, MetricAlertIncidentsTable, MetricAlertIncidentActivityTable, MetricAlertSequencesTable, IssueAlertRule, MetricAlertRule, MetricAlertIncident } from "./tables.js";
+export type {
+  IssueStatsMinutelyTable,
+  AlertRuleStatus,
+  IssueAlertRulesTable,
+  IssueAlertFiresTable,
+  MetricTriggerLabel,
+  MetricAlertRulesTable,
+  MetricAlertIncidentsTable,
+  MetricAlertIncidentActivityTable,
+  MetricAlertSequencesTable,
+  IssueAlertRule,
+  MetricAlertRule,
+  MetricAlertIncident,
+} from "./tables.js";

@@ -88,7 +88,6 @@ export type MetricAlertRule = Selectable<MetricAlertRulesTable>;
 
 export type MetricAlertIncident = Selectable<MetricAlertIncidentsTable>;
 
-
 declare module "../../db/schema.js" {
   /** The alerts plugin's tables. */
   interface Database {

@@ -20,7 +20,9 @@ export const alertPruneTask: TaskDefinition = {
   id: "alerts.prune",
   intervalMs: HOUR,
   run: async ({ container, now }) => {
-    const deleted = await container.resolve(IssueRuleRepositoryToken).prune(new Date(now.getTime() - 25 * HOUR), new Date(now.getTime() - 31 * 24 * HOUR), PRUNE_BATCH);
+    const deleted = await container
+      .resolve(IssueRuleRepositoryToken)
+      .prune(new Date(now.getTime() - 25 * HOUR), new Date(now.getTime() - 31 * 24 * HOUR), PRUNE_BATCH);
     return deleted === PRUNE_BATCH;
   },
 };

@@ -16,7 +16,13 @@ export const apiTokensPlugin = definePlugin({
     registerFactory(
       container,
       TokenServiceToken,
-      (c) => new TokenService(new TokenRepository(() => c.resolve(Db)), c.resolve(OrganizationServiceToken), c.resolve(Clock), c.resolve(TokenCache)),
+      (c) =>
+        new TokenService(
+          new TokenRepository(() => c.resolve(Db)),
+          c.resolve(OrganizationServiceToken),
+          c.resolve(Clock),
+          c.resolve(TokenCache),
+        ),
     );
   },
   endpoints: [listTokens, createToken, deleteToken],

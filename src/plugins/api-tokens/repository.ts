@@ -22,7 +22,11 @@ export class TokenRepository {
 
   /** Deletes one of this user's tokens; false when it is not theirs (or does not exist). */
   async deleteForUser(userId: number, tokenId: number): Promise<boolean> {
-    const result = await this.db().deleteFrom("api_tokens").where("id", "=", tokenId).where("user_id", "=", userId).executeTakeFirst();
+    const result = await this.db()
+      .deleteFrom("api_tokens")
+      .where("id", "=", tokenId)
+      .where("user_id", "=", userId)
+      .executeTakeFirst();
     return result.numDeletedRows > 0n;
   }
 }

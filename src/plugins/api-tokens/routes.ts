@@ -14,7 +14,9 @@ export const listTokens = defineEndpoint({
   operationId: "apiTokens.list",
   summary: "List the calling user's API tokens",
   auth: "user",
-  handler: async ({ principal, container }) => ({ body: await container.resolve(TokenServiceToken).listForUser(userIdOf(principal)) }),
+  handler: async ({ principal, container }) => ({
+    body: await container.resolve(TokenServiceToken).listForUser(userIdOf(principal)),
+  }),
 });
 
 export const createToken = defineEndpoint({
@@ -48,7 +50,12 @@ export const deleteToken = defineEndpoint({
   operationId: "apiTokens.delete",
   summary: "Revoke one of the calling user's API tokens",
   auth: "user",
-  params: z.object({ token_id: z.string().regex(/^\d{1,9}$/, "must be a numeric id").transform(Number) }),
+  params: z.object({
+    token_id: z
+      .string()
+      .regex(/^\d{1,9}$/, "must be a numeric id")
+      .transform(Number),
+  }),
   handler: async ({ principal, params, container }) => {
     await container.resolve(TokenServiceToken).revokeForUser(userIdOf(principal), params.token_id);
     return { status: 204 };

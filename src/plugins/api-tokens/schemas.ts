@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { scopeSchema } from "../../auth/scopes.js";
 
-export const scopeList = z
-  .array(scopeSchema)
-  .min(1, "at least one scope is required");
+export const scopeList = z.array(scopeSchema).min(1, "at least one scope is required");
 
 const futureDate = z.iso
   .datetime({ offset: true })

@@ -41,11 +41,27 @@ export class TokenService {
     if (values.user !== undefined) {
       const user = await this.organizations.getUser(values.user);
       if (!user) throw notFound(`Unknown user ${JSON.stringify(values.user)}`);
-      return this.issue({ kind: "user", userId: Number(user.id), organizationId: null, name: values.name, scopes: values.scopes, expiresAt: values.expiresAt, plaintext: values.token });
+      return this.issue({
+        kind: "user",
+        userId: Number(user.id),
+        organizationId: null,
+        name: values.name,
+        scopes: values.scopes,
+        expiresAt: values.expiresAt,
+        plaintext: values.token,
+      });
     }
     const organization = await this.organizations.requireOrganization(values.organization as string | number);
     const kind = values.kind === "scim" ? "scim" : "organization";
-    return this.issue({ kind, userId: null, organizationId: organization.id, name: values.name, scopes: values.scopes, expiresAt: values.expiresAt, plaintext: values.token });
+    return this.issue({
+      kind,
+      userId: null,
+      organizationId: organization.id,
+      name: values.name,
+      scopes: values.scopes,
+      expiresAt: values.expiresAt,
+      plaintext: values.token,
+    });
   }
 
   async issue(token: NewToken) {

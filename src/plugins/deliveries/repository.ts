@@ -26,7 +26,10 @@ type Db = ExpressionBuilder<Database, "deliveries">;
  * retries run out. An outcome was recorded when `last_response_code` is set (0: nothing answered).
  */
 function lastAttemptFailed(eb: Db) {
-  return eb.and([eb("deliveries.last_response_code", "is not", null), eb.not(eb.between("deliveries.last_response_code", 200, 299))]);
+  return eb.and([
+    eb("deliveries.last_response_code", "is not", null),
+    eb.not(eb.between("deliveries.last_response_code", 200, 299)),
+  ]);
 }
 
 const FILTERS: Record<DeliveryFilter, (eb: Db) => ReturnType<Db["and"]>> = {
@@ -35,7 +38,11 @@ const FILTERS: Record<DeliveryFilter, (eb: Db) => ReturnType<Db["and"]>> = {
   cancelled: (eb) => eb.and([eb("deliveries.status", "=", "cancelled")]),
   dead: (eb) => eb.and([eb("deliveries.status", "=", "failed")]),
   retrying: (eb) => eb.and([eb("deliveries.status", "=", "pending"), lastAttemptFailed(eb)]),
-  failed: (eb) => eb.or([eb("deliveries.status", "=", "failed"), eb.and([eb("deliveries.status", "=", "pending"), lastAttemptFailed(eb)])]),
+  failed: (eb) =>
+    eb.or([
+      eb("deliveries.status", "=", "failed"),
+      eb.and([eb("deliveries.status", "=", "pending"), lastAttemptFailed(eb)]),
+    ]),
 };
 
 /** An organization's deliveries, for inspection and manual redelivery. */
@@ -48,17 +55,29 @@ export class DeliveryRepository {
     let query = this.#withTarget().where("deliveries.organization_id", "=", organizationId);
     if (filter) query = query.where(FILTERS[filter]);
     if (condition) query = query.where(condition);
-    return query.orderBy("deliveries.date_created", bound.order).orderBy("deliveries.seq", bound.order).limit(bound.limit).execute();
+    return query
+      .orderBy("deliveries.date_created", bound.order)
+      .orderBy("deliveries.seq", bound.order)
+      .limit(bound.limit)
+      .execute();
   }
 
   async find(organizationId: number, id: string): Promise<DeliveryRow | undefined> {
     if (!UUID.test(id)) return undefined;
-    return this.#withTarget().where("deliveries.organization_id", "=", organizationId).where("deliveries.id", "=", id.toLowerCase()).executeTakeFirst();
+    return this.#withTarget()
+      .where("deliveries.organization_id", "=", organizationId)
+      .where("deliveries.id", "=", id.toLowerCase())
+      .executeTakeFirst();
   }
 
   /** A delivery's recorded attempts, oldest first. */
   attempts(deliveryId: string): Promise<DeliveryAttempt[]> {
-    return this.db().selectFrom("delivery_attempts").selectAll().where("delivery_id", "=", deliveryId).orderBy("attempt").execute();
+    return this.db()
+      .selectFrom("delivery_attempts")
+      .selectAll()
+      .where("delivery_id", "=", deliveryId)
+      .orderBy("attempt")
+      .execute();
   }
 
   /**
@@ -69,9 +88,17 @@ export class DeliveryRepository {
   #withTarget() {
     return this.db()
       .selectFrom("deliveries")
-      .leftJoin("service_hooks", (join) => join.on("deliveries.destination_type", "=", "service_hook").onRef("service_hooks.id", "=", "deliveries.destination_id"))
+      .leftJoin("service_hooks", (join) =>
+        join
+          .on("deliveries.destination_type", "=", "service_hook")
+          .onRef("service_hooks.id", "=", "deliveries.destination_id"),
+      )
       .leftJoin("projects", "projects.id", "service_hooks.project_id")
-      .leftJoin("apps", (join) => join.on("deliveries.destination_type", "=", "app").on(sql<string>`apps.id::text`, "=", sql.ref<string>("deliveries.destination_id")))
+      .leftJoin("apps", (join) =>
+        join
+          .on("deliveries.destination_type", "=", "app")
+          .on(sql<string>`apps.id::text`, "=", sql.ref<string>("deliveries.destination_id")),
+      )
       .selectAll("deliveries")
       .select(["projects.id as hook_project_id", "projects.slug as hook_project_slug", "apps.name as app_name"]);
   }
@@ -85,14 +112,26 @@ export class DeliveryRepository {
   async currentTarget(delivery: Delivery): Promise<Target | null> {
     const db = this.db();
     if (delivery.destination_type === "service_hook") {
-      const hook = await db.selectFrom("service_hooks").select(["url", "secret"]).where("id", "=", delivery.destination_id).executeTakeFirst();
+      const hook = await db
+        .selectFrom("service_hooks")
+        .select(["url", "secret"])
+        .where("id", "=", delivery.destination_id)
+        .executeTakeFirst();
       return hook ?? null;
     }
     if (!/^\d{1,9}$/.test(delivery.destination_id)) return null;
-    const app = await db.selectFrom("apps").select(["webhook_url", "client_secret"]).where("id", "=", Number(delivery.destination_id)).executeTakeFirst();
+    const app = await db
+      .selectFrom("apps")
+      .select(["webhook_url", "client_secret"])
+      .where("id", "=", Number(delivery.destination_id))
+      .executeTakeFirst();
     if (!app?.webhook_url) return null;
     if (delivery.event_type !== "installation.deleted" && delivery.installation_uuid !== null) {
-      const installed = await db.selectFrom("app_installations").select("id").where("uuid", "=", delivery.installation_uuid).executeTakeFirst();
+      const installed = await db
+        .selectFrom("app_installations")
+        .select("id")
+        .where("uuid", "=", delivery.installation_uuid)
+        .executeTakeFirst();
       if (!installed) return null;
     }
     return { url: app.webhook_url, secret: app.client_secret };

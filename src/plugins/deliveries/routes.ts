@@ -13,7 +13,8 @@ export const listDeliveries = defineEndpoint({
   method: "GET",
   path: DELIVERIES,
   operationId: "deliveries.list",
-  summary: "List the organization's webhook and service hook deliveries, newest first; `status=failed` is every delivery whose last attempt failed (retrying or given up)",
+  summary:
+    "List the organization's webhook and service hook deliveries, newest first; `status=failed` is every delivery whose last attempt failed (retrying or given up)",
   scopes: ["org:read"],
   query: z.object({
     status: deliveryFilterSchema.optional(),
@@ -57,7 +58,8 @@ export const redeliver = defineEndpoint({
     const repository = container.resolve(DeliveryRepositoryToken);
     const delivery = await repository.find(organization.id, params.delivery_id);
     if (!delivery) throw notFound();
-    if (delivery.status === "pending") throw new ApiError(409, "This delivery is still pending: it will be sent without being asked");
+    if (delivery.status === "pending")
+      throw new ApiError(409, "This delivery is still pending: it will be sent without being asked");
     const target = await repository.currentTarget(delivery);
     if (!target) throw new ApiError(409, "The destination of this delivery no longer exists");
     // The worker polls for due rows (every second by default); no wake-up is needed for correctness.

@@ -16,7 +16,10 @@ const responseCode = (code: number | null) => (code === 0 ? null : code);
 
 /** What a delivery is sent to: kind, id, the URL it is sent to, and a name a person recognises. */
 function serializeTarget(delivery: DeliveryRow) {
-  const project = delivery.hook_project_id === null || delivery.hook_project_slug === null ? null : { id: idString(delivery.hook_project_id), slug: delivery.hook_project_slug };
+  const project =
+    delivery.hook_project_id === null || delivery.hook_project_slug === null
+      ? null
+      : { id: idString(delivery.hook_project_id), slug: delivery.hook_project_slug };
   // Service hooks have no name of their own (as in Sentry): their project names them.
   const name = delivery.destination_type === "app" ? delivery.app_name : project && `${project.slug} service hook`;
   return { type: delivery.destination_type, id: delivery.destination_id, url: delivery.url, name, project };

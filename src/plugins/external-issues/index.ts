@@ -18,7 +18,13 @@ export const externalIssuesPlugin = definePlugin({
     registerFactory(
       container,
       ExternalIssueServiceToken,
-      (c) => new ExternalIssueService(() => c.resolve(Db), c.resolve(ExternalIssueRepositoryToken), c.resolve(IssueRepositoryToken), c.resolve(Clock)),
+      (c) =>
+        new ExternalIssueService(
+          () => c.resolve(Db),
+          c.resolve(ExternalIssueRepositoryToken),
+          c.resolve(IssueRepositoryToken),
+          c.resolve(Clock),
+        ),
     );
   },
   // The per-issue list (`…/issues/{issue_id}/external-issues/`) belongs to the issues plugin.

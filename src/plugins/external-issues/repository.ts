@@ -14,7 +14,15 @@ export class ExternalIssueRepository {
       .innerJoin("projects as p", "p.id", "i.project_id")
       .innerJoin("app_installations as inst", "inst.id", "x.installation_id")
       .innerJoin("apps as a", "a.id", "inst.app_id")
-      .select(["x.id", "x.issue_id", "x.web_url", "x.identifier", "x.date_created", "p.slug as project_slug", "a.slug as app_slug"])
+      .select([
+        "x.id",
+        "x.issue_id",
+        "x.web_url",
+        "x.identifier",
+        "x.date_created",
+        "p.slug as project_slug",
+        "a.slug as app_slug",
+      ])
       .where("i.deleted_at", "is", null);
   }
 
@@ -33,7 +41,14 @@ export class ExternalIssueRepository {
   /** Creates the installation's link to an issue, or updates the one it has: at most one per installation per issue. */
   async upsert(
     db: Kysely<Database>,
-    values: { organizationId: number; installationId: number; issueId: number; webUrl: string; identifier: string; now: Date },
+    values: {
+      organizationId: number;
+      installationId: number;
+      issueId: number;
+      webUrl: string;
+      identifier: string;
+      now: Date;
+    },
   ): Promise<{ id: number; created: boolean }> {
     const row = await db
       .insertInto("external_issues")
@@ -45,7 +60,11 @@ export class ExternalIssueRepository {
         identifier: values.identifier,
         date_created: values.now,
       })
-      .onConflict((oc) => oc.columns(["installation_id", "issue_id"]).doUpdateSet({ web_url: values.webUrl, identifier: values.identifier }))
+      .onConflict((oc) =>
+        oc
+          .columns(["installation_id", "issue_id"])
+          .doUpdateSet({ web_url: values.webUrl, identifier: values.identifier }),
+      )
       // PostgreSQL's idiom for "inserted or updated?": a freshly inserted row version has no xmax.
       .returning(["id", sql<boolean>`(xmax = 0)`.as("created")])
       .executeTakeFirstOrThrow();
@@ -54,7 +73,11 @@ export class ExternalIssueRepository {
 
   /** Deletes one of the installation's links; false when it has no such link. */
   async delete(installationId: number, id: number): Promise<boolean> {
-    const result = await this.db().deleteFrom("external_issues").where("installation_id", "=", installationId).where("id", "=", id).executeTakeFirst();
+    const result = await this.db()
+      .deleteFrom("external_issues")
+      .where("installation_id", "=", installationId)
+      .where("id", "=", id)
+      .executeTakeFirst();
     return result.numDeletedRows > 0n;
   }
 }

@@ -33,7 +33,8 @@ export const createLink = defineEndpoint({
   method: "POST",
   path: LINKS,
   operationId: "externalIssues.create",
-  summary: "Link an issue to an external tracker item: 201 new, 200 when this installation's link to the issue was updated",
+  summary:
+    "Link an issue to an external tracker item: 201 new, 200 when this installation's link to the issue was updated",
   body: linkBody,
   handler: async (ctx) => {
     const { installation } = await authorizeInstallation(accessDeps(ctx), ctx.params.uuid, ["event:write"]);

@@ -24,9 +24,15 @@ export class ExternalIssueService {
   async link(installation: AppInstallation, body: LinkBody): Promise<{ link: LinkRow; created: boolean }> {
     return runInTransaction(this.db(), async ({ trx }) => {
       const issue = await this.issues.find(installation.organization_id, String(body.issueId), trx);
-      if (!issue) throw fieldErrors({ issueId: ["Unknown issue: it must be an issue of the installation's organization"] });
-      const project = await trx.selectFrom("projects").select("slug").where("id", "=", issue.project_id).executeTakeFirstOrThrow();
-      if (project.slug !== body.project) throw fieldErrors({ project: [`Must be the slug of the issue's project ("${project.slug}")`] });
+      if (!issue)
+        throw fieldErrors({ issueId: ["Unknown issue: it must be an issue of the installation's organization"] });
+      const project = await trx
+        .selectFrom("projects")
+        .select("slug")
+        .where("id", "=", issue.project_id)
+        .executeTakeFirstOrThrow();
+      if (project.slug !== body.project)
+        throw fieldErrors({ project: [`Must be the slug of the issue's project ("${project.slug}")`] });
       const { id, created } = await this.repository.upsert(trx, {
         organizationId: installation.organization_id,
         installationId: installation.id,

@@ -13,7 +13,6 @@ export interface ExternalIssuesTable {
   date_created: Timestamp;
 }
 
-
 declare module "../../db/schema.js" {
   /** The external-issues plugin's tables. */
   interface Database {

@@ -30,7 +30,10 @@ const INGEST_PATH = /^\/api\/[^/]+\/(?:envelope|store)\/?$/;
 export const ingestErrorRenderer: ErrorRenderer = {
   matches: (path) => INGEST_PATH.test(path),
   render(error: ApiError) {
-    return { ...sentryErrorReply(error), headers: { ...error.headers, ...CORS_RESPONSE_HEADERS, "X-Sentry-Error": asHeaderValue(error.detail) } };
+    return {
+      ...sentryErrorReply(error),
+      headers: { ...error.headers, ...CORS_RESPONSE_HEADERS, "X-Sentry-Error": asHeaderValue(error.detail) },
+    };
   },
 };
 

@@ -20,7 +20,12 @@ const inflateLenient: Decoder = async (input, options) => {
   }
 };
 
-const DECODERS: Record<string, Decoder> = { gzip: gunzipAsync, "x-gzip": gunzipAsync, deflate: inflateLenient, br: brotliAsync };
+const DECODERS: Record<string, Decoder> = {
+  gzip: gunzipAsync,
+  "x-gzip": gunzipAsync,
+  deflate: inflateLenient,
+  br: brotliAsync,
+};
 
 export interface OutputLimit {
   bytes: number;
@@ -34,7 +39,11 @@ export interface OutputLimit {
  * output passes the limit, so a decompression bomb costs at most `limit` bytes → 413.
  * Corrupt or truncated input → 400, an unknown encoding → 415.
  */
-export async function decompressBody(body: Uint8Array, contentEncoding: string | null, limit: OutputLimit): Promise<Uint8Array> {
+export async function decompressBody(
+  body: Uint8Array,
+  contentEncoding: string | null,
+  limit: OutputLimit,
+): Promise<Uint8Array> {
   let bytes = body;
   for (const encoding of encodingsToUndo(contentEncoding)) bytes = await decodeOne(bytes, encoding, limit);
   if (bytes.byteLength > limit.bytes) throw tooLarge(limit.what, limit.bytes);

@@ -7,11 +7,17 @@ const AUTH_HEADERS = ["x-sentry-auth", "x-svc-auth"] as const;
  */
 export function parseSentryAuth(header: string): Record<string, string> {
   const params: Record<string, string> = {};
-  for (const part of header.trim().replace(/^sentry\s+/i, "").split(",")) {
+  for (const part of header
+    .trim()
+    .replace(/^sentry\s+/i, "")
+    .split(",")) {
     const separator = part.indexOf("=");
     if (separator === -1) continue;
     const name = part.slice(0, separator).trim().toLowerCase();
-    const value = part.slice(separator + 1).trim().replace(/^"(.*)"$/, "$1");
+    const value = part
+      .slice(separator + 1)
+      .trim()
+      .replace(/^"(.*)"$/, "$1");
     if (name !== "") params[name] = value;
   }
   return params;

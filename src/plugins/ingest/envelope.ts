@@ -47,16 +47,22 @@ function readItem(reader: ByteReader, headerLine: Uint8Array, index: number): En
   const header = parseItemHeader(headerLine, index);
   if (header.length === undefined) return { header, payload: reader.line() };
   if (reader.remaining < header.length) {
-    throw malformedEnvelope(`item ${index} (${header.type}) declares length ${header.length} but only ${reader.remaining} bytes follow`);
+    throw malformedEnvelope(
+      `item ${index} (${header.type}) declares length ${header.length} but only ${reader.remaining} bytes follow`,
+    );
   }
   const payload = reader.take(header.length);
-  if (!reader.skipLineEnd()) throw malformedEnvelope(`item ${index} (${header.type}): expected a newline after its ${header.length}-byte payload`);
+  if (!reader.skipLineEnd())
+    throw malformedEnvelope(
+      `item ${index} (${header.type}): expected a newline after its ${header.length}-byte payload`,
+    );
   return { header, payload };
 }
 
 function parseItemHeader(line: Uint8Array, index: number): EnvelopeItemHeader {
   const header = parseJsonObject(line, `item ${index} header`);
-  if (typeof header.type !== "string" || header.type === "") throw malformedEnvelope(`item ${index} header has no "type"`);
+  if (typeof header.type !== "string" || header.type === "")
+    throw malformedEnvelope(`item ${index} header has no "type"`);
   const length = header.length;
   if (length === undefined || length === null) return { ...header, type: header.type, length: undefined };
   if (typeof length !== "number" || !Number.isSafeInteger(length) || length < 0) {
@@ -72,7 +78,8 @@ function parseJsonObject(bytes: Uint8Array, what: string): Record<string, unknow
   } catch (error) {
     throw malformedEnvelope(`${what} is not valid JSON (${(error as Error).message})`);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw malformedEnvelope(`${what} is not a JSON object`);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw malformedEnvelope(`${what} is not a JSON object`);
   return value as Record<string, unknown>;
 }
 
@@ -90,7 +97,10 @@ class ByteReader {
   line(): Uint8Array {
     const newline = this.bytes.indexOf(LF, this.#position);
     const end = newline === -1 ? this.bytes.byteLength : newline;
-    const line = this.bytes.subarray(this.#position, end > this.#position && this.bytes[end - 1] === CR ? end - 1 : end);
+    const line = this.bytes.subarray(
+      this.#position,
+      end > this.#position && this.bytes[end - 1] === CR ? end - 1 : end,
+    );
     this.#position = newline === -1 ? end : end + 1;
     return line;
   }

@@ -32,24 +32,24 @@ function refusal(detail: string, headers: Record<string, string>): ApiError {
 }
 
 export function rateLimited(retryAfterSeconds: number): ApiError {
-  return refusal(
-    `Rate limit exceeded; retry after ${retryAfterSeconds} seconds`,
-    { "Retry-After": String(retryAfterSeconds), "X-Sentry-Rate-Limits": `${retryAfterSeconds}:error:project:rate_limited` },
-  );
+  return refusal(`Rate limit exceeded; retry after ${retryAfterSeconds} seconds`, {
+    "Retry-After": String(retryAfterSeconds),
+    "X-Sentry-Rate-Limits": `${retryAfterSeconds}:error:project:rate_limited`,
+  });
 }
 
 /** Queued ingest past `ingest.maxQueueDepth`: the digest is behind, the SDK should back off briefly. */
 export function queueFull(retryAfterSeconds: number): ApiError {
-  return refusal(
-    `Ingest queue full; retry after ${retryAfterSeconds} seconds`,
-    { "Retry-After": String(retryAfterSeconds), "X-Sentry-Rate-Limits": `${retryAfterSeconds}:error:organization:queue_full` },
-  );
+  return refusal(`Ingest queue full; retry after ${retryAfterSeconds} seconds`, {
+    "Retry-After": String(retryAfterSeconds),
+    "X-Sentry-Rate-Limits": `${retryAfterSeconds}:error:organization:queue_full`,
+  });
 }
 
 /** Past `ingest.shedAtEventLoopDelayMs`: this process's event loop is saturated, the SDK should back off briefly. */
 export function overloaded(retryAfterSeconds: number): ApiError {
-  return refusal(
-    `Ingest overloaded; retry after ${retryAfterSeconds} seconds`,
-    { "Retry-After": String(retryAfterSeconds), "X-Sentry-Rate-Limits": `${retryAfterSeconds}:error:organization:overloaded` },
-  );
+  return refusal(`Ingest overloaded; retry after ${retryAfterSeconds} seconds`, {
+    "Retry-After": String(retryAfterSeconds),
+    "X-Sentry-Rate-Limits": `${retryAfterSeconds}:error:organization:overloaded`,
+  });
 }

@@ -27,7 +27,8 @@ export function parseEventPayload(bytes: Uint8Array): ReceivedEvent {
   } catch (error) {
     throw badRequest(`Invalid event: malformed JSON (${(error as Error).message})`);
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw badRequest("Invalid event: expected a JSON object");
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw badRequest("Invalid event: expected a JSON object");
   return { event: value as RawEvent, source };
 }
 
@@ -43,6 +44,8 @@ export function eventsOf(envelope: Envelope): ReceivedEvent[] {
     .map((item) => {
       const received = parseEventPayload(item.payload);
       const { event } = received;
-      return event.event_id === undefined && typeof headerEventId === "string" ? { event: { ...event, event_id: headerEventId }, source: null } : received;
+      return event.event_id === undefined && typeof headerEventId === "string"
+        ? { event: { ...event, event_id: headerEventId }, source: null }
+        : received;
     });
 }

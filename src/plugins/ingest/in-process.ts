@@ -13,7 +13,11 @@ export interface ProjectTarget {
  * project (id or slug). Trusted code: no DSN key, limits, rate limit or queue bound. Unknown → 404 ApiError.
  * Resolves when the ingest mode acknowledges: stored (direct) or durably queued (queued).
  */
-export async function captureInProject(container: DependencyContainer, target: ProjectTarget, event: Record<string, unknown>): Promise<{ eventId: string }> {
+export async function captureInProject(
+  container: DependencyContainer,
+  target: ProjectTarget,
+  event: Record<string, unknown>,
+): Promise<{ eventId: string }> {
   const organizations = container.resolve(OrganizationServiceToken);
   const organization = await organizations.requireOrganization(target.organization);
   const project = await organizations.requireProject(organization.id, target.project);

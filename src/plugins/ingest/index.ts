@@ -15,7 +15,13 @@ import { OutcomeRecorder, type OutcomeRecord } from "./outcomes/recorder.js";
 import { getOutcomeStats } from "./outcomes/routes.js";
 import { EventLoopDelayMonitor } from "./overload.js";
 import { IngestService } from "./service.js";
-import { IngestServiceToken, IngestSinkToken, OutcomeRecorderToken, OverloadMonitorToken, ProjectKeyResolverToken } from "./tokens.js";
+import {
+  IngestServiceToken,
+  IngestSinkToken,
+  OutcomeRecorderToken,
+  OverloadMonitorToken,
+  ProjectKeyResolverToken,
+} from "./tokens.js";
 import { ingestMigrations } from "./migrations.js";
 
 /** How often counted outcomes are added to `ingest_outcomes`: the usage statistics lag by at most this. */
@@ -39,8 +45,14 @@ export const ingestPlugin = definePlugin({
     registerIngestQueue(container);
     registerIngestObservability(container);
     // Queued mode acknowledges once an event is queued; direct mode once it is grouped and stored.
-    registerFactory(container, IngestSinkToken, (c) => (c.resolve(Options).ingest.queued ? c.resolve(QueuedEventSinkToken) : c.resolve(EventSinkToken)));
-    registerFactory(container, ProjectKeyResolverToken, (c) => new ProjectKeyResolver(() => c.resolve(Db), c.resolve(Clock), KEY_CACHE_TTL_MS));
+    registerFactory(container, IngestSinkToken, (c) =>
+      c.resolve(Options).ingest.queued ? c.resolve(QueuedEventSinkToken) : c.resolve(EventSinkToken),
+    );
+    registerFactory(
+      container,
+      ProjectKeyResolverToken,
+      (c) => new ProjectKeyResolver(() => c.resolve(Db), c.resolve(Clock), KEY_CACHE_TTL_MS),
+    );
     // One service per instance: its key cache and leased rate-limit quota are its own; the
     // rate-limit counters they lease from are shared by every instance on the schema.
     registerFactory(container, IngestServiceToken, (c) => {
@@ -58,8 +70,16 @@ export const ingestPlugin = definePlugin({
       return new IngestService(keys, c.resolve(IngestSinkToken), limiter, clock, outcomes, admission, overload);
     });
     // Resolved (and its histogram created) only when load shedding is on.
-    registerFactory(container, OverloadMonitorToken, (c) => new EventLoopDelayMonitor(c.resolve(Options).ingest.shedAtEventLoopDelayMs ?? Number.POSITIVE_INFINITY));
-    registerFactory(container, OutcomeRecorderToken, (c) => new OutcomeRecorder(() => c.resolve(Db), c.resolve(Logger), c.resolve(Options).schema));
+    registerFactory(
+      container,
+      OverloadMonitorToken,
+      (c) => new EventLoopDelayMonitor(c.resolve(Options).ingest.shedAtEventLoopDelayMs ?? Number.POSITIVE_INFINITY),
+    );
+    registerFactory(
+      container,
+      OutcomeRecorderToken,
+      (c) => new OutcomeRecorder(() => c.resolve(Db), c.resolve(Logger), c.resolve(Options).schema),
+    );
   },
   init: ({ container }) => {
     container.resolve(OutcomeRecorderToken).start(OUTCOME_FLUSH_INTERVAL_MS);
@@ -71,7 +91,8 @@ export const ingestPlugin = definePlugin({
   on: {
     // A key renamed, rate-limited, disabled or deleted over the API: this instance reads it afresh
     // once the change committed (other instances within the cache's TTL).
-    "project_keys.changed": (event, scope, { container }) => scope.afterCommit(() => container.resolve(ProjectKeyResolverToken).forget(event.payload.publicKeys)),
+    "project_keys.changed": (event, scope, { container }) =>
+      scope.afterCommit(() => container.resolve(ProjectKeyResolverToken).forget(event.payload.publicKeys)),
   },
   readiness: [queueReadiness],
   api: (container) => ({

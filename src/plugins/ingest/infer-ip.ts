@@ -15,7 +15,8 @@ const AUTO = /^\{\{\s*auto\s*\}\}$/i;
 const LEGACY_INFER_PLATFORMS = new Set(["javascript", "cocoa", "objc"]);
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** `::ffff:1.2.3.4` (an IPv4 peer on a dual-stack socket) is 1.2.3.4; anything not an IP is unknown. */
 export function normalizeAddress(address: string | null | undefined): string | null {
@@ -40,7 +41,9 @@ export function inferUserIp(event: RawEvent, clientAddress: string | null): RawE
     return { ...event, user: mode !== "never" && clientAddress ? { ...rest, ip_address: clientAddress } : rest };
   }
   if (stated !== undefined && stated !== null) return event;
-  const infer = mode === "auto" || (mode === "legacy" && typeof event.platform === "string" && LEGACY_INFER_PLATFORMS.has(event.platform));
+  const infer =
+    mode === "auto" ||
+    (mode === "legacy" && typeof event.platform === "string" && LEGACY_INFER_PLATFORMS.has(event.platform));
   if (!infer || !clientAddress) return event;
   return { ...event, user: { ...(user ?? {}), ip_address: clientAddress } };
 }

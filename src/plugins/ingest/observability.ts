@@ -28,7 +28,8 @@ export const IngestObserverToken: InjectionToken<ObserveOutcome> = Symbol("fault
 const DROP_REASONS = ["rate_limited", "queue_full", "overloaded", "too_large", "invalid", "client_discard"] as const;
 
 function dropReason(record: OutcomeRecord): (typeof DROP_REASONS)[number] {
-  if (record.outcome === "rate_limited") return record.reason === "queue_full" || record.reason === "overloaded" ? record.reason : "rate_limited";
+  if (record.outcome === "rate_limited")
+    return record.reason === "queue_full" || record.reason === "overloaded" ? record.reason : "rate_limited";
   if (record.outcome === "invalid") return record.reason === "too_large" ? "too_large" : "invalid";
   return "client_discard";
 }
@@ -66,17 +67,34 @@ export function registerIngestObservability(container: DependencyContainer): voi
     const current = await snapshot();
     if (current) gauge.set(current.waiting);
   });
-  metrics.gauge("ingest_queue_failed", "Queued events the digest gave up on; they stay in ingest_queue", [], async (gauge) => {
-    const current = await snapshot();
-    if (current) gauge.set(current.failed);
-  });
-  metrics.gauge("ingest_digest_lag_seconds", "How long the oldest event waiting for the digest has waited", [], async (gauge) => {
-    const current = await snapshot();
-    if (current) gauge.set(current.lagSeconds);
-  });
+  metrics.gauge(
+    "ingest_queue_failed",
+    "Queued events the digest gave up on; they stay in ingest_queue",
+    [],
+    async (gauge) => {
+      const current = await snapshot();
+      if (current) gauge.set(current.failed);
+    },
+  );
+  metrics.gauge(
+    "ingest_digest_lag_seconds",
+    "How long the oldest event waiting for the digest has waited",
+    [],
+    async (gauge) => {
+      const current = await snapshot();
+      if (current) gauge.set(current.lagSeconds);
+    },
+  );
 
-  const accepted = metrics.counter("ingest_events_accepted_total", "Events ingest accepted (queued, or stored in direct mode)");
-  const dropped = metrics.counter("ingest_events_dropped_total", "Error events refused by ingest, or discarded by the SDK (client_discard), by reason", ["reason"]);
+  const accepted = metrics.counter(
+    "ingest_events_accepted_total",
+    "Events ingest accepted (queued, or stored in direct mode)",
+  );
+  const dropped = metrics.counter(
+    "ingest_events_dropped_total",
+    "Error events refused by ingest, or discarded by the SDK (client_discard), by reason",
+    ["reason"],
+  );
   // Every reason exists from the start, so rate() over it works before the first refusal.
   for (const reason of DROP_REASONS) dropped.inc({ reason }, 0);
   // Error events only: client reports also count the SDK's discarded sessions, transactions, attachments.
@@ -97,8 +115,14 @@ export const queueReadiness: ReadinessCheck = {
     const maxDepth = options.health.maxQueueDepth ?? options.ingest.maxQueueDepth;
     const maxLagSeconds = options.health.maxQueueLagMs / 1000;
     const figures = { depth: current.waiting, lagSeconds: current.lagSeconds, failed: current.failed };
-    if (maxLagSeconds > 0 && current.lagSeconds > maxLagSeconds) return { status: "fail", detail: `the oldest queued event has waited more than ${maxLagSeconds} s (is a worker running?)`, ...figures };
-    if (maxDepth > 0 && current.waiting >= maxDepth) return { status: "fail", detail: `${current.waiting} events queued (limit ${maxDepth})`, ...figures };
+    if (maxLagSeconds > 0 && current.lagSeconds > maxLagSeconds)
+      return {
+        status: "fail",
+        detail: `the oldest queued event has waited more than ${maxLagSeconds} s (is a worker running?)`,
+        ...figures,
+      };
+    if (maxDepth > 0 && current.waiting >= maxDepth)
+      return { status: "fail", detail: `${current.waiting} events queued (limit ${maxDepth})`, ...figures };
     return { status: "ok", ...figures };
   },
 };

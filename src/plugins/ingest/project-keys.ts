@@ -71,7 +71,15 @@ export class ProjectKeyResolver {
     const row = await this.db()
       .selectFrom("project_keys as k")
       .innerJoin("projects as p", "p.id", "k.project_id")
-      .select(["k.id", "k.is_active", "k.rate_limit_per_minute", "k.rate_limit_window", "p.id as project_id", "p.organization_id", "p.platform"])
+      .select([
+        "k.id",
+        "k.is_active",
+        "k.rate_limit_per_minute",
+        "k.rate_limit_window",
+        "p.id as project_id",
+        "p.organization_id",
+        "p.platform",
+      ])
       .where("k.public_key", "=", publicKey)
       .executeTakeFirst();
     if (!row || !row.is_active) return null;
@@ -79,7 +87,9 @@ export class ProjectKeyResolver {
       keyId: row.id,
       project: { id: row.project_id, organizationId: row.organization_id, platform: row.platform },
       rateLimit:
-        row.rate_limit_per_minute === null ? null : { count: row.rate_limit_per_minute, windowMs: (row.rate_limit_window ?? DEFAULT_WINDOW_SECONDS) * 1000 },
+        row.rate_limit_per_minute === null
+          ? null
+          : { count: row.rate_limit_per_minute, windowMs: (row.rate_limit_window ?? DEFAULT_WINDOW_SECONDS) * 1000 },
     };
   }
 }

@@ -19,7 +19,11 @@ export function databaseQuotaStore(db: () => Kysely<Database>): QuotaStore {
       const row = await db()
         .insertInto("rate_limit_windows")
         .values({ key_id: keyId, window_start: windowStart, used: amount })
-        .onConflict((conflict) => conflict.columns(["key_id", "window_start"]).doUpdateSet({ used: sql<number>`rate_limit_windows.used + excluded.used` }))
+        .onConflict((conflict) =>
+          conflict
+            .columns(["key_id", "window_start"])
+            .doUpdateSet({ used: sql<number>`rate_limit_windows.used + excluded.used` }),
+        )
         .returning("used")
         .executeTakeFirstOrThrow();
       return row.used;
@@ -48,7 +52,9 @@ export const rateLimitCleanupTask: TaskDefinition = {
             selectFrom("project_keys as k")
               .select("k.id")
               .whereRef("k.id", "=", "w.key_id")
-              .where(sql<boolean>`w.window_start >= ${now}::timestamptz - 2 * k.rate_limit_window * interval '1 second'`),
+              .where(
+                sql<boolean>`w.window_start >= ${now}::timestamptz - 2 * k.rate_limit_window * interval '1 second'`,
+              ),
           ),
         ),
       )
@@ -106,7 +112,13 @@ export class SharedRateLimiter {
   ) {}
 
   /** Takes `cost` units if they fit under `limit` in the current window of `windowMs`; takes nothing otherwise. */
-  async consume(keyId: number, cost: number, limit: number, nowMs: number, windowMs = this.windowMs): Promise<RateDecision> {
+  async consume(
+    keyId: number,
+    cost: number,
+    limit: number,
+    nowMs: number,
+    windowMs = this.windowMs,
+  ): Promise<RateDecision> {
     if (cost <= 0) return { allowed: true };
     const start = nowMs - (nowMs % windowMs);
     for (;;) {

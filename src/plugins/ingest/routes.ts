@@ -7,10 +7,19 @@ import { IngestServiceToken } from "./tokens.js";
 const ENVELOPE_PATH = "/api/{project_id}/envelope/";
 const STORE_PATH = "/api/{project_id}/store/";
 
-type IngestContext = Pick<EndpointContext<string, { project_id: string }, unknown, unknown>, "params" | "request" | "url" | "rawBody" | "clientAddress">;
+type IngestContext = Pick<
+  EndpointContext<string, { project_id: string }, unknown, unknown>,
+  "params" | "request" | "url" | "rawBody" | "clientAddress"
+>;
 
 function ingestInput(ctx: IngestContext): IngestInput {
-  return { projectId: ctx.params.project_id, headers: ctx.request.headers, query: ctx.url.searchParams, body: ctx.rawBody ?? new Uint8Array(0), clientAddress: ctx.clientAddress };
+  return {
+    projectId: ctx.params.project_id,
+    headers: ctx.request.headers,
+    query: ctx.url.searchParams,
+    body: ctx.rawBody ?? new Uint8Array(0),
+    clientAddress: ctx.clientAddress,
+  };
 }
 
 /** DSN keys, not tokens, authenticate here (the service checks them); bodies stay raw for decompression. */

@@ -66,11 +66,20 @@ export class IngestService {
     // With the key outside the body, reject bad senders before spending CPU on decompression.
     const earlyKey = claimedKey === null ? null : await this.keys.authenticate(claimedKey, projectId);
     if (earlyKey) this.#refuseBeforeParsing(earlyKey, receivedAt);
-    const bytes = await decompressBody(input.body, input.headers.get("content-encoding"), { bytes: INGEST_LIMITS.envelopeBytes, what: "Envelope" });
+    const bytes = await decompressBody(input.body, input.headers.get("content-encoding"), {
+      bytes: INGEST_LIMITS.envelopeBytes,
+      what: "Envelope",
+    });
     const envelope = parseEnvelope(bytes);
     const key = earlyKey ?? (await this.keys.authenticate(publicKeyFromDsn(envelope.header.dsn), projectId));
-    for (const discard of clientDiscardsOf(envelope.items)) this.#count(key, "client_discard", discard.reason, discard.quantity, receivedAt, discard.category);
-    const events = await this.#refusedAsInvalid(key, envelope.items.filter((item) => item.header.type === "event").length, receivedAt, async () => eventsOf(envelope));
+    for (const discard of clientDiscardsOf(envelope.items))
+      this.#count(key, "client_discard", discard.reason, discard.quantity, receivedAt, discard.category);
+    const events = await this.#refusedAsInvalid(
+      key,
+      envelope.items.filter((item) => item.header.type === "event").length,
+      receivedAt,
+      async () => eventsOf(envelope),
+    );
     const [first] = await this.#capture(key, withInferredIps(events, input), receivedAt);
     return first === undefined ? {} : { id: first };
   }
@@ -82,7 +91,12 @@ export class IngestService {
     const key = await this.keys.authenticate(publicKeyFromRequest(input.headers, input.query), projectId);
     this.#refuseBeforeParsing(key, receivedAt);
     const event = await this.#refusedAsInvalid(key, 1, receivedAt, async () =>
-      parseEventPayload(await decompressBody(input.body, input.headers.get("content-encoding"), { bytes: INGEST_LIMITS.eventBytes, what: "Event" })),
+      parseEventPayload(
+        await decompressBody(input.body, input.headers.get("content-encoding"), {
+          bytes: INGEST_LIMITS.eventBytes,
+          what: "Event",
+        }),
+      ),
     );
     const [id] = await this.#capture(key, withInferredIps([event], input), receivedAt);
     return { id: id as string };
@@ -136,27 +150,44 @@ export class IngestService {
   }
 
   async #accept(key: ProjectKeyRecord, events: ReceivedEvent[], receivedAt: Date): Promise<string[]> {
-    const ids = await this.#refusedAsInvalid(key, events.length, receivedAt, () => this.#store(key, events, receivedAt));
+    const ids = await this.#refusedAsInvalid(key, events.length, receivedAt, () =>
+      this.#store(key, events, receivedAt),
+    );
     this.#count(key, "accepted", "", events.length, receivedAt);
     return ids;
   }
 
   /** Runs `step`; when it refuses the request (a 4xx), the request's `events` are counted as invalid. */
-  async #refusedAsInvalid<T>(key: ProjectKeyRecord, events: number, receivedAt: Date, step: () => Promise<T>): Promise<T> {
+  async #refusedAsInvalid<T>(
+    key: ProjectKeyRecord,
+    events: number,
+    receivedAt: Date,
+    step: () => Promise<T>,
+  ): Promise<T> {
     try {
       return await step();
     } catch (error) {
-      if (error instanceof ApiError && error.status < 500) this.#count(key, "invalid", error.status === 413 ? "too_large" : "payload", events, receivedAt);
+      if (error instanceof ApiError && error.status < 500)
+        this.#count(key, "invalid", error.status === 413 ? "too_large" : "payload", events, receivedAt);
       throw error;
     }
   }
 
-  #count(key: ProjectKeyRecord, outcome: Outcome, reason: string, quantity: number, at: Date, category = "error"): void {
+  #count(
+    key: ProjectKeyRecord,
+    outcome: Outcome,
+    reason: string,
+    quantity: number,
+    at: Date,
+    category = "error",
+  ): void {
     if (quantity > 0) this.outcomes.record({ projectId: key.project.id, category, outcome, reason, quantity, at });
   }
 
   async #store(key: ProjectKeyRecord, events: ReceivedEvent[], receivedAt: Date): Promise<string[]> {
-    const results = await Promise.all(events.map(({ event, source }) => this.sink.capture(key.project, event, { receivedAt, source })));
+    const results = await Promise.all(
+      events.map(({ event, source }) => this.sink.capture(key.project, event, { receivedAt, source })),
+    );
     return results.map((result) => result.eventId);
   }
 }

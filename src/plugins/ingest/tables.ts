@@ -36,7 +36,6 @@ export interface RateLimitWindowsTable {
   used: number;
 }
 
-
 declare module "../../db/schema.js" {
   /** The ingest plugin's tables. */
   interface Database {

@@ -32,7 +32,11 @@ interface AccessDeps {
 }
 
 /** An app by slug, authorized in the organization that owns it. */
-export async function authorizeApp(deps: AccessDeps, slug: string, required: readonly Scope[]): Promise<OrganizationAccess & { app: App }> {
+export async function authorizeApp(
+  deps: AccessDeps,
+  slug: string,
+  required: readonly Scope[],
+): Promise<OrganizationAccess & { app: App }> {
   if (!deps.principal) throw unauthenticated();
   const app = await deps.repository.findAppBySlug(slug);
   if (!app) throw notFound();

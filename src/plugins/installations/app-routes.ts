@@ -14,7 +14,11 @@ const APP = "/api/0/svc-apps/{app_slug}/";
 
 /** What the access checks need from an endpoint's context. */
 export function accessDeps(ctx: { container: DependencyContainer; principal: Principal | null }) {
-  return { db: ctx.container.resolve(Db), repository: ctx.container.resolve(InstallationRepositoryToken), principal: ctx.principal };
+  return {
+    db: ctx.container.resolve(Db),
+    repository: ctx.container.resolve(InstallationRepositoryToken),
+    principal: ctx.principal,
+  };
 }
 
 /** The webhook `actor` of a change made over HTTP: the user, or the app behind an installation token. */
@@ -29,7 +33,12 @@ export const createApp = defineEndpoint({
   summary: "Create an app owned by the organization named in the body; its client secret is in this response only",
   body: createAppInput,
   handler: async (ctx) => {
-    const { organization, scopes } = await authorizeIn(ctx.container.resolve(Db), ctx.principal, ctx.body.organization, ["org:admin"]);
+    const { organization, scopes } = await authorizeIn(
+      ctx.container.resolve(Db),
+      ctx.principal,
+      ctx.body.organization,
+      ["org:admin"],
+    );
     const app = await ctx.container
       .resolve(InstallationServiceToken)
       .createApp({ ...ctx.body, organization: organization.id }, { actor: await actorOf(ctx), caller: { scopes } });
@@ -61,18 +70,25 @@ export const getApp = defineEndpoint({
   path: APP,
   operationId: "apps.get",
   summary: "Retrieve one of the organization's apps (no secret)",
-  handler: async (ctx) => ({ body: serializeApp((await authorizeApp(accessDeps(ctx), ctx.params.app_slug, ["org:read"])).app) }),
+  handler: async (ctx) => ({
+    body: serializeApp((await authorizeApp(accessDeps(ctx), ctx.params.app_slug, ["org:read"])).app),
+  }),
 });
 
 export const updateApp = defineEndpoint({
   method: "PUT",
   path: APP,
   operationId: "apps.update",
-  summary: "Change an app's name, webhook URL, event categories, scopes or UI schema; added scopes wait for each installing organization's approval",
+  summary:
+    "Change an app's name, webhook URL, event categories, scopes or UI schema; added scopes wait for each installing organization's approval",
   body: updateAppInput,
   handler: async (ctx) => {
     const { app, scopes } = await authorizeApp(accessDeps(ctx), ctx.params.app_slug, ["org:admin"]);
-    return { body: await ctx.container.resolve(InstallationServiceToken).updateApp(app, ctx.body, { actor: await actorOf(ctx), caller: { scopes } }) };
+    return {
+      body: await ctx.container
+        .resolve(InstallationServiceToken)
+        .updateApp(app, ctx.body, { actor: await actorOf(ctx), caller: { scopes } }),
+    };
   },
 });
 

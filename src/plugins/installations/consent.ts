@@ -30,7 +30,11 @@ export function pendingScopes(appScopes: readonly string[], consented: readonly 
  * admin made the change, holding those scopes, or the trusted host did); any other keeps only what
  * it had consented to.
  */
-export function consentAfterAppChange(newAppScopes: readonly string[], consented: readonly string[], isOwner: boolean): string[] {
+export function consentAfterAppChange(
+  newAppScopes: readonly string[],
+  consented: readonly string[],
+  isOwner: boolean,
+): string[] {
   return isOwner ? [...newAppScopes] : grantedScopes(newAppScopes, consented);
 }
 

@@ -11,8 +11,18 @@ declare module "../../events/event-bus.js" {
      * added them, or the installer did not hold them. `requestedScopes` are the newly pending ones,
      * `pendingScopes` all that wait for approval. The installation's tokens do not carry them.
      */
-    "installation.scopes_requested": { app: App; installation: AppInstallation; requestedScopes: string[]; pendingScopes: string[] };
+    "installation.scopes_requested": {
+      app: App;
+      installation: AppInstallation;
+      requestedScopes: string[];
+      pendingScopes: string[];
+    };
     /** The organization approved pending scopes: `scopes` is what the installation's tokens carry from now on. */
-    "installation.scopes_approved": { app: App; installation: AppInstallation; approvedScopes: string[]; scopes: string[] };
+    "installation.scopes_approved": {
+      app: App;
+      installation: AppInstallation;
+      approvedScopes: string[];
+      scopes: string[];
+    };
   }
 }

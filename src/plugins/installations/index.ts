@@ -30,7 +30,11 @@ export const installationsPlugin = definePlugin({
   coreLedgerMigrations: installationsMigrations,
   dependencies: ["organizations", "api-tokens"],
   // Sentry's own path words, so its tools work unmodified beside the seed's `svc` ones.
-  pathAliases: { "sentry-apps": "svc-apps", "sentry-app-installations": "svc-app-installations", "sentry-app-components": "svc-app-components" },
+  pathAliases: {
+    "sentry-apps": "svc-apps",
+    "sentry-app-installations": "svc-app-installations",
+    "sentry-app-components": "svc-app-components",
+  },
   register(container) {
     registerFactory(container, InstallationRepositoryToken, (c) => new InstallationRepository(() => c.resolve(Db)));
     registerFactory(
@@ -50,7 +54,14 @@ export const installationsPlugin = definePlugin({
     registerFactory(
       container,
       InstallationAuthorizerToken,
-      (c) => new InstallationAuthorizer(() => c.resolve(Db), c.resolve(InstallationRepositoryToken), c.resolve(TokenServiceToken), c.resolve(Clock), c.resolve(TokenCache)),
+      (c) =>
+        new InstallationAuthorizer(
+          () => c.resolve(Db),
+          c.resolve(InstallationRepositoryToken),
+          c.resolve(TokenServiceToken),
+          c.resolve(Clock),
+          c.resolve(TokenCache),
+        ),
     );
   },
   tasks: [appRequestLogPruneTask],
@@ -80,7 +91,8 @@ export const installationsPlugin = definePlugin({
          * Changes an app. Scopes it drops leave every installation at once; scopes it adds are
          * pending in each installing organization but its owner (`installation.scopes_requested`).
          */
-        update: async (slug: string, input: UpdateAppInput) => service().updateApp(await service().requireApp(slug), input),
+        update: async (slug: string, input: UpdateAppInput) =>
+          service().updateApp(await service().requireApp(slug), input),
         /** Deletes an app, uninstalling it everywhere (`installation.deleted` for each installation). */
         delete: async (slug: string) => service().deleteApp(await service().requireApp(slug)),
         /** A new client secret, in this result only. */

@@ -54,7 +54,11 @@ export class InstallationAuthorizer {
       if (body.grant_type === "authorization_code") {
         const code = installation.code;
         // The UPDATE … WHERE code = … is what makes the code single-use under concurrency.
-        if (code === null || !constantTimeEqual(body.code, code) || !(await this.repository.consumeCode(installation.id, code, trx))) {
+        if (
+          code === null ||
+          !constantTimeEqual(body.code, code) ||
+          !(await this.repository.consumeCode(installation.id, code, trx))
+        ) {
           throw invalidGrant("code", "The code is invalid or has already been used");
         }
       } else {

@@ -6,11 +6,18 @@ import type { Database } from "../../db/schema.js";
  * secret it is sent with (fixed at enqueue), so changing them on the app has to reach the rows
  * still waiting — else a receiver would get requests signed with a secret it was told to drop.
  */
-export async function retargetPendingDeliveries(db: Kysely<Database>, appId: number, change: { url?: string; secret?: string }): Promise<void> {
+export async function retargetPendingDeliveries(
+  db: Kysely<Database>,
+  appId: number,
+  change: { url?: string; secret?: string },
+): Promise<void> {
   if (change.url === undefined && change.secret === undefined) return;
   await db
     .updateTable("deliveries")
-    .set({ ...(change.url !== undefined && { url: change.url }), ...(change.secret !== undefined && { secret: change.secret }) })
+    .set({
+      ...(change.url !== undefined && { url: change.url }),
+      ...(change.secret !== undefined && { secret: change.secret }),
+    })
     .where("destination_type", "=", "app")
     .where("destination_id", "=", String(appId))
     .where("status", "=", "pending")
@@ -29,13 +36,24 @@ export async function cancelPendingDeliveries(
   target: { appId: number } | { installationUuid: string },
   options: { uninstallNoticesToo?: boolean } = {},
 ): Promise<void> {
-  let query = db.updateTable("deliveries").set({ status: "cancelled", date_finished: now }).where("destination_type", "=", "app").where("status", "=", "pending");
-  query = "appId" in target ? query.where("destination_id", "=", String(target.appId)) : query.where("installation_uuid", "=", target.installationUuid);
+  let query = db
+    .updateTable("deliveries")
+    .set({ status: "cancelled", date_finished: now })
+    .where("destination_type", "=", "app")
+    .where("status", "=", "pending");
+  query =
+    "appId" in target
+      ? query.where("destination_id", "=", String(target.appId))
+      : query.where("installation_uuid", "=", target.installationUuid);
   if (!options.uninstallNoticesToo) query = query.where("event_type", "!=", "installation.deleted");
   await query.execute();
 }
 
 /** A new webhook URL starts with a clean record: the five-day failure clock restarts. */
 export async function resetDestinationHealth(db: Kysely<Database>, appId: number): Promise<void> {
-  await db.deleteFrom("delivery_destinations").where("destination_type", "=", "app").where("destination_id", "=", String(appId)).execute();
+  await db
+    .deleteFrom("delivery_destinations")
+    .where("destination_type", "=", "app")
+    .where("destination_id", "=", String(appId))
+    .execute();
 }

@@ -91,7 +91,13 @@ export class InstallationRepository {
   }
 
   installationsOfApp(appId: number, db: Kysely<Database>) {
-    return db.selectFrom("app_installations").selectAll().where("app_id", "=", appId).orderBy("id").forUpdate().execute();
+    return db
+      .selectFrom("app_installations")
+      .selectAll()
+      .where("app_id", "=", appId)
+      .orderBy("id")
+      .forUpdate()
+      .execute();
   }
 
   /** Deletes an installation; its tokens and external issue links go with it (ON DELETE CASCADE). */
@@ -101,14 +107,24 @@ export class InstallationRepository {
 
   /** Uses the one-time grant code: true for exactly one caller, however many race for it. */
   async consumeCode(installationId: number, code: string, db: Kysely<Database>): Promise<boolean> {
-    const used = await db.updateTable("app_installations").set({ code: null }).where("id", "=", installationId).where("code", "=", code).returning("id").executeTakeFirst();
+    const used = await db
+      .updateTable("app_installations")
+      .set({ code: null })
+      .where("id", "=", installationId)
+      .where("code", "=", code)
+      .returning("id")
+      .executeTakeFirst();
     return used !== undefined;
   }
 
   /** Records what these installations (all of one app) consented to. */
   async setConsent(installationIds: readonly number[], consentedScopes: string[], db: Kysely<Database>): Promise<void> {
     if (installationIds.length === 0) return;
-    await db.updateTable("app_installations").set({ consented_scopes: consentedScopes }).where("id", "in", installationIds).execute();
+    await db
+      .updateTable("app_installations")
+      .set({ consented_scopes: consentedScopes })
+      .where("id", "in", installationIds)
+      .execute();
   }
 
   /**
@@ -182,7 +198,9 @@ export class InstallationRepository {
       .select([
         "id",
         sql<number>`row_number() OVER (ORDER BY date_created DESC, id DESC)`.as("overall"),
-        sql<number>`row_number() OVER (PARTITION BY event_type, is_error ORDER BY date_created DESC, id DESC)`.as("per_type"),
+        sql<number>`row_number() OVER (PARTITION BY event_type, is_error ORDER BY date_created DESC, id DESC)`.as(
+          "per_type",
+        ),
       ])
       .where("app_id", "=", appId);
     if (filter.eventType !== undefined) ranked = ranked.where("event_type", "=", filter.eventType);
@@ -205,7 +223,10 @@ export class InstallationRepository {
         "o.name as organization_name",
       ])
       .where((eb) =>
-        eb.or([eb("ranked.overall", "<=", REQUEST_LOG_KEEP), eb.and([eb("l.is_error", "=", true), eb("ranked.per_type", "<=", REQUEST_LOG_KEEP)])]),
+        eb.or([
+          eb("ranked.overall", "<=", REQUEST_LOG_KEEP),
+          eb.and([eb("l.is_error", "=", true), eb("ranked.per_type", "<=", REQUEST_LOG_KEEP)]),
+        ]),
       )
       .orderBy("l.date_created", "desc")
       .orderBy("l.id", "desc")

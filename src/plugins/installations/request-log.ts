@@ -45,7 +45,9 @@ export const appRequestLogPruneTask: TaskDefinition = {
               .select([
                 "id",
                 sql<number>`row_number() OVER (PARTITION BY app_id ORDER BY date_created DESC, id DESC)`.as("overall"),
-                sql<number>`row_number() OVER (PARTITION BY app_id, event_type, is_error ORDER BY date_created DESC, id DESC)`.as("per_type"),
+                sql<number>`row_number() OVER (PARTITION BY app_id, event_type, is_error ORDER BY date_created DESC, id DESC)`.as(
+                  "per_type",
+                ),
                 "is_error",
               ])
               .as("ranked"),

@@ -4,7 +4,12 @@ import { ApiError } from "../../http/errors.js";
 import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
 import { authorizeInstallation } from "./access.js";
 import { accessDeps, actorOf } from "./app-routes.js";
-import { approveScopesInput as approveScopesBody, authorizationBody, componentsQuery, installAppBody } from "./schemas.js";
+import {
+  approveScopesInput as approveScopesBody,
+  authorizationBody,
+  componentsQuery,
+  installAppBody,
+} from "./schemas.js";
 import { serializeComponents, serializeInstallation } from "./serialize.js";
 import { InstallationAuthorizerToken, InstallationRepositoryToken, InstallationServiceToken } from "./tokens.js";
 
@@ -20,10 +25,12 @@ export const listInstallations = defineEndpoint({
   query: z.object({ per_page: pageSizeSchema, cursor: cursorSchema }),
   handler: async ({ organization, query, container, url }) => {
     const repository = container.resolve(InstallationRepositoryToken);
-    const page = await keysetPage(
-      (bound) => repository.listInstallations(organization.id, bound),
-      { cursor: query.cursor, limit: query.per_page, keyOf: (row) => row.date_created.getTime(), idOf: (row) => row.id },
-    );
+    const page = await keysetPage((bound) => repository.listInstallations(organization.id, bound), {
+      cursor: query.cursor,
+      limit: query.per_page,
+      keyOf: (row) => row.date_created.getTime(),
+      idOf: (row) => row.id,
+    });
     return pageReply(url, page, query.per_page, serializeInstallation);
   },
 });
@@ -32,13 +39,17 @@ export const installApp = defineEndpoint({
   method: "POST",
   path: INSTALLATIONS,
   operationId: "installations.install",
-  summary: "Install an app by slug: 201 with the new installation (and its grant code), 200 when already installed; app scopes the installer lacks are pending",
+  summary:
+    "Install an app by slug: 201 with the new installation (and its grant code), 200 when already installed; app scopes the installer lacks are pending",
   scopes: ["org:integrations"],
   body: installAppBody,
   handler: async (ctx) => {
     const { created, ...installation } = await ctx.container
       .resolve(InstallationServiceToken)
-      .install({ organization: ctx.organization.id, app: ctx.body.slug }, { actor: await actorOf(ctx), caller: { scopes: ctx.scopes } });
+      .install(
+        { organization: ctx.organization.id, app: ctx.body.slug },
+        { actor: await actorOf(ctx), caller: { scopes: ctx.scopes } },
+      );
     return { status: created ? 201 : 200, body: installation };
   },
 });
@@ -50,7 +61,11 @@ export const getInstallation = defineEndpoint({
   summary: "Retrieve an installation: the scopes its tokens carry and the app's scopes waiting for approval",
   handler: async (ctx) => {
     const { installation } = await authorizeInstallation(accessDeps(ctx), ctx.params.uuid, ["org:read"]);
-    return { body: serializeInstallation(await ctx.container.resolve(InstallationRepositoryToken).installationRow(installation.id)) };
+    return {
+      body: serializeInstallation(
+        await ctx.container.resolve(InstallationRepositoryToken).installationRow(installation.id),
+      ),
+    };
   },
 });
 
@@ -58,12 +73,16 @@ export const approveInstallationScopes = defineEndpoint({
   method: "POST",
   path: `${INSTALLATION}approve-scopes/`,
   operationId: "installations.approveScopes",
-  summary: "Approve scopes the app asks for beyond the organization's consent; the installation's tokens carry them from now on",
+  summary:
+    "Approve scopes the app asks for beyond the organization's consent; the installation's tokens carry them from now on",
   body: approveScopesBody,
   handler: async (ctx) => {
-    const { installation, scopes } = await authorizeInstallation(accessDeps(ctx), ctx.params.uuid, ["org:integrations"]);
+    const { installation, scopes } = await authorizeInstallation(accessDeps(ctx), ctx.params.uuid, [
+      "org:integrations",
+    ]);
     // Consent is the organization's to give, never the app's: not even for its own installation.
-    if (ctx.principal && ctx.principal.installationId !== null) throw new ApiError(403, "An installation token cannot approve scopes");
+    if (ctx.principal && ctx.principal.installationId !== null)
+      throw new ApiError(403, "An installation token cannot approve scopes");
     const approved = await ctx.container
       .resolve(InstallationServiceToken)
       .approveScopes(installation.uuid, ctx.body, { actor: await actorOf(ctx), caller: { scopes } });
@@ -87,7 +106,8 @@ export const authorizeInstallationToken = defineEndpoint({
   method: "POST",
   path: "/api/0/svc-app-installations/{uuid}/authorizations/",
   operationId: "installations.authorize",
-  summary: "OAuth exchange: a grant code or refresh token and the app's client credentials → an installation token (8 h)",
+  summary:
+    "OAuth exchange: a grant code or refresh token and the app's client credentials → an installation token (8 h)",
   auth: "none",
   body: authorizationBody,
   handler: async ({ params, body, container }) => ({
@@ -106,6 +126,9 @@ export const listComponents = defineEndpoint({
   scopes: ["org:read"],
   query: componentsQuery,
   handler: async ({ organization, query, container }) => ({
-    body: serializeComponents(await container.resolve(InstallationRepositoryToken).installedSchemas(organization.id), query.filter),
+    body: serializeComponents(
+      await container.resolve(InstallationRepositoryToken).installedSchemas(organization.id),
+      query.filter,
+    ),
   }),
 });

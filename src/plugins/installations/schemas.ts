@@ -1,13 +1,23 @@
 import { z } from "zod";
 import { scopeSchema } from "../../auth/scopes.js";
 
-export const APP_EVENT_CATEGORIES = ["issue", "error", "comment", "installation", "metric_alert", "event_alert"] as const;
+export const APP_EVENT_CATEGORIES = [
+  "issue",
+  "error",
+  "comment",
+  "installation",
+  "metric_alert",
+  "event_alert",
+] as const;
 
 const reference = z.union([z.number().int().positive(), z.string().min(1).max(200)]);
 const appSlug = z.string().regex(/^[a-z0-9][a-z0-9-]{0,49}$/, "must be lowercase letters, digits or '-' (at most 50)");
 const webhookUrl = z.url({ protocol: /^https?$/, error: "must be an http or https URL" }).max(2000);
 /** Duplicates are dropped: a set, stored as an array. */
-const events = z.array(z.enum(APP_EVENT_CATEGORIES)).max(APP_EVENT_CATEGORIES.length * 2).transform((list) => [...new Set(list)]);
+const events = z
+  .array(z.enum(APP_EVENT_CATEGORIES))
+  .max(APP_EVENT_CATEGORIES.length * 2)
+  .transform((list) => [...new Set(list)]);
 const scopeList = z.array(scopeSchema).max(50);
 const dedupe = <T>(list: T[]): T[] => [...new Set(list)];
 const scopes = scopeList.transform(dedupe);
@@ -49,7 +59,9 @@ export const installAppInput = z.object({
 });
 
 /** `POST /api/0/svc-app-installations/{uuid}/approve-scopes/`: the pending scopes the organization approves, named. */
-export const approveScopesInput = z.object({ scopes: scopeList.min(1, "name at least one scope to approve").transform(dedupe) });
+export const approveScopesInput = z.object({
+  scopes: scopeList.min(1, "name at least one scope to approve").transform(dedupe),
+});
 
 /** `POST /api/0/organizations/{org}/svc-app-installations/`. */
 export const installAppBody = z.object({ slug: z.string().min(1).max(200) });
@@ -64,14 +76,24 @@ export const authorizationBody = z.discriminatedUnion(
   "grant_type",
   [
     z.object({ grant_type: z.literal("authorization_code"), code: z.string().min(1).max(200), ...clientCredentials }),
-    z.object({ grant_type: z.literal("refresh_token"), refresh_token: z.string().min(1).max(200), ...clientCredentials }),
+    z.object({
+      grant_type: z.literal("refresh_token"),
+      refresh_token: z.string().min(1).max(200),
+      ...clientCredentials,
+    }),
   ],
   { error: 'must be "authorization_code" or "refresh_token"' },
 );
 
 export const requestLogQuery = z.object({
-  eventType: z.string().regex(/^[a-z_]+\.[a-z_]+$/, "must be an event type like issue.created").optional(),
-  errorsOnly: z.enum(["true", "false", "1", "0"]).optional().transform((value) => value === "true" || value === "1"),
+  eventType: z
+    .string()
+    .regex(/^[a-z_]+\.[a-z_]+$/, "must be an event type like issue.created")
+    .optional(),
+  errorsOnly: z
+    .enum(["true", "false", "1", "0"])
+    .optional()
+    .transform((value) => value === "true" || value === "1"),
 });
 
 export const componentsQuery = z.object({

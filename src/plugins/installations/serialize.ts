@@ -69,7 +69,7 @@ export function serializeApp(app: App) {
  */
 export function serializeComponents(rows: InstalledSchemaRow[], type?: string) {
   return rows.flatMap((row) =>
-    (row.schema?.elements as Array<{ type: string }> | undefined ?? [])
+    ((row.schema?.elements as Array<{ type: string }> | undefined) ?? [])
       .map((element, index) => ({
         uuid: componentUuid(row.uuid, index),
         type: element.type,

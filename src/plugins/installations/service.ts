@@ -82,12 +82,21 @@ export class InstallationService {
         date_created: this.clock.now(),
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new ApiError(409, `App slug "${slug}" is already taken`, { errors: { slug: ["This slug is already taken"] } });
+      if (isUniqueViolation(error))
+        throw new ApiError(409, `App slug "${slug}" is already taken`, {
+          errors: { slug: ["This slug is already taken"] },
+        });
       throw error;
     }
     // The caller holds every scope of the app (checkCaller), or is the trusted host: full consent.
-    const installed = values.isInternal ? await this.installApp(owner.id, owner.slug, app, (appScopes) => appScopes, options.actor) : null;
-    return { ...serializeApp(app), clientSecret: app.client_secret, installation: installed ? publicInstallation(installed) : null };
+    const installed = values.isInternal
+      ? await this.installApp(owner.id, owner.slug, app, (appScopes) => appScopes, options.actor)
+      : null;
+    return {
+      ...serializeApp(app),
+      clientSecret: app.client_secret,
+      installation: installed ? publicInstallation(installed) : null,
+    };
   }
 
   /** An app by slug (in-process API), else 404. */
@@ -121,10 +130,12 @@ export class InstallationService {
       const before = await this.repository.findAppById(app.id, scope.trx, { lock: true });
       if (!before) throw notFound();
       const updated = await this.repository.updateApp(app.id, changes, scope.trx);
-      if (values.scopes !== undefined) await this.followScopeChange(scope, before, updated, options.actor ?? SYSTEM_ACTOR);
+      if (values.scopes !== undefined)
+        await this.followScopeChange(scope, before, updated, options.actor ?? SYSTEM_ACTOR);
       if (values.webhookUrl !== undefined) {
         await resetDestinationHealth(scope.trx, app.id);
-        if (values.webhookUrl === null) await cancelPendingDeliveries(scope.trx, this.clock.now(), { appId: app.id }, { uninstallNoticesToo: true });
+        if (values.webhookUrl === null)
+          await cancelPendingDeliveries(scope.trx, this.clock.now(), { appId: app.id }, { uninstallNoticesToo: true });
         else await retargetPendingDeliveries(scope.trx, app.id, { url: values.webhookUrl });
       }
       return serializeApp(updated);
@@ -154,10 +165,15 @@ export class InstallationService {
       const pendingNow = pendingScopes(updated.scopes, consentedScopes);
       const requestedScopes = pendingNow.filter((pending) => !pendingBefore.has(pending));
       if (requestedScopes.length > 0) {
-        requests.push({ installation: { ...installation, consented_scopes: consentedScopes }, requestedScopes, pendingScopes: pendingNow });
+        requests.push({
+          installation: { ...installation, consented_scopes: consentedScopes },
+          requestedScopes,
+          pendingScopes: pendingNow,
+        });
       }
     }
-    for (const { consentedScopes, ids } of changed.values()) await this.repository.setConsent(ids, consentedScopes, scope.trx);
+    for (const { consentedScopes, ids } of changed.values())
+      await this.repository.setConsent(ids, consentedScopes, scope.trx);
     await this.repository.syncTokenScopes({ appId: updated.id }, scope.trx);
     scope.afterCommit(() => this.tokenCache.invalidate());
     for (const request of requests) {
@@ -200,7 +216,12 @@ export class InstallationService {
           organizationId: installation.organization_id,
           actor: options.actor ?? SYSTEM_ACTOR,
           occurredAt: this.clock.now(),
-          payload: { app, installation: { ...installation, consented_scopes: consentedScopes }, approvedScopes, scopes: consentedScopes },
+          payload: {
+            app,
+            installation: { ...installation, consented_scopes: consentedScopes },
+            approvedScopes,
+            scopes: consentedScopes,
+          },
         });
       }
       return serializeInstallation(await this.repository.installationRow(installation.id, scope.trx));
@@ -228,7 +249,13 @@ export class InstallationService {
       const now = this.clock.now();
       await cancelPendingDeliveries(scope.trx, now, { appId: locked.id });
       for (const installation of installations) {
-        await this.events.emit(scope, { name: "installation.deleted", organizationId: installation.organization_id, actor, occurredAt: now, payload: { app: locked, installation } });
+        await this.events.emit(scope, {
+          name: "installation.deleted",
+          organizationId: installation.organization_id,
+          actor,
+          occurredAt: now,
+          payload: { app: locked, installation },
+        });
       }
       await this.repository.deleteApp(locked.id, scope.trx);
       // Its installations' tokens went with it (ON DELETE CASCADE).
@@ -245,9 +272,12 @@ export class InstallationService {
     const values = parseOrThrow(installAppInput, input);
     const organization = await this.organizations.requireOrganization(values.organization);
     const app = await this.repository.findAppBySlug(values.app);
-    if (!app || (app.is_internal && app.organization_id !== organization.id)) throw notFound(`Unknown app "${values.app}"`);
+    if (!app || (app.is_internal && app.organization_id !== organization.id))
+      throw notFound(`Unknown app "${values.app}"`);
     const caller = options.caller;
-    const consentTo = caller ? (appScopes: string[]) => grantedScopes(appScopes, [...caller.scopes]) : (appScopes: string[]) => appScopes;
+    const consentTo = caller
+      ? (appScopes: string[]) => grantedScopes(appScopes, [...caller.scopes])
+      : (appScopes: string[]) => appScopes;
     const installed = await this.installApp(organization.id, organization.slug, app, consentTo, options.actor);
     return { ...publicInstallation(installed), created: installed.created };
   }
@@ -262,7 +292,13 @@ export class InstallationService {
       if (!app) throw notFound();
       const now = this.clock.now();
       await cancelPendingDeliveries(scope.trx, now, { installationUuid: installation.uuid });
-      await this.events.emit(scope, { name: "installation.deleted", organizationId: installation.organization_id, actor, occurredAt: now, payload: { app, installation } });
+      await this.events.emit(scope, {
+        name: "installation.deleted",
+        organizationId: installation.organization_id,
+        actor,
+        occurredAt: now,
+        payload: { app, installation },
+      });
       await this.repository.deleteInstallation(installation.id, scope.trx);
       // Its tokens went with it (ON DELETE CASCADE).
       scope.afterCommit(() => this.tokenCache.invalidate());
@@ -290,11 +326,23 @@ export class InstallationService {
         scope.trx,
       );
       if (created) {
-        await this.events.emit(scope, { name: "installation.created", organizationId, actor, occurredAt: now, payload: { app, installation } });
+        await this.events.emit(scope, {
+          name: "installation.created",
+          organizationId,
+          actor,
+          occurredAt: now,
+          payload: { app, installation },
+        });
         const pending = pendingScopes(app.scopes, installation.consented_scopes);
         if (pending.length > 0) {
           const payload = { app, installation, requestedScopes: pending, pendingScopes: pending };
-          await this.events.emit(scope, { name: "installation.scopes_requested", organizationId, actor, occurredAt: now, payload });
+          await this.events.emit(scope, {
+            name: "installation.scopes_requested",
+            organizationId,
+            actor,
+            occurredAt: now,
+            payload,
+          });
         }
       }
       return { app, installation, organizationSlug, created };
@@ -302,7 +350,10 @@ export class InstallationService {
   }
 
   /** What an API caller asks for: scopes it holds itself, and a webhook URL the SSRF policy accepts. */
-  private async checkCaller(caller: AppChangeOptions["caller"], values: { scopes?: readonly string[]; webhookUrl?: string | null }): Promise<void> {
+  private async checkCaller(
+    caller: AppChangeOptions["caller"],
+    values: { scopes?: readonly string[]; webhookUrl?: string | null },
+  ): Promise<void> {
     if (!caller) return;
     const exceeding = (values.scopes ?? []).filter((scope) => !caller.scopes.has(scope as Scope));
     if (exceeding.length > 0) throw fieldErrors({ scopes: [`Requested scopes exceed yours: ${exceeding.join(", ")}`] });

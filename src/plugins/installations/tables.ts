@@ -17,7 +17,6 @@ export interface AppRequestLogTable {
   date_created: Timestamp;
 }
 
-
 declare module "../../db/schema.js" {
   /** The installations plugin's tables. */
   interface Database {

@@ -78,7 +78,12 @@ declare module "../../events/event-bus.js" {
      * Every stored event. `firstEvent`: it created the issue; `transition`: the automatic status
      * change it caused (what issue alert conditions key on).
      */
-    "error.created": { issue: IssueSnapshot; event: EventSnapshot; firstEvent: boolean; transition: "regression" | "snooze_expired" | "escalating" | null };
+    "error.created": {
+      issue: IssueSnapshot;
+      event: EventSnapshot;
+      firstEvent: boolean;
+      transition: "regression" | "snooze_expired" | "escalating" | null;
+    };
     "comment.created": { issue: IssueSnapshot; comment: CommentSnapshot };
     "comment.updated": { issue: IssueSnapshot; comment: CommentSnapshot };
     "comment.deleted": { issue: IssueSnapshot; comment: CommentSnapshot };

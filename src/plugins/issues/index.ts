@@ -21,19 +21,31 @@ export const issuesPlugin = definePlugin({
   register(container) {
     const db = () => container.resolve(Db);
     registerFactory(container, IssueRepositoryToken, () => new IssueRepository(db));
-    registerFactory(container, IssueWorkflowToken, (c) => new IssueWorkflow(db, c.resolve(IssueRepositoryToken), c.resolve(EventBus), c.resolve(Clock)));
+    registerFactory(
+      container,
+      IssueWorkflowToken,
+      (c) => new IssueWorkflow(db, c.resolve(IssueRepositoryToken), c.resolve(EventBus), c.resolve(Clock)),
+    );
     registerFactory(
       container,
       EventProcessorToken,
       (c) =>
-        new EventProcessor(db, c.resolve(EventBus), c.resolve(Clock), { maxBatch: 500, maxDelayMs: 2, maxConcurrent: 4 }, () =>
-          c.isRegistered(EventPayloadProcessorToken, true) ? c.resolveAll(EventPayloadProcessorToken) : [],
+        new EventProcessor(
+          db,
+          c.resolve(EventBus),
+          c.resolve(Clock),
+          { maxBatch: 500, maxDelayMs: 2, maxConcurrent: 4 },
+          () => (c.isRegistered(EventPayloadProcessorToken, true) ? c.resolveAll(EventPayloadProcessorToken) : []),
         ),
     );
     registerFactory(container, EventSinkToken, (c) => c.resolve(EventProcessorToken));
     registerFactory(container, EventStoreToken, (c) => c.resolve(EventProcessorToken));
     issuesCreated(container); // exists at 0 from the start
-    registerFactory(container, CommentServiceToken, (c) => new CommentService(db, c.resolve(IssueRepositoryToken), c.resolve(EventBus), c.resolve(Clock)));
+    registerFactory(
+      container,
+      CommentServiceToken,
+      (c) => new CommentService(db, c.resolve(IssueRepositoryToken), c.resolve(EventBus), c.resolve(Clock)),
+    );
   },
   endpoints: issueEndpoints,
   tasks: [snoozeExpiryTask, purgeDeletedIssuesTask, partitionTask, retentionTask],
@@ -67,4 +79,20 @@ export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";
 /** Sentry's issue search syntax (`is:unresolved level:error …`), which metric alert queries are written in too. */
 export { parseSearchQuery } from "./search/parser.js";
-export type { IssueStatus, ReleasesTable, IssuesTable, IssueHashesTable, EventsTable, IssueUsersTable, IssueFacetTables, IssueActivityTable, IssueUserStateTable, IssueCommentsTable, EventIdsTable, Issue, StoredEvent, IssueActivity, IssueComment } from "./tables.js";
+export type {
+  IssueStatus,
+  ReleasesTable,
+  IssuesTable,
+  IssueHashesTable,
+  EventsTable,
+  IssueUsersTable,
+  IssueFacetTables,
+  IssueActivityTable,
+  IssueUserStateTable,
+  IssueCommentsTable,
+  EventIdsTable,
+  Issue,
+  StoredEvent,
+  IssueActivity,
+  IssueComment,
+} from "./tables.js";

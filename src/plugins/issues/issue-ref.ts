@@ -19,11 +19,19 @@ export function parseIssueRef(ref: string): IssueRef | undefined {
  * prepared statement (db/prepared.ts) may pass stand-ins for the values.
  */
 export function issueByRef(db: Kysely<Database>, organizationId: number, ref: IssueRef) {
-  const query = db.selectFrom("issues").selectAll("issues").where("issues.organization_id", "=", organizationId).where("issues.deleted_at", "is", null);
+  const query = db
+    .selectFrom("issues")
+    .selectAll("issues")
+    .where("issues.organization_id", "=", organizationId)
+    .where("issues.deleted_at", "is", null);
   if (ref.kind === "id") return query.where("issues.id", "=", ref.id);
   return query
     .where("issues.project_id", "in", (eb) =>
-      eb.selectFrom("projects").select("projects.id").where("projects.organization_id", "=", organizationId).where("projects.slug", "=", ref.projectSlug),
+      eb
+        .selectFrom("projects")
+        .select("projects.id")
+        .where("projects.organization_id", "=", organizationId)
+        .where("projects.slug", "=", ref.projectSlug),
     )
     .where("issues.short_number", "=", ref.shortNumber);
 }

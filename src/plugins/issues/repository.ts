@@ -9,7 +9,12 @@ export class IssueRepository {
   constructor(private readonly db: () => Kysely<Database>) {}
 
   /** By numeric id or short id (`WEB-1A`); undefined for anything else or another organization's issue. */
-  async find(organizationId: number, ref: string, db: Kysely<Database> = this.db(), forUpdate = false): Promise<Issue | undefined> {
+  async find(
+    organizationId: number,
+    ref: string,
+    db: Kysely<Database> = this.db(),
+    forUpdate = false,
+  ): Promise<Issue | undefined> {
     const parsed = parseIssueRef(ref);
     if (!parsed) return undefined;
     const query = issueByRef(db, organizationId, parsed);
@@ -17,7 +22,12 @@ export class IssueRepository {
   }
 
   /** `find` with everything the single-issue shape shows besides the row, in one statement. */
-  async findDetail(organizationId: number, ref: string, userId: number | null, now: Date): Promise<IssueWithDetail | undefined> {
+  async findDetail(
+    organizationId: number,
+    ref: string,
+    userId: number | null,
+    now: Date,
+  ): Promise<IssueWithDetail | undefined> {
     const parsed = parseIssueRef(ref);
     return parsed ? findWithDetail(this.db(), organizationId, parsed, userId, now) : undefined;
   }
@@ -49,7 +59,12 @@ export class IssueRepository {
     return row?.version;
   }
 
-  async releaseExists(db: Kysely<Database>, organizationId: number, projectId: number, version: string): Promise<boolean> {
+  async releaseExists(
+    db: Kysely<Database>,
+    organizationId: number,
+    projectId: number,
+    version: string,
+  ): Promise<boolean> {
     const row = await db
       .selectFrom("releases")
       .select("id")
@@ -60,4 +75,3 @@ export class IssueRepository {
     return row !== undefined;
   }
 }
-

@@ -8,5 +8,7 @@ export function parseShortId(value: string): { projectSlug: string; shortNumber:
   const match = /^(.+)-([0-9A-Za-z]{1,7})$/.exec(value);
   if (!match) return null;
   const shortNumber = Number.parseInt(match[2] as string, 36);
-  return Number.isSafeInteger(shortNumber) && shortNumber > 0 ? { projectSlug: (match[1] as string).toLowerCase(), shortNumber } : null;
+  return Number.isSafeInteger(shortNumber) && shortNumber > 0
+    ? { projectSlug: (match[1] as string).toLowerCase(), shortNumber }
+    : null;
 }

@@ -141,7 +141,6 @@ export type IssueActivity = Selectable<IssueActivityTable>;
 
 export type IssueComment = Selectable<IssueCommentsTable>;
 
-
 declare module "../../db/schema.js" {
   /** The issues plugin's tables. */
   interface Database {

@@ -35,9 +35,20 @@ export const snoozeExpiryTask: TaskDefinition = {
         await scope.trx.updateTable("issues").set(stateColumns(state)).where("id", "=", state.id).execute();
         await scope.trx
           .insertInto("issue_activity")
-          .values({ organization_id: state.organizationId, issue_id: state.id, type: "set_unresolved", data: "{}", user_id: null, date_created: now })
+          .values({
+            organization_id: state.organizationId,
+            issue_id: state.id,
+            type: "set_unresolved",
+            data: "{}",
+            user_id: null,
+            date_created: now,
+          })
           .execute();
-        const project = await scope.trx.selectFrom("projects").select(["id", "slug", "name", "platform"]).where("id", "=", state.projectId).executeTakeFirstOrThrow();
+        const project = await scope.trx
+          .selectFrom("projects")
+          .select(["id", "slug", "name", "platform"])
+          .where("id", "=", state.projectId)
+          .executeTakeFirstOrThrow();
         await events.emit(scope, {
           name: "issue.unresolved",
           organizationId: state.organizationId,
@@ -50,7 +61,18 @@ export const snoozeExpiryTask: TaskDefinition = {
     }),
 };
 
-const ISSUE_TABLES = ["issue_users", "issue_environments", "issue_releases", "issue_tags", "issue_stats_hourly", "issue_stats_daily", "issue_activity", "issue_user_state", "issue_comments", "external_issues"] as const;
+const ISSUE_TABLES = [
+  "issue_users",
+  "issue_environments",
+  "issue_releases",
+  "issue_tags",
+  "issue_stats_hourly",
+  "issue_stats_daily",
+  "issue_activity",
+  "issue_user_state",
+  "issue_comments",
+  "external_issues",
+] as const;
 
 /**
  * Purges deleted issues in slices: events a thousand at a time, then the issue's other rows.
@@ -80,4 +102,3 @@ export const purgeDeletedIssuesTask: TaskDefinition = {
       return true;
     }),
 };
-

@@ -7,7 +7,8 @@ const documents = new WeakMap<DependencyContainer, Record<string, unknown>>();
 /** The instance's OpenAPI 3.1 document, built once per instance from its routes. */
 export function documentOf(container: DependencyContainer): Record<string, unknown> {
   let document = documents.get(container);
-  if (!document) documents.set(container, (document = openApiDocument(container.resolve(RouteTable), { version: "0" })));
+  if (!document)
+    documents.set(container, (document = openApiDocument(container.resolve(RouteTable), { version: "0" })));
   return document;
 }
 

@@ -17,14 +17,20 @@ import { OrganizationRepositoryToken, PublicBaseUrl } from "./tokens.js";
  */
 
 /** The organizations this principal may open, each with the scopes it has there. */
-async function accessibleOrganizations(repository: OrganizationRepository, principal: Principal): Promise<Array<{ organization: Organization; scopes: ReadonlySet<Scope> }>> {
+async function accessibleOrganizations(
+  repository: OrganizationRepository,
+  principal: Principal,
+): Promise<Array<{ organization: Organization; scopes: ReadonlySet<Scope> }>> {
   if (principal.organizationId !== null) {
     const organization = await repository.findOrganizationById(principal.organizationId);
     return organization ? [{ organization, scopes: principal.scopes }] : [];
   }
   if (principal.userId === null) return [];
   const memberships = await repository.listMemberships(principal.userId);
-  return memberships.map(({ role, ...organization }) => ({ organization, scopes: intersectScopes(principal.scopes, ROLE_SCOPES[role]) }));
+  return memberships.map(({ role, ...organization }) => ({
+    organization,
+    scopes: intersectScopes(principal.scopes, ROLE_SCOPES[role]),
+  }));
 }
 
 export const authProbe = defineEndpoint({
@@ -34,7 +40,10 @@ export const authProbe = defineEndpoint({
   summary: "Sentry's API root: the version, and the caller's token scopes and user (null when anonymous)",
   auth: "optional",
   handler: async ({ principal, container }) => {
-    const user = principal?.userId != null ? await container.resolve(OrganizationRepositoryToken).findUser(principal.userId) : undefined;
+    const user =
+      principal?.userId != null
+        ? await container.resolve(OrganizationRepositoryToken).findUser(principal.userId)
+        : undefined;
     return {
       body: {
         version: "0",
@@ -78,16 +87,25 @@ export const listOrganizations = defineEndpoint({
   handler: async ({ principal, query, container, url, basePath }) => {
     const repository = container.resolve(OrganizationRepositoryToken);
     const baseUrl = requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath);
-    let listed = (await accessibleOrganizations(repository, principal as Principal)).filter(({ scopes }) => scopes.has("org:read"));
+    let listed = (await accessibleOrganizations(repository, principal as Principal)).filter(({ scopes }) =>
+      scopes.has("org:read"),
+    );
     if (query.owner === "1" || query.owner === "true") listed = listed.filter(({ scopes }) => scopes.has("org:admin"));
     const needle = query.query?.trim().toLowerCase();
-    if (needle) listed = listed.filter(({ organization }) => organization.slug.includes(needle) || organization.name.toLowerCase().includes(needle));
+    if (needle)
+      listed = listed.filter(
+        ({ organization }) => organization.slug.includes(needle) || organization.name.toLowerCase().includes(needle),
+      );
     // A caller belongs to few organizations: one page, newest first, with Sentry's Link header.
     const page = await keysetPage(
       async (bound) => {
-        const sorted = listed.map(({ organization }) => organization).sort((x, y) => (bound.order === "desc" ? y.id - x.id : x.id - y.id));
+        const sorted = listed
+          .map(({ organization }) => organization)
+          .sort((x, y) => (bound.order === "desc" ? y.id - x.id : x.id - y.id));
         const after = bound.after;
-        return sorted.filter((o) => !after || (bound.order === "desc" ? o.id < after.id : o.id > after.id)).slice(0, bound.limit);
+        return sorted
+          .filter((o) => !after || (bound.order === "desc" ? o.id < after.id : o.id > after.id))
+          .slice(0, bound.limit);
       },
       { cursor: query.cursor, limit: query.per_page, keyOf: (o) => o.id, idOf: (o) => o.id },
     );
@@ -105,7 +123,9 @@ export const listAllProjects = defineEndpoint({
   handler: async ({ principal, query, container, url, basePath }) => {
     const repository = container.resolve(OrganizationRepositoryToken);
     const baseUrl = requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath);
-    const accessible = (await accessibleOrganizations(repository, principal as Principal)).filter(({ scopes }) => scopes.has("project:read"));
+    const accessible = (await accessibleOrganizations(repository, principal as Principal)).filter(({ scopes }) =>
+      scopes.has("project:read"),
+    );
     const byId = new Map(accessible.map((entry) => [entry.organization.id, entry]));
     const page = await keysetPage((bound) => repository.listProjectsIn([...byId.keys()], bound), {
       cursor: query.cursor,
@@ -115,7 +135,10 @@ export const listAllProjects = defineEndpoint({
     });
     return pageReply(url, page, query.per_page, ({ organization_slug: _slug, ...project }) => {
       const entry = byId.get(project.organization_id);
-      return { ...serializeProject(project, [...(entry?.scopes ?? [])]), organization: entry ? serializeOrganization(entry.organization, baseUrl) : null };
+      return {
+        ...serializeProject(project, [...(entry?.scopes ?? [])]),
+        organization: entry ? serializeOrganization(entry.organization, baseUrl) : null,
+      };
     });
   },
 });

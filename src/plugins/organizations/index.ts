@@ -10,7 +10,13 @@ import { ProjectAdminService } from "./project-admin.js";
 import { createProject, deleteProject, updateProject } from "./project-routes.js";
 import { getOrganization, getProject, listProjectKeys, listProjects } from "./routes.js";
 import { OrganizationService } from "./service.js";
-import { OrganizationLinksToken, OrganizationRepositoryToken, OrganizationServiceToken, ProjectAdminServiceToken, PublicBaseUrl } from "./tokens.js";
+import {
+  OrganizationLinksToken,
+  OrganizationRepositoryToken,
+  OrganizationServiceToken,
+  ProjectAdminServiceToken,
+  PublicBaseUrl,
+} from "./tokens.js";
 
 /** Organizations, projects, users, members and teams: provisioning in-process, discovery over HTTP. */
 export const organizationsPlugin = definePlugin({
@@ -20,17 +26,28 @@ export const organizationsPlugin = definePlugin({
       const { publicUrl, basePath } = c.resolve(Options);
       return publicUrl ? new URL(`${publicUrl.replace(/\/+$/, "")}${basePath}`) : null;
     });
-    registerFactory(container, OrganizationLinksToken, (c) => new OrganizationLinks(c.resolve(PublicBaseUrl), c.resolve(Options).permalinkTemplate ?? null));
+    registerFactory(
+      container,
+      OrganizationLinksToken,
+      (c) => new OrganizationLinks(c.resolve(PublicBaseUrl), c.resolve(Options).permalinkTemplate ?? null),
+    );
     registerFactory(container, OrganizationRepositoryToken, (c) => new OrganizationRepository(() => c.resolve(Db)));
     registerFactory(
       container,
       OrganizationServiceToken,
-      (c) => new OrganizationService(c.resolve(OrganizationRepositoryToken), c.resolve(Clock), c.resolve(PublicBaseUrl)),
+      (c) =>
+        new OrganizationService(c.resolve(OrganizationRepositoryToken), c.resolve(Clock), c.resolve(PublicBaseUrl)),
     );
     registerFactory(
       container,
       ProjectAdminServiceToken,
-      (c) => new ProjectAdminService(c.resolve(OrganizationRepositoryToken), () => c.resolve(Db), c.resolve(EventBus), c.resolve(Clock)),
+      (c) =>
+        new ProjectAdminService(
+          c.resolve(OrganizationRepositoryToken),
+          () => c.resolve(Db),
+          c.resolve(EventBus),
+          c.resolve(Clock),
+        ),
     );
   },
   endpoints: [
@@ -56,7 +73,8 @@ export const organizationsPlugin = definePlugin({
     const service = () => container.resolve(OrganizationServiceToken);
     return {
       organizations: {
-        create: (input: Parameters<OrganizationService["createOrganization"]>[0]) => service().createOrganization(input),
+        create: (input: Parameters<OrganizationService["createOrganization"]>[0]) =>
+          service().createOrganization(input),
         get: (ref: string | number) => service().getOrganization(ref),
         update: (ref: string | number, input: Parameters<OrganizationService["updateOrganization"]>[1]) =>
           service().updateOrganization(ref, input),
@@ -64,7 +82,8 @@ export const organizationsPlugin = definePlugin({
       projects: {
         create: (input: Parameters<OrganizationService["createProject"]>[0]) => service().createProject(input),
         get: (organization: string | number, project: string | number) => service().getProject(organization, project),
-        keys: (organization: string | number, project: string | number) => service().listProjectKeys(organization, project),
+        keys: (organization: string | number, project: string | number) =>
+          service().listProjectKeys(organization, project),
       },
       users: {
         create: (input: Parameters<OrganizationService["createUser"]>[0]) => service().createUser(input),

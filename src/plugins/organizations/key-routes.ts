@@ -23,9 +23,14 @@ export const createProjectKey = defineEndpoint({
   scopes: ["project:write"],
   body: createKeyBody,
   handler: async ({ organization, params, body, container, url, basePath }) => {
-    const project = await container.resolve(OrganizationServiceToken).requireProject(organization.id, params.project_id_or_slug);
+    const project = await container
+      .resolve(OrganizationServiceToken)
+      .requireProject(organization.id, params.project_id_or_slug);
     const key = await container.resolve(ProjectAdminServiceToken).createKey(organization, project, body);
-    return { status: 201, body: serializeProjectKey(key, requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath)) };
+    return {
+      status: 201,
+      body: serializeProjectKey(key, requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath)),
+    };
   },
 });
 
@@ -37,7 +42,9 @@ export const getProjectKey = defineEndpoint({
   scopes: ["project:read"],
   params: keyParams,
   handler: async ({ organization, params, container, url, basePath }) => {
-    const project = await container.resolve(OrganizationServiceToken).requireProject(organization.id, params.project_id_or_slug);
+    const project = await container
+      .resolve(OrganizationServiceToken)
+      .requireProject(organization.id, params.project_id_or_slug);
     const key = await container.resolve(ProjectAdminServiceToken).requireKey(organization, project, params.key_id);
     return { body: serializeProjectKey(key, requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath)) };
   },
@@ -47,13 +54,18 @@ export const updateProjectKey = defineEndpoint({
   method: "PUT",
   path: KEY_PATH,
   operationId: "projectKeys.update",
-  summary: "Rename, (de)activate or rate-limit a DSN key (`rateLimit: null` removes the limit); ingest applies it at once",
+  summary:
+    "Rename, (de)activate or rate-limit a DSN key (`rateLimit: null` removes the limit); ingest applies it at once",
   scopes: ["project:write"],
   params: keyParams,
   body: updateKeyBody,
   handler: async ({ organization, params, body, container, url, basePath, principal }) => {
-    const project = await container.resolve(OrganizationServiceToken).requireProject(organization.id, params.project_id_or_slug);
-    const key = await container.resolve(ProjectAdminServiceToken).updateKey(organization, project, params.key_id, body, principal);
+    const project = await container
+      .resolve(OrganizationServiceToken)
+      .requireProject(organization.id, params.project_id_or_slug);
+    const key = await container
+      .resolve(ProjectAdminServiceToken)
+      .updateKey(organization, project, params.key_id, body, principal);
     return { body: serializeProjectKey(key, requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath)) };
   },
 });
@@ -66,7 +78,9 @@ export const deleteProjectKey = defineEndpoint({
   scopes: ["project:admin"],
   params: keyParams,
   handler: async ({ organization, params, container, principal }) => {
-    const project = await container.resolve(OrganizationServiceToken).requireProject(organization.id, params.project_id_or_slug);
+    const project = await container
+      .resolve(OrganizationServiceToken)
+      .requireProject(organization.id, params.project_id_or_slug);
     await container.resolve(ProjectAdminServiceToken).deleteKey(organization, project, params.key_id, principal);
     return { status: 204 };
   },

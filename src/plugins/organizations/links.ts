@@ -35,7 +35,11 @@ export class OrganizationLinks {
 }
 
 async function readSlug(db: Kysely<Database>, organizationId: number): Promise<string> {
-  const row = await db.selectFrom("organizations").select("slug").where("id", "=", organizationId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom("organizations")
+    .select("slug")
+    .where("id", "=", organizationId)
+    .executeTakeFirstOrThrow();
   return row.slug;
 }
 

@@ -13,8 +13,17 @@ export const listTeams = defineEndpoint({
   handler: async ({ organization, principal, container, scopes }) => {
     const repository = container.resolve(OrganizationRepositoryToken);
     const teams = await repository.listTeams(organization.id);
-    const mine = principal.userId === null ? new Set<number>() : await repository.teamIdsOf(organization.id, principal.userId);
-    return { body: teams.map((team) => serializeTeamSummary(team, mine.has(team.id), [...scopes].filter((scope) => scope.startsWith("team:")))) };
+    const mine =
+      principal.userId === null ? new Set<number>() : await repository.teamIdsOf(organization.id, principal.userId);
+    return {
+      body: teams.map((team) =>
+        serializeTeamSummary(
+          team,
+          mine.has(team.id),
+          [...scopes].filter((scope) => scope.startsWith("team:")),
+        ),
+      ),
+    };
   },
 });
 

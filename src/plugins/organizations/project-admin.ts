@@ -29,7 +29,9 @@ function actorOf(principal: Principal | null): Actor {
 
 /** The stored form of Sentry's `rateLimit`: null removes the limit. */
 function rateLimitColumns(rateLimit: RateLimitBody): Pick<ProjectKey, "rate_limit_per_minute" | "rate_limit_window"> {
-  return rateLimit === null ? { rate_limit_per_minute: null, rate_limit_window: null } : { rate_limit_per_minute: rateLimit.count, rate_limit_window: rateLimit.window };
+  return rateLimit === null
+    ? { rate_limit_per_minute: null, rate_limit_window: null }
+    : { rate_limit_per_minute: rateLimit.count, rate_limit_window: rateLimit.window };
 }
 
 /**
@@ -45,14 +47,25 @@ export class ProjectAdminService {
     private readonly clock: Clock,
   ) {}
 
-  async createProject(organization: Organization, teamRef: string, body: { name: string; slug?: string | undefined; platform?: string | null | undefined }) {
+  async createProject(
+    organization: Organization,
+    teamRef: string,
+    body: { name: string; slug?: string | undefined; platform?: string | null | undefined },
+  ) {
     // The team only has to exist here: Faultline does not link teams to projects.
     if (!(await this.repository.findTeam(organization.id, teamRef))) throw notFound();
     const derived = slugify(body.name);
     const slug = body.slug ?? (/^\d+$/.test(derived) ? `project-${derived}` : derived);
     const { project } = await this.#unique(
       this.repository.insertProject(
-        { organization_id: organization.id, slug, name: body.name, platform: body.platform ?? null, features: [], date_created: this.clock.now() },
+        {
+          organization_id: organization.id,
+          slug,
+          name: body.name,
+          platform: body.platform ?? null,
+          features: [],
+          date_created: this.clock.now(),
+        },
         randomHex(16),
       ),
       `A project with the slug "${slug}" already exists in this organization`,
@@ -98,7 +111,13 @@ export class ProjectAdminService {
     });
   }
 
-  async updateKey(organization: Organization, project: Project, ref: string, body: UpdateKeyBody, principal: Principal | null): Promise<ProjectKey> {
+  async updateKey(
+    organization: Organization,
+    project: Project,
+    ref: string,
+    body: UpdateKeyBody,
+    principal: Principal | null,
+  ): Promise<ProjectKey> {
     const key = await this.requireKey(organization, project, ref);
     return runInTransaction(this.db(), async (scope) => {
       const updated = await this.repository.updateProjectKey(scope.trx, organization.id, key.id, {
@@ -112,7 +131,12 @@ export class ProjectAdminService {
     });
   }
 
-  async deleteKey(organization: Organization, project: Project, ref: string, principal: Principal | null): Promise<void> {
+  async deleteKey(
+    organization: Organization,
+    project: Project,
+    ref: string,
+    principal: Principal | null,
+  ): Promise<void> {
     const key = await this.requireKey(organization, project, ref);
     await runInTransaction(this.db(), async (scope) => {
       const deleted = await this.repository.deleteProjectKey(scope.trx, organization.id, key.id);
@@ -121,7 +145,13 @@ export class ProjectAdminService {
     });
   }
 
-  async #keysChanged(scope: Parameters<EventBus["emit"]>[0], organization: Organization, projectId: number, publicKeys: string[], principal: Principal | null) {
+  async #keysChanged(
+    scope: Parameters<EventBus["emit"]>[0],
+    organization: Organization,
+    projectId: number,
+    publicKeys: string[],
+    principal: Principal | null,
+  ) {
     if (publicKeys.length === 0) return;
     await this.events.emit(scope, {
       name: "project_keys.changed",

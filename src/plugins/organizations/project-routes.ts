@@ -14,7 +14,9 @@ export const createProject = defineEndpoint({
   scopes: ["project:write", "team:write"],
   body: createProjectBody,
   handler: async ({ organization, params, body, container, url, basePath, scopes }) => {
-    const project = await container.resolve(ProjectAdminServiceToken).createProject(organization, params.team_id_or_slug, body);
+    const project = await container
+      .resolve(ProjectAdminServiceToken)
+      .createProject(organization, params.team_id_or_slug, body);
     const baseUrl = requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath);
     return { status: 201, body: serializeProjectDetail(project, organization, [...scopes], baseUrl) };
   },
@@ -28,7 +30,9 @@ export const updateProject = defineEndpoint({
   scopes: ["project:write"],
   body: updateProjectBody,
   handler: async ({ organization, params, body, container, url, basePath, scopes }) => {
-    const project = await container.resolve(OrganizationServiceToken).requireProject(organization.id, params.project_id_or_slug);
+    const project = await container
+      .resolve(OrganizationServiceToken)
+      .requireProject(organization.id, params.project_id_or_slug);
     const updated = await container.resolve(ProjectAdminServiceToken).updateProject(organization, project, body);
     const baseUrl = requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath);
     return { body: serializeProjectDetail(updated, organization, [...scopes], baseUrl) };
@@ -42,7 +46,9 @@ export const deleteProject = defineEndpoint({
   summary: "Delete a project with its issues, events and DSN keys (at once: ingest refuses its keys from then on)",
   scopes: ["project:admin"],
   handler: async ({ organization, params, container, principal }) => {
-    const project = await container.resolve(OrganizationServiceToken).requireProject(organization.id, params.project_id_or_slug);
+    const project = await container
+      .resolve(OrganizationServiceToken)
+      .requireProject(organization.id, params.project_id_or_slug);
     await container.resolve(ProjectAdminServiceToken).deleteProject(organization, project, principal);
     return { status: 204 };
   },

@@ -27,10 +27,19 @@ export class OrganizationRepository {
   }
 
   /** Sets the given columns; with none given, no UPDATE runs and the organization is read as it is. */
-  updateOrganization(organizationId: number, values: Partial<Omit<Organization, "id">>): Promise<Organization | undefined> {
+  updateOrganization(
+    organizationId: number,
+    values: Partial<Omit<Organization, "id">>,
+  ): Promise<Organization | undefined> {
     return updateIfChanged(
       values,
-      (columns) => this.db().updateTable("organizations").set(columns).where("id", "=", organizationId).returningAll().executeTakeFirst(),
+      (columns) =>
+        this.db()
+          .updateTable("organizations")
+          .set(columns)
+          .where("id", "=", organizationId)
+          .returningAll()
+          .executeTakeFirst(),
       () => this.db().selectFrom("organizations").selectAll().where("id", "=", organizationId).executeTakeFirst(),
     );
   }
@@ -56,7 +65,14 @@ export class OrganizationRepository {
         const project = await trx.insertInto("projects").values(values).returningAll().executeTakeFirstOrThrow();
         const key = await trx
           .insertInto("project_keys")
-          .values({ organization_id: project.organization_id, project_id: project.id, name: "Default", public_key: publicKey, is_active: true, date_created: values.date_created })
+          .values({
+            organization_id: project.organization_id,
+            project_id: project.id,
+            name: "Default",
+            public_key: publicKey,
+            is_active: true,
+            date_created: values.date_created,
+          })
           .returningAll()
           .executeTakeFirstOrThrow();
         return { project, key };
@@ -76,7 +92,11 @@ export class OrganizationRepository {
   /** A project's key by numeric id or public key (Sentry names keys by their public key). */
   findProjectKey(organizationId: number, projectId: number, ref: string): Promise<ProjectKey | undefined> {
     const id = numericId(ref);
-    const query = this.db().selectFrom("project_keys").selectAll().where("organization_id", "=", organizationId).where("project_id", "=", projectId);
+    const query = this.db()
+      .selectFrom("project_keys")
+      .selectAll()
+      .where("organization_id", "=", organizationId)
+      .where("project_id", "=", projectId);
     return (id !== null ? query.where("id", "=", id) : query.where("public_key", "=", ref)).executeTakeFirst();
   }
 
@@ -84,35 +104,81 @@ export class OrganizationRepository {
     return this.db().insertInto("project_keys").values(values).returningAll().executeTakeFirstOrThrow();
   }
 
-  updateProjectKey(trx: Kysely<Database>, organizationId: number, keyId: number, values: Partial<Pick<ProjectKey, "name" | "is_active" | "rate_limit_per_minute" | "rate_limit_window">>) {
+  updateProjectKey(
+    trx: Kysely<Database>,
+    organizationId: number,
+    keyId: number,
+    values: Partial<Pick<ProjectKey, "name" | "is_active" | "rate_limit_per_minute" | "rate_limit_window">>,
+  ) {
     return updateIfChanged(
       values,
-      (columns) => trx.updateTable("project_keys").set(columns).where("organization_id", "=", organizationId).where("id", "=", keyId).returningAll().executeTakeFirst(),
-      () => trx.selectFrom("project_keys").selectAll().where("organization_id", "=", organizationId).where("id", "=", keyId).executeTakeFirst(),
+      (columns) =>
+        trx
+          .updateTable("project_keys")
+          .set(columns)
+          .where("organization_id", "=", organizationId)
+          .where("id", "=", keyId)
+          .returningAll()
+          .executeTakeFirst(),
+      () =>
+        trx
+          .selectFrom("project_keys")
+          .selectAll()
+          .where("organization_id", "=", organizationId)
+          .where("id", "=", keyId)
+          .executeTakeFirst(),
     );
   }
 
   deleteProjectKey(trx: Kysely<Database>, organizationId: number, keyId: number) {
-    return trx.deleteFrom("project_keys").where("organization_id", "=", organizationId).where("id", "=", keyId).returning("public_key").executeTakeFirst();
+    return trx
+      .deleteFrom("project_keys")
+      .where("organization_id", "=", organizationId)
+      .where("id", "=", keyId)
+      .returning("public_key")
+      .executeTakeFirst();
   }
 
-  updateProject(organizationId: number, projectId: number, values: Partial<Pick<Project, "name" | "slug" | "platform">>): Promise<Project | undefined> {
+  updateProject(
+    organizationId: number,
+    projectId: number,
+    values: Partial<Pick<Project, "name" | "slug" | "platform">>,
+  ): Promise<Project | undefined> {
     return updateIfChanged(
       values,
-      (columns) => this.db().updateTable("projects").set(columns).where("organization_id", "=", organizationId).where("id", "=", projectId).returningAll().executeTakeFirst(),
+      (columns) =>
+        this.db()
+          .updateTable("projects")
+          .set(columns)
+          .where("organization_id", "=", organizationId)
+          .where("id", "=", projectId)
+          .returningAll()
+          .executeTakeFirst(),
       () => this.findProject(organizationId, projectId),
     );
   }
 
   /** Deletes a project (its issues, events, keys… go with it by cascade); answers its keys' public keys. */
   async deleteProject(trx: Kysely<Database>, organizationId: number, projectId: number): Promise<string[]> {
-    const keys = await trx.selectFrom("project_keys").select("public_key").where("organization_id", "=", organizationId).where("project_id", "=", projectId).execute();
-    await trx.deleteFrom("projects").where("organization_id", "=", organizationId).where("id", "=", projectId).execute();
+    const keys = await trx
+      .selectFrom("project_keys")
+      .select("public_key")
+      .where("organization_id", "=", organizationId)
+      .where("project_id", "=", projectId)
+      .execute();
+    await trx
+      .deleteFrom("projects")
+      .where("organization_id", "=", organizationId)
+      .where("id", "=", projectId)
+      .execute();
     return keys.map((key) => key.public_key);
   }
 
   /** Projects of several organizations (the caller's), newest first. */
-  listProjectsIn(organizationIds: readonly number[], bound: KeysetBound): Promise<Array<Project & { organization_slug: string }>> {
+  listProjectsIn(
+    organizationIds: readonly number[],
+    bound: KeysetBound,
+  ): Promise<Array<Project & { organization_slug: string }>> {
     if (organizationIds.length === 0) return Promise.resolve([]);
     const condition = keysetCondition(bound, "p.date_created", "p.id");
     let query = this.db()
@@ -179,7 +245,17 @@ export class OrganizationRepository {
     let query = this.db()
       .selectFrom("organization_members as m")
       .innerJoin("users as u", "u.id", "m.user_id")
-      .select(["m.id", "m.role", "m.active", "m.date_created", "u.id as user_id", "u.username", "u.email", "u.name", "u.date_created as user_date_created"])
+      .select([
+        "m.id",
+        "m.role",
+        "m.active",
+        "m.date_created",
+        "u.id as user_id",
+        "u.username",
+        "u.email",
+        "u.name",
+        "u.date_created as user_date_created",
+      ])
       .select((eb) =>
         eb
           .selectFrom("team_members as tm")
@@ -200,7 +276,9 @@ export class OrganizationRepository {
     if (id !== null) return query.where("id", "=", id).executeTakeFirst();
     const lowered = String(ref).toLowerCase();
     return query
-      .where((eb) => eb.or([eb(eb.fn("lower", ["username"]), "=", lowered), eb(eb.fn("lower", ["email"]), "=", lowered)]))
+      .where((eb) =>
+        eb.or([eb(eb.fn("lower", ["username"]), "=", lowered), eb(eb.fn("lower", ["email"]), "=", lowered)]),
+      )
       .orderBy("id")
       .executeTakeFirst();
   }

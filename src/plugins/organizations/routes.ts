@@ -13,7 +13,9 @@ export const getOrganization = defineEndpoint({
   operationId: "organizations.get",
   summary: "Retrieve an organization",
   scopes: ["org:read"],
-  handler: ({ organization, container, url, basePath }) => ({ body: serializeOrganization(organization, requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath)) }),
+  handler: ({ organization, container, url, basePath }) => ({
+    body: serializeOrganization(organization, requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath)),
+  }),
 });
 
 export const listProjects = defineEndpoint({
@@ -25,10 +27,12 @@ export const listProjects = defineEndpoint({
   query: listQuery,
   handler: async ({ organization, query, container, url, scopes }) => {
     const repository = container.resolve(OrganizationRepositoryToken);
-    const page = await keysetPage(
-      (bound) => repository.listProjects(organization.id, bound),
-      { cursor: query.cursor, limit: query.per_page, keyOf: (p) => p.date_created.getTime(), idOf: (p) => p.id },
-    );
+    const page = await keysetPage((bound) => repository.listProjects(organization.id, bound), {
+      cursor: query.cursor,
+      limit: query.per_page,
+      keyOf: (p) => p.date_created.getTime(),
+      idOf: (p) => p.id,
+    });
     return pageReply(url, page, query.per_page, (project) => serializeProject(project, [...scopes]));
   },
 });
@@ -40,8 +44,17 @@ export const getProject = defineEndpoint({
   summary: "Retrieve a project",
   scopes: ["project:read"],
   handler: async ({ organization, params, container, url, basePath, scopes }) => {
-    const project = await container.resolve(OrganizationServiceToken).requireProject(organization.id, params.project_id_or_slug);
-    return { body: serializeProjectDetail(project, organization, [...scopes], requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath)) };
+    const project = await container
+      .resolve(OrganizationServiceToken)
+      .requireProject(organization.id, params.project_id_or_slug);
+    return {
+      body: serializeProjectDetail(
+        project,
+        organization,
+        [...scopes],
+        requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath),
+      ),
+    };
   },
 });
 
@@ -53,7 +66,9 @@ export const listProjectKeys = defineEndpoint({
   scopes: ["project:read"],
   query: z.object({ status: z.enum(["active", "inactive"], { error: 'must be "active" or "inactive"' }).optional() }),
   handler: async ({ organization, params, query, container, url, basePath }) => {
-    const project = await container.resolve(OrganizationServiceToken).requireProject(organization.id, params.project_id_or_slug);
+    const project = await container
+      .resolve(OrganizationServiceToken)
+      .requireProject(organization.id, params.project_id_or_slug);
     const all = await container.resolve(OrganizationRepositoryToken).listProjectKeys(organization.id, project.id);
     const keys = query.status === undefined ? all : all.filter((key) => key.is_active === (query.status === "active"));
     const baseUrl = requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath);

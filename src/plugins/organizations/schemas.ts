@@ -1,6 +1,8 @@
 import { z } from "zod";
 
-const slug = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, "must be lowercase letters, digits, '-' or '_' (at most 50)");
+const slug = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,49}$/, "must be lowercase letters, digits, '-' or '_' (at most 50)");
 /** An organization, project, team or user named by numeric id or slug. */
 export const reference = z.union([z.number().int().positive(), z.string().min(1)]);
 
@@ -26,7 +28,10 @@ export const createProjectInput = z.object({
   platform: z.string().max(64).nullable().default(null),
   features: z.array(z.string().min(1)).default([]),
   /** The DSN public key to use (32 hex); generated when absent. */
-  publicKey: z.string().regex(/^[0-9a-f]{32}$/, "must be 32 lowercase hex characters").optional(),
+  publicKey: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/, "must be 32 lowercase hex characters")
+    .optional(),
 });
 
 export const createUserInput = z.object({
@@ -72,10 +77,17 @@ const keyName = z.string().trim().min(1, "must not be empty").max(64);
 export const createKeyBody = z.object({ name: keyName.optional(), rateLimit: rateLimitBody.optional() });
 
 /** `PUT …/keys/{key_id}/`: only what is given changes. */
-export const updateKeyBody = z.object({ name: keyName.optional(), isActive: z.boolean().optional(), rateLimit: rateLimitBody.optional() });
+export const updateKeyBody = z.object({
+  name: keyName.optional(),
+  isActive: z.boolean().optional(),
+  rateLimit: rateLimitBody.optional(),
+});
 
 /** A slug of digits only would read as a numeric id in paths (`/projects/acme/123/`). */
-const projectSlug = slug.refine((value) => !/^\d+$/.test(value), "must contain a letter, '-' or '_' (digits alone read as an id)");
+const projectSlug = slug.refine(
+  (value) => !/^\d+$/.test(value),
+  "must contain a letter, '-' or '_' (digits alone read as an id)",
+);
 
 /** `POST /api/0/teams/{org}/{team}/projects/`: Sentry's body; the slug is derived from the name when absent. */
 export const createProjectBody = z.object({

@@ -62,7 +62,10 @@ const PRODUCT_FLAGS = [
   "hasUserReports",
 ] as const;
 
-const NO_PRODUCT_DATA = Object.fromEntries(PRODUCT_FLAGS.map((flag) => [flag, false])) as Record<(typeof PRODUCT_FLAGS)[number], false>;
+const NO_PRODUCT_DATA = Object.fromEntries(PRODUCT_FLAGS.map((flag) => [flag, false])) as Record<
+  (typeof PRODUCT_FLAGS)[number],
+  false
+>;
 
 /**
  * Sentry's project summary (the list item). `access` is the caller's scopes here, as Sentry
@@ -96,7 +99,12 @@ export function serializeProject(project: Project, access: readonly string[] = [
  * defaults where Faultline has no such setting (digests, scrubbing, grouping configs…), and the
  * organization.
  */
-export function serializeProjectDetail(project: Project, organization: Organization, access: readonly string[], baseUrl: URL | null) {
+export function serializeProjectDetail(
+  project: Project,
+  organization: Organization,
+  access: readonly string[],
+  baseUrl: URL | null,
+) {
   return {
     ...serializeProject(project, access),
     isInternal: false,
@@ -189,12 +197,21 @@ export function serializeProjectKey(key: ProjectKey, baseUrl: URL | null) {
     secret: null,
     projectId: key.project_id,
     isActive: key.is_active,
-    rateLimit: key.rate_limit_per_minute === null ? null : { window: key.rate_limit_window ?? 60, count: key.rate_limit_per_minute },
+    rateLimit:
+      key.rate_limit_per_minute === null
+        ? null
+        : { window: key.rate_limit_window ?? 60, count: key.rate_limit_per_minute },
     dateCreated: isoDate(key.date_created),
     dsn: dsnUrls(baseUrl, key),
     browserSdkVersion: "latest",
     browserSdk: { choices: [["latest", "latest"]] },
-    dynamicSdkLoaderOptions: { hasReplay: false, hasPerformance: false, hasDebug: false, hasFeedback: false, hasLogsAndMetrics: false },
+    dynamicSdkLoaderOptions: {
+      hasReplay: false,
+      hasPerformance: false,
+      hasDebug: false,
+      hasFeedback: false,
+      hasLogsAndMetrics: false,
+    },
   };
 }
 
@@ -212,7 +229,11 @@ const LETTER_AVATAR = { avatarType: "letter_avatar", avatarUuid: null, avatarUrl
  * Sentry's team list item. Faultline does not link teams to projects, so `projects` is empty;
  * `isMember` and `access` are the caller's.
  */
-export function serializeTeamSummary(team: Team & { member_count: string | number | null }, isMember: boolean, access: readonly string[]) {
+export function serializeTeamSummary(
+  team: Team & { member_count: string | number | null },
+  isMember: boolean,
+  access: readonly string[],
+) {
   return {
     ...serializeTeam(team),
     isMember,
@@ -268,7 +289,13 @@ export interface MemberRow {
 
 /** Sentry's organization member. Faultline has no invitations: every member is an accepted one. */
 export function serializeMember(row: MemberRow) {
-  const user = serializeUserDetail({ id: row.user_id, username: row.username, email: row.email, name: row.name, date_created: row.user_date_created });
+  const user = serializeUserDetail({
+    id: row.user_id,
+    username: row.username,
+    email: row.email,
+    name: row.name,
+    date_created: row.user_date_created,
+  });
   return {
     id: idString(row.id),
     email: user.email,
@@ -279,7 +306,14 @@ export function serializeMember(row: MemberRow) {
     roleName: row.role.charAt(0).toUpperCase() + row.role.slice(1),
     pending: false,
     expired: false,
-    flags: { "idp:provisioned": false, "idp:role-restricted": false, "sso:linked": false, "sso:invalid": false, "member-limit:restricted": false, "partnership:restricted": false },
+    flags: {
+      "idp:provisioned": false,
+      "idp:role-restricted": false,
+      "sso:linked": false,
+      "sso:invalid": false,
+      "member-limit:restricted": false,
+      "partnership:restricted": false,
+    },
     dateCreated: isoDate(row.date_created),
     inviteStatus: "approved",
     inviterName: null,

@@ -6,7 +6,13 @@ import { ApiError, notFound } from "../../http/errors.js";
 import { parseOrThrow } from "../../http/validate.js";
 import type { OrganizationRepository } from "./repository.js";
 import * as schemas from "./schemas.js";
-import { serializeOrganization, serializeProject, serializeProjectKey, serializeTeam, serializeUser } from "./serialize.js";
+import {
+  serializeOrganization,
+  serializeProject,
+  serializeProjectKey,
+  serializeTeam,
+  serializeUser,
+} from "./serialize.js";
 
 /** Rethrows a unique violation as a 409 with a readable message. */
 async function unique<T>(work: Promise<T>, conflict: string): Promise<T> {
@@ -124,7 +130,12 @@ export class OrganizationService {
     const values = parseOrThrow(schemas.createTeamInput, input);
     const organization = await this.requireOrganization(values.organization);
     const team = await unique(
-      this.repository.insertTeam({ organization_id: organization.id, slug: values.slug, name: values.name ?? values.slug, date_created: this.clock.now() }),
+      this.repository.insertTeam({
+        organization_id: organization.id,
+        slug: values.slug,
+        name: values.name ?? values.slug,
+        date_created: this.clock.now(),
+      }),
       `Team slug "${values.slug}" is already taken`,
     );
     return serializeTeam(team);

@@ -5,7 +5,9 @@ import type { ProjectAdminService } from "./project-admin.js";
 import type { OrganizationService } from "./service.js";
 
 export const OrganizationServiceToken: InjectionToken<OrganizationService> = Symbol("faultline.OrganizationService");
-export const OrganizationRepositoryToken: InjectionToken<OrganizationRepository> = Symbol("faultline.OrganizationRepository");
+export const OrganizationRepositoryToken: InjectionToken<OrganizationRepository> = Symbol(
+  "faultline.OrganizationRepository",
+);
 /** `publicUrl` + `basePath` when the host configured a public URL, else null (use the request's). */
 export const PublicBaseUrl: InjectionToken<URL | null> = Symbol("faultline.PublicBaseUrl");
 /** Link contexts (base URL, permalink template, organization slug) for payloads. */

@@ -13,7 +13,13 @@ import { PostgresArtifactStore } from "./artifacts/store.js";
 import { releasesMigrations } from "./migrations.js";
 import { ReleaseRepository } from "./repository.js";
 import { releaseEndpoints } from "./routes.js";
-import { AbsentMapsToken, ArtifactStoreToken, ChunkUploadsToken, ReleaseRepositoryToken, SourceMapCacheToken } from "./tokens.js";
+import {
+  AbsentMapsToken,
+  ArtifactStoreToken,
+  ChunkUploadsToken,
+  ReleaseRepositoryToken,
+  SourceMapCacheToken,
+} from "./tokens.js";
 
 /** Releases and deploys (Sentry's API), artifact bundles uploaded by sentry-cli, and source-map symbolication. */
 export const releasesPlugin = definePlugin({
@@ -28,7 +34,16 @@ export const releasesPlugin = definePlugin({
     registerFactory(container, SourceMapCacheToken, () => new SourceMapCache(64 * 1024 * 1024));
     registerFactory(container, AbsentMapsToken, () => new AbsentMaps());
     registerFactory(container, ChunkUploadsToken, () => new OneAtATime());
-    registerFactory(container, EventPayloadProcessorToken, (c) => new SourceMapProcessor(c.resolve(ArtifactStoreToken), c.resolve(SourceMapCacheToken), c.resolve(AbsentMapsToken)));
+    registerFactory(
+      container,
+      EventPayloadProcessorToken,
+      (c) =>
+        new SourceMapProcessor(
+          c.resolve(ArtifactStoreToken),
+          c.resolve(SourceMapCacheToken),
+          c.resolve(AbsentMapsToken),
+        ),
+    );
   },
   endpoints: [...releaseEndpoints, ...artifactEndpoints],
   api: (container) => ({

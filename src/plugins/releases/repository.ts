@@ -92,7 +92,10 @@ export class ReleaseRepository {
       .where((eb) => eb.or([eb("slug", "in", refs), ...(numeric.length ? [eb("id", "in", numeric)] : [])]))
       .execute();
     const unknown = refs.filter((ref) => !rows.some((row) => row.slug === ref || String(row.id) === ref));
-    if (unknown.length > 0) throw badRequest(`Invalid project ids or slugs: ${unknown.join(", ")}`, { projects: [`Invalid project ids or slugs: ${unknown.join(", ")}`] });
+    if (unknown.length > 0)
+      throw badRequest(`Invalid project ids or slugs: ${unknown.join(", ")}`, {
+        projects: [`Invalid project ids or slugs: ${unknown.join(", ")}`],
+      });
     return rows.map((row) => row.id);
   }
 
@@ -110,7 +113,11 @@ export class ReleaseRepository {
   }
 
   /** Creates the release, or adds projects to an existing one; `created` tells which. */
-  async upsert(organizationId: number, input: ReleaseInput, now: Date): Promise<{ created: boolean; release: ReleaseRecord }> {
+  async upsert(
+    organizationId: number,
+    input: ReleaseInput,
+    now: Date,
+  ): Promise<{ created: boolean; release: ReleaseRecord }> {
     return this.#db.transaction().execute(async (db) => {
       const projectIds = await this.#projectIds(db, organizationId, input.projects ?? []);
       await this.#materialize(db, organizationId, input.version);
@@ -132,15 +139,30 @@ export class ReleaseRepository {
       if (projectIds.length > 0) {
         await db
           .insertInto("releases")
-          .values(projectIds.map((project_id) => ({ organization_id: organizationId, project_id, version: input.version, date_created: now })))
+          .values(
+            projectIds.map((project_id) => ({
+              organization_id: organizationId,
+              project_id,
+              version: input.version,
+              date_created: now,
+            })),
+          )
           .onConflict((oc) => oc.columns(["project_id", "version"]).doNothing())
           .execute();
       }
-      return { created: inserted !== undefined, release: (await this.#load(db, organizationId, [input.version]))[0] as ReleaseRecord };
+      return {
+        created: inserted !== undefined,
+        release: (await this.#load(db, organizationId, [input.version]))[0] as ReleaseRecord,
+      };
     });
   }
 
-  async #update(db: ReleasesDb, organizationId: number, version: string, input: Omit<ReleaseInput, "version" | "projects">): Promise<void> {
+  async #update(
+    db: ReleasesDb,
+    organizationId: number,
+    version: string,
+    input: Omit<ReleaseInput, "version" | "projects">,
+  ): Promise<void> {
     const set = {
       ...(input.ref !== undefined && { ref: input.ref }),
       ...(input.url !== undefined && { url: input.url }),
@@ -148,11 +170,21 @@ export class ReleaseRepository {
       ...(input.commits !== undefined && { commits: JSON.stringify(input.commits) }),
     };
     if (Object.keys(set).length === 0) return;
-    await db.updateTable("release_details").set(set).where("organization_id", "=", organizationId).where("version", "=", version).execute();
+    await db
+      .updateTable("release_details")
+      .set(set)
+      .where("organization_id", "=", organizationId)
+      .where("version", "=", version)
+      .execute();
   }
 
   /** Changes the fields given; `projects` are added (never removed), as Sentry does. */
-  async update(organizationId: number, version: string, input: Omit<ReleaseInput, "version">, now: Date): Promise<ReleaseRecord> {
+  async update(
+    organizationId: number,
+    version: string,
+    input: Omit<ReleaseInput, "version">,
+    now: Date,
+  ): Promise<ReleaseRecord> {
     return this.#db.transaction().execute(async (db) => {
       await this.#materialize(db, organizationId, version);
       await this.#mustExist(db, organizationId, version);
@@ -160,7 +192,14 @@ export class ReleaseRepository {
       if (projectIds.length > 0) {
         await db
           .insertInto("releases")
-          .values(projectIds.map((project_id) => ({ organization_id: organizationId, project_id, version, date_created: now })))
+          .values(
+            projectIds.map((project_id) => ({
+              organization_id: organizationId,
+              project_id,
+              version,
+              date_created: now,
+            })),
+          )
           .onConflict((oc) => oc.columns(["project_id", "version"]).doNothing())
           .execute();
       }
@@ -170,7 +209,12 @@ export class ReleaseRepository {
   }
 
   async #mustExist(db: ReleasesDb, organizationId: number, version: string): Promise<void> {
-    const row = await db.selectFrom("release_details").select("id").where("organization_id", "=", organizationId).where("version", "=", version).executeTakeFirst();
+    const row = await db
+      .selectFrom("release_details")
+      .select("id")
+      .where("organization_id", "=", organizationId)
+      .where("version", "=", version)
+      .executeTakeFirst();
     if (!row) throw notFound();
   }
 
@@ -186,16 +230,30 @@ export class ReleaseRepository {
   async list(organizationId: number, options: { projectId?: number; query?: string }): Promise<ReleaseRecord[]> {
     const db = this.#db;
     await this.#materialize(db, organizationId);
-    let select = db.selectFrom("release_details as d").select("d.version").where("d.organization_id", "=", organizationId);
+    let select = db
+      .selectFrom("release_details as d")
+      .select("d.version")
+      .where("d.organization_id", "=", organizationId);
     if (options.projectId !== undefined) {
       const projectId = options.projectId;
       select = select.where((eb) =>
-        eb.exists(eb.selectFrom("releases as r").select("r.id").whereRef("r.version", "=", "d.version").where("r.organization_id", "=", organizationId).where("r.project_id", "=", projectId)),
+        eb.exists(
+          eb
+            .selectFrom("releases as r")
+            .select("r.id")
+            .whereRef("r.version", "=", "d.version")
+            .where("r.organization_id", "=", organizationId)
+            .where("r.project_id", "=", projectId),
+        ),
       );
     }
     if (options.query) select = select.where("d.version", "like", `${options.query.replace(/[\\%_]/g, "\\$&")}%`);
     const rows = await select.orderBy("d.date_created", "desc").orderBy("d.id", "desc").limit(LIST_LIMIT).execute();
-    return this.#load(db, organizationId, rows.map((row) => row.version));
+    return this.#load(
+      db,
+      organizationId,
+      rows.map((row) => row.version),
+    );
   }
 
   /** Deletes the release, its deploys and its per-project rows (issues keep their release names). */
@@ -203,9 +261,21 @@ export class ReleaseRepository {
     await this.#db.transaction().execute(async (db) => {
       await this.#materialize(db, organizationId, version);
       await this.#mustExist(db, organizationId, version);
-      await db.deleteFrom("release_deploys").where("organization_id", "=", organizationId).where("version", "=", version).execute();
-      await db.deleteFrom("releases").where("organization_id", "=", organizationId).where("version", "=", version).execute();
-      await db.deleteFrom("release_details").where("organization_id", "=", organizationId).where("version", "=", version).execute();
+      await db
+        .deleteFrom("release_deploys")
+        .where("organization_id", "=", organizationId)
+        .where("version", "=", version)
+        .execute();
+      await db
+        .deleteFrom("releases")
+        .where("organization_id", "=", organizationId)
+        .where("version", "=", version)
+        .execute();
+      await db
+        .deleteFrom("release_details")
+        .where("organization_id", "=", organizationId)
+        .where("version", "=", version)
+        .execute();
     });
   }
 
@@ -251,11 +321,25 @@ export class ReleaseRepository {
   /** The releases named, in that order, with their projects and deploy summary (three queries). */
   async #load(db: ReleasesDb, organizationId: number, versions: string[]): Promise<ReleaseRecord[]> {
     if (versions.length === 0) return [];
-    const details = await db.selectFrom("release_details").selectAll().where("organization_id", "=", organizationId).where("version", "in", versions).execute();
+    const details = await db
+      .selectFrom("release_details")
+      .selectAll()
+      .where("organization_id", "=", organizationId)
+      .where("version", "in", versions)
+      .execute();
     const projects = await db
       .selectFrom("releases as r")
       .innerJoin("projects as p", "p.id", "r.project_id")
-      .select(["r.version", "r.project_id", "p.slug", "p.name", "p.platform", "r.first_event", "r.last_event", "r.new_groups"])
+      .select([
+        "r.version",
+        "r.project_id",
+        "p.slug",
+        "p.name",
+        "p.platform",
+        "r.first_event",
+        "r.last_event",
+        "r.new_groups",
+      ])
       .where("r.organization_id", "=", organizationId)
       .where("r.version", "in", versions)
       .orderBy("p.slug")
@@ -275,7 +359,9 @@ export class ReleaseRepository {
           dateReleased: row.date_released,
           dateCreated: row.date_created,
           commits: Array.isArray(row.commits) ? row.commits : [],
-          projects: projects.filter((project) => project.version === version).map(({ version: _v, ...project }) => project),
+          projects: projects
+            .filter((project) => project.version === version)
+            .map(({ version: _v, ...project }) => project),
           deployCount: own.length,
           lastDeploy: own[0] ? deployRecord(own[0]) : null,
         },
@@ -284,6 +370,20 @@ export class ReleaseRepository {
   }
 }
 
-function deployRecord(row: { id: number; environment: string; name: string | null; url: string | null; date_started: Date | null; date_finished: Date }): DeployRecord {
-  return { id: row.id, environment: row.environment, name: row.name, url: row.url, dateStarted: row.date_started, dateFinished: row.date_finished };
+function deployRecord(row: {
+  id: number;
+  environment: string;
+  name: string | null;
+  url: string | null;
+  date_started: Date | null;
+  date_finished: Date;
+}): DeployRecord {
+  return {
+    id: row.id,
+    environment: row.environment,
+    name: row.name,
+    url: row.url,
+    dateStarted: row.date_started,
+    dateFinished: row.date_finished,
+  };
 }

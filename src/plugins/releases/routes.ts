@@ -15,7 +15,10 @@ const version = z
   .trim()
   .min(1)
   .max(200)
-  .refine((value) => !/[\n\r\t/\\]/.test(value) && value !== "." && value !== ".." && value !== "latest", "Invalid release version: no slashes, tabs or new lines, not \".\", \"..\" or \"latest\"");
+  .refine(
+    (value) => !/[\n\r\t/\\]/.test(value) && value !== "." && value !== ".." && value !== "latest",
+    'Invalid release version: no slashes, tabs or new lines, not ".", ".." or "latest"',
+  );
 const optionalText = z.string().max(2048).nullable().optional();
 const date = z.coerce.date().nullable().optional();
 const commits = z.array(z.record(z.string(), z.unknown())).max(10_000).optional();
@@ -28,7 +31,13 @@ const releaseBody = z.object({
   dateReleased: date,
   commits,
 });
-const updateBody = z.object({ ref: optionalText, url: optionalText, dateReleased: date, commits, projects: z.array(z.string().min(1)).max(1000).optional() });
+const updateBody = z.object({
+  ref: optionalText,
+  url: optionalText,
+  dateReleased: date,
+  commits,
+  projects: z.array(z.string().min(1)).max(1000).optional(),
+});
 const deployBody = z.object({
   environment: z.string().trim().min(1).max(64),
   name: optionalText,
@@ -46,7 +55,9 @@ export const listReleases = defineEndpoint({
   scopes: READ,
   query: listQuery,
   handler: async ({ organization, query, container }) => ({
-    body: (await container.resolve(ReleaseRepositoryToken).list(organization.id, { query: query.query })).map(serializeRelease),
+    body: (await container.resolve(ReleaseRepositoryToken).list(organization.id, { query: query.query })).map(
+      serializeRelease,
+    ),
   }),
 });
 
@@ -58,7 +69,9 @@ export const createRelease = defineEndpoint({
   scopes: WRITE,
   body: releaseBody,
   handler: async ({ organization, body, container }) => {
-    const { created, release } = await container.resolve(ReleaseRepositoryToken).upsert(organization.id, body, container.resolve(Clock).now());
+    const { created, release } = await container
+      .resolve(ReleaseRepositoryToken)
+      .upsert(organization.id, body, container.resolve(Clock).now());
     return { status: created ? 201 : 208, body: serializeRelease(release) };
   },
 });
@@ -69,7 +82,9 @@ export const getRelease = defineEndpoint({
   operationId: "releases.get",
   summary: "Retrieve a release",
   scopes: READ,
-  handler: async ({ organization, params, container }) => ({ body: serializeRelease(await container.resolve(ReleaseRepositoryToken).get(organization.id, params.version)) }),
+  handler: async ({ organization, params, container }) => ({
+    body: serializeRelease(await container.resolve(ReleaseRepositoryToken).get(organization.id, params.version)),
+  }),
 });
 
 export const updateRelease = defineEndpoint({
@@ -80,7 +95,13 @@ export const updateRelease = defineEndpoint({
   scopes: WRITE,
   body: updateBody,
   handler: async ({ organization, params, body, container }) => {
-    return { body: serializeRelease(await container.resolve(ReleaseRepositoryToken).update(organization.id, params.version, body, container.resolve(Clock).now())) };
+    return {
+      body: serializeRelease(
+        await container
+          .resolve(ReleaseRepositoryToken)
+          .update(organization.id, params.version, body, container.resolve(Clock).now()),
+      ),
+    };
   },
 });
 
@@ -117,7 +138,9 @@ export const listDeploys = defineEndpoint({
   summary: "List a release's deploys, newest first",
   scopes: READ,
   handler: async ({ organization, params, container }) => ({
-    body: (await container.resolve(ReleaseRepositoryToken).listDeploys(organization.id, params.version)).map(serializeDeploy),
+    body: (await container.resolve(ReleaseRepositoryToken).listDeploys(organization.id, params.version)).map(
+      serializeDeploy,
+    ),
   }),
 });
 
@@ -130,8 +153,21 @@ export const createDeploy = defineEndpoint({
   body: deployBody,
   handler: async ({ organization, params, body, container }) => ({
     status: 201,
-    body: serializeDeploy(await container.resolve(ReleaseRepositoryToken).addDeploy(organization.id, params.version, body, container.resolve(Clock).now())),
+    body: serializeDeploy(
+      await container
+        .resolve(ReleaseRepositoryToken)
+        .addDeploy(organization.id, params.version, body, container.resolve(Clock).now()),
+    ),
   }),
 });
 
-export const releaseEndpoints = [listReleases, createRelease, getRelease, updateRelease, deleteRelease, listProjectReleases, listDeploys, createDeploy];
+export const releaseEndpoints = [
+  listReleases,
+  createRelease,
+  getRelease,
+  updateRelease,
+  deleteRelease,
+  listProjectReleases,
+  listDeploys,
+  createDeploy,
+];

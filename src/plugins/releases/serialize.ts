@@ -1,8 +1,10 @@
 import type { DeployRecord, ReleaseRecord } from "./repository.js";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
-const earliest = (dates: Array<Date | null>) => dates.reduce<Date | null>((min, date) => (date && (!min || date < min) ? date : min), null);
-const latest = (dates: Array<Date | null>) => dates.reduce<Date | null>((max, date) => (date && (!max || date > max) ? date : max), null);
+const earliest = (dates: Array<Date | null>) =>
+  dates.reduce<Date | null>((min, date) => (date && (!min || date < min) ? date : min), null);
+const latest = (dates: Array<Date | null>) =>
+  dates.reduce<Date | null>((max, date) => (date && (!max || date > max) ? date : max), null);
 
 /** `pkg@1.2.3+build` → package `pkg`, version `1.2.3+build`, short `1.2.3` (as Sentry shows it). */
 function versionInfo(version: string) {

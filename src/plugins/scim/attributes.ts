@@ -1,4 +1,9 @@
-import { type AttributeDefinition, COMMON_ATTRIBUTES, type ResourceSchema, type SchemaDefinition } from "./schema-definitions.js";
+import {
+  type AttributeDefinition,
+  COMMON_ATTRIBUTES,
+  type ResourceSchema,
+  type SchemaDefinition,
+} from "./schema-definitions.js";
 
 /** An attribute path (`name.givenName`, `urn:…:enterprise:2.0:User:manager.value`) resolved against a resource's schemas. */
 export interface ResolvedAttribute {
@@ -57,7 +62,9 @@ export function resolveAttribute(resource: ResourceSchema, raw: string): Resolve
   const [name, subName, ...extra] = rest.split(".");
   if (name === undefined || name === "" || extra.length > 0) return null;
   const extension = schema !== null && schema !== resource.core ? schema : null;
-  const attribute = extension ? byName(extension.attributes, name) : (byName(COMMON_ATTRIBUTES, name) ?? byName(resource.core.attributes, name));
+  const attribute = extension
+    ? byName(extension.attributes, name)
+    : (byName(COMMON_ATTRIBUTES, name) ?? byName(resource.core.attributes, name));
   if (!attribute) return null;
   let sub: AttributeDefinition | null = null;
   if (subName !== undefined) {

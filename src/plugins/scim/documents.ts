@@ -45,7 +45,13 @@ export function userStateFrom(canonical: JsonObject, current: { role: MemberRole
 
 /** The stored state of a member, for comparisons and PATCH. */
 export function userStateOf(row: UserRow): UserState {
-  return { userName: row.user_name, externalId: row.external_id, active: row.active, role: row.role, attributes: row.attributes };
+  return {
+    userName: row.user_name,
+    externalId: row.external_id,
+    active: row.active,
+    role: row.role,
+    attributes: row.attributes,
+  };
 }
 
 /** The writable part of a User, which PATCH operations apply to. */
@@ -71,14 +77,19 @@ export function groupStateFrom(canonical: JsonObject): GroupState {
   const memberIds = new Set<number>();
   for (const member of Array.isArray(members) ? members : []) {
     const value = isObject(member) ? member.value : undefined;
-    if (typeof value !== "string" || !MEMBER_ID.test(value)) throw invalidValue(`Unknown member ${JSON.stringify(value ?? null)}: "members.value" must be a User id`);
+    if (typeof value !== "string" || !MEMBER_ID.test(value))
+      throw invalidValue(`Unknown member ${JSON.stringify(value ?? null)}: "members.value" must be a User id`);
     memberIds.add(Number(value));
   }
   return { displayName, externalId: typeof externalId === "string" ? externalId : null, memberIds: [...memberIds] };
 }
 
 export function groupStateOf(row: GroupRow): GroupState {
-  return { displayName: row.name, externalId: row.external_id, memberIds: (row.members ?? []).map((member) => Number(member.value)) };
+  return {
+    displayName: row.name,
+    externalId: row.external_id,
+    memberIds: (row.members ?? []).map((member) => Number(member.value)),
+  };
 }
 
 export function groupPatchDocument(row: GroupRow): JsonObject {

@@ -3,10 +3,23 @@ import type { ErrorRenderer } from "../../plugin/plugin.js";
 import { ERROR_SCHEMA, SCIM_MEDIA_TYPE } from "./constants.js";
 
 /** RFC 7644 §3.12 `scimType` values. */
-export type ScimType = "invalidFilter" | "tooMany" | "uniqueness" | "mutability" | "invalidSyntax" | "invalidPath" | "noTarget" | "invalidValue";
+export type ScimType =
+  | "invalidFilter"
+  | "tooMany"
+  | "uniqueness"
+  | "mutability"
+  | "invalidSyntax"
+  | "invalidPath"
+  | "noTarget"
+  | "invalidValue";
 
 /** An error that renders as a SCIM Error with this `scimType` (the renderer reads `extra.scimType`). */
-export function scimError(status: number, scimType: ScimType | null, detail: string, headers: Record<string, string> = {}): ApiError {
+export function scimError(
+  status: number,
+  scimType: ScimType | null,
+  detail: string,
+  headers: Record<string, string> = {},
+): ApiError {
   return new ApiError(status, detail, scimType ? { scimType } : {}, headers);
 }
 
@@ -17,7 +30,8 @@ export const invalidPath = (detail: string) => scimError(400, "invalidPath", det
 export const mutability = (detail: string) => scimError(400, "mutability", detail);
 export const noTarget = (detail: string) => scimError(400, "noTarget", detail);
 export const uniqueness = (detail: string) => scimError(409, "uniqueness", detail);
-export const resourceNotFound = (kind: "User" | "Group", id: string) => scimError(404, null, `${kind} ${JSON.stringify(id)} not found`);
+export const resourceNotFound = (kind: "User" | "Group", id: string) =>
+  scimError(404, null, `${kind} ${JSON.stringify(id)} not found`);
 
 const SCIM_PATH = /^\/api\/0\/organizations\/[^/]+\/scim\/v2(?:\/|$)/;
 
@@ -47,7 +61,8 @@ export const scimErrorRenderer: ErrorRenderer = {
   },
 };
 
-const mediaTypes = (header: string | null) => (header ?? "").split(",").map((part) => (part.split(";")[0] ?? "").trim().toLowerCase());
+const mediaTypes = (header: string | null) =>
+  (header ?? "").split(",").map((part) => (part.split(";")[0] ?? "").trim().toLowerCase());
 
 /**
  * RFC 7644 §3.8: answer `application/scim+json` unless the client asked for `application/json`
@@ -59,7 +74,12 @@ export function responseMediaType(request: Request): string {
   return accepted.includes("application/json") ? "application/json" : SCIM_MEDIA_TYPE;
 }
 
-export function scimResponse(request: Request, body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+export function scimResponse(
+  request: Request,
+  body: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+): Response {
   const response = new Response(JSON.stringify(body), { status, headers });
   response.headers.set("Content-Type", `${responseMediaType(request)}; charset=utf-8`);
   return response;
@@ -76,6 +96,10 @@ export function assertJsonBody(request: Request): void {
   if (header === null) return;
   const [type] = mediaTypes(header);
   if (type && !ACCEPTED_BODY_TYPES.has(type)) {
-    throw scimError(415, null, `Unsupported Content-Type ${JSON.stringify(type)}: send ${SCIM_MEDIA_TYPE} or application/json`);
+    throw scimError(
+      415,
+      null,
+      `Unsupported Content-Type ${JSON.stringify(type)}: send ${SCIM_MEDIA_TYPE} or application/json`,
+    );
   }
 }

@@ -64,7 +64,9 @@ export function primaryEmail(attributes: JsonObject): string | null {
 
 export function memberSnapshot(row: UserRow): ScimMemberSnapshot {
   const name = isObject(row.attributes.name) ? row.attributes.name : {};
-  const enterprise = isObject(row.attributes[ENTERPRISE_USER_SCHEMA]) ? (row.attributes[ENTERPRISE_USER_SCHEMA] as JsonObject) : {};
+  const enterprise = isObject(row.attributes[ENTERPRISE_USER_SCHEMA])
+    ? (row.attributes[ENTERPRISE_USER_SCHEMA] as JsonObject)
+    : {};
   return {
     id: String(row.id),
     userId: String(row.user_id),

@@ -56,7 +56,8 @@ export function filterToSql(filter: Filter, target: FilterTarget, used: Set<stri
     }
   };
 
-  const jsonAt = (keys: readonly string[]) => keys.reduce<RawBuilder<unknown>>((json, key) => sql`(${json} -> ${sql.lit(key)})`, target.document);
+  const jsonAt = (keys: readonly string[]) =>
+    keys.reduce<RawBuilder<unknown>>((json, key) => sql`(${json} -> ${sql.lit(key)})`, target.document);
 
   /** The jsonb array of a multi-valued attribute (empty when absent). */
   const arrayOf = (attribute: AttributeDefinition, keys: readonly string[]) => {
@@ -85,7 +86,8 @@ export function filterToSql(filter: Filter, target: FilterTarget, used: Set<stri
       const operand = jsonOperand(leafAttribute, sql`(${ELEMENT} -> ${sql.lit(leafAttribute.name)})`, node.attrPath);
       // Negations read over the whole attribute: `emails.value ne "x"` = no email is "x"; `eq null` = none has a value.
       const present = () => existsElement(elements, leaf({ op: "pr", attrPath: node.attrPath }, operand));
-      if (node.op !== "pr" && node.value === null && (node.op === "eq" || node.op === "ne")) return node.op === "eq" ? sql<SqlBool>`(NOT ${present()})` : present();
+      if (node.op !== "pr" && node.value === null && (node.op === "eq" || node.op === "ne"))
+        return node.op === "eq" ? sql<SqlBool>`(NOT ${present()})` : present();
       if (node.op === "ne") return sql<SqlBool>`(NOT ${existsElement(elements, leaf({ ...node, op: "eq" }, operand))})`;
       return existsElement(elements, leaf(node, operand));
     }
@@ -94,10 +96,12 @@ export function filterToSql(filter: Filter, target: FilterTarget, used: Set<stri
       used.add(resolved.path);
       return leaf(node, { kind: column.kind, sql: column.sql, caseExact: (sub ?? attribute).caseExact });
     }
-    if (target.column(attribute.name)) throw invalidFilter(`Attribute ${JSON.stringify(node.attrPath)} cannot be filtered on`);
+    if (target.column(attribute.name))
+      throw invalidFilter(`Attribute ${JSON.stringify(node.attrPath)} cannot be filtered on`);
     if (attribute.type === "complex" && !sub) {
       const json = jsonAt(resolved.keys);
-      if (node.op === "pr") return sql<SqlBool>`coalesce(jsonb_typeof(${json}) = 'object' AND ${json} <> '{}'::jsonb, false)`;
+      if (node.op === "pr")
+        return sql<SqlBool>`coalesce(jsonb_typeof(${json}) = 'object' AND ${json} <> '{}'::jsonb, false)`;
       throw invalidFilter(`Name a sub-attribute of "${attribute.name}" to compare`);
     }
     return leaf(node, jsonOperand(sub ?? attribute, jsonAt(resolved.keys), node.attrPath));
@@ -105,7 +109,10 @@ export function filterToSql(filter: Filter, target: FilterTarget, used: Set<stri
 
   function elementLeaf(node: Leaf, scope: Extract<Scope, { kind: "element" }>): RawBuilder<SqlBool> {
     const sub = node.attrPath.includes(".") ? undefined : findSubAttribute(scope.parent, node.attrPath);
-    if (!sub) throw invalidFilter(`Unknown attribute ${JSON.stringify(node.attrPath)} in the value filter of "${scope.parent.name}"`);
+    if (!sub)
+      throw invalidFilter(
+        `Unknown attribute ${JSON.stringify(node.attrPath)} in the value filter of "${scope.parent.name}"`,
+      );
     return leaf(node, jsonOperand(sub, sql`(${scope.json} -> ${sql.lit(sub.name)})`, node.attrPath));
   }
 
@@ -131,11 +138,19 @@ function existsElement(elements: RawBuilder<unknown>, condition: RawBuilder<SqlB
 function jsonOperand(attribute: AttributeDefinition, json: RawBuilder<unknown>, label: string): Operand {
   switch (attribute.type) {
     case "boolean":
-      return { kind: "boolean", sql: sql`(CASE ${json} WHEN 'true'::jsonb THEN true WHEN 'false'::jsonb THEN false END)`, caseExact: true };
+      return {
+        kind: "boolean",
+        sql: sql`(CASE ${json} WHEN 'true'::jsonb THEN true WHEN 'false'::jsonb THEN false END)`,
+        caseExact: true,
+      };
     case "string":
     case "reference":
     case "binary":
-      return { kind: "text", sql: sql`(CASE WHEN jsonb_typeof(${json}) = 'string' THEN ${json} #>> '{}' END)`, caseExact: attribute.caseExact };
+      return {
+        kind: "text",
+        sql: sql`(CASE WHEN jsonb_typeof(${json}) = 'string' THEN ${json} #>> '{}' END)`,
+        caseExact: attribute.caseExact,
+      };
     default:
       throw invalidFilter(`Attribute ${JSON.stringify(label)} cannot be filtered on`);
   }
@@ -143,7 +158,9 @@ function jsonOperand(attribute: AttributeDefinition, json: RawBuilder<unknown>, 
 
 function leaf(node: Leaf, operand: Operand): RawBuilder<SqlBool> {
   if (node.op === "pr") {
-    return operand.kind === "text" ? sql<SqlBool>`coalesce(${operand.sql} <> '', false)` : sql<SqlBool>`(${operand.sql} IS NOT NULL)`;
+    return operand.kind === "text"
+      ? sql<SqlBool>`coalesce(${operand.sql} <> '', false)`
+      : sql<SqlBool>`(${operand.sql} IS NOT NULL)`;
   }
   if (node.value === null) {
     // `eq null` asks for absence (RFC 7644 §3.4.2.2 leaves it open; this is the reading clients mean).
@@ -161,15 +178,26 @@ function leaf(node: Leaf, operand: Operand): RawBuilder<SqlBool> {
   }
 }
 
-function booleanLeaf(op: CompareOperator, value: Exclude<FilterValue, null>, operand: Operand, label: string): RawBuilder<SqlBool> {
+function booleanLeaf(
+  op: CompareOperator,
+  value: Exclude<FilterValue, null>,
+  operand: Operand,
+  label: string,
+): RawBuilder<SqlBool> {
   const bool = toBoolean(value);
   if (bool === undefined) throw invalidFilter(`${JSON.stringify(label)} is a boolean: compare it with true or false`);
-  if (op !== "eq" && op !== "ne") throw invalidFilter(`"${op}" is not supported on the boolean ${JSON.stringify(label)}`);
+  if (op !== "eq" && op !== "ne")
+    throw invalidFilter(`"${op}" is not supported on the boolean ${JSON.stringify(label)}`);
   const equal = sql<SqlBool>`coalesce(${operand.sql} = ${bool}, false)`;
   return op === "eq" ? equal : sql<SqlBool>`(NOT ${equal})`;
 }
 
-function timestampLeaf(op: CompareOperator, value: Exclude<FilterValue, null>, operand: Operand, label: string): RawBuilder<SqlBool> {
+function timestampLeaf(
+  op: CompareOperator,
+  value: Exclude<FilterValue, null>,
+  operand: Operand,
+  label: string,
+): RawBuilder<SqlBool> {
   if (typeof value !== "string" || Number.isNaN(Date.parse(value))) {
     throw invalidFilter(`${JSON.stringify(label)} is a date-time: compare it with an ISO 8601 string`);
   }
@@ -180,8 +208,14 @@ function timestampLeaf(op: CompareOperator, value: Exclude<FilterValue, null>, o
   return op === "ne" ? sql<SqlBool>`(NOT ${result})` : result;
 }
 
-function textLeaf(op: CompareOperator, value: Exclude<FilterValue, null>, operand: Operand, label: string): RawBuilder<SqlBool> {
-  if (typeof value === "boolean") throw invalidFilter(`${JSON.stringify(label)} is a string: compare it with a quoted value`);
+function textLeaf(
+  op: CompareOperator,
+  value: Exclude<FilterValue, null>,
+  operand: Operand,
+  label: string,
+): RawBuilder<SqlBool> {
+  if (typeof value === "boolean")
+    throw invalidFilter(`${JSON.stringify(label)} is a string: compare it with a quoted value`);
   const text = String(value);
   const x = operand.caseExact ? operand.sql : sql`lower(${operand.sql})`;
   const v = operand.caseExact ? sql`${text}::text` : sql`lower(${text}::text)`;

@@ -67,7 +67,11 @@ function tokenize(input: string): Token[] {
     }
     const text = char === '"' ? sticky(STRING) : /[-0-9]/.test(char) ? sticky(NUMBER) : sticky(WORD);
     if (!text) {
-      throw new FilterSyntaxError(char === '"' ? `Unterminated or invalid string at position ${position}` : `Unexpected character ${JSON.stringify(char)} at position ${position}`);
+      throw new FilterSyntaxError(
+        char === '"'
+          ? `Unterminated or invalid string at position ${position}`
+          : `Unexpected character ${JSON.stringify(char)} at position ${position}`,
+      );
     }
     tokens.push({ type: char === '"' ? "string" : /[-0-9]/.test(char) ? "number" : "word", text, position });
     position += text.length;
@@ -76,7 +80,8 @@ function tokenize(input: string): Token[] {
   return tokens;
 }
 
-const describe = (token: Token) => (token.type === "end" ? "the end of the expression" : `${JSON.stringify(token.text)} at position ${token.position}`);
+const describe = (token: Token) =>
+  token.type === "end" ? "the end of the expression" : `${JSON.stringify(token.text)} at position ${token.position}`;
 
 /**
  * Bounds that keep parsing, `filterToSql` and PostgreSQL's own parser off their stack limits
@@ -94,7 +99,9 @@ class Parser {
   /** Runs `parse` one nesting level down (the `(`, `not` or `[` at `opening`), refusing to go past the limit. */
   nested<T>(opening: Token, parse: () => T): T {
     if (this.#depth >= MAX_FILTER_DEPTH) {
-      throw new FilterSyntaxError(`The filter is nested deeper than ${MAX_FILTER_DEPTH} levels (position ${opening.position})`);
+      throw new FilterSyntaxError(
+        `The filter is nested deeper than ${MAX_FILTER_DEPTH} levels (position ${opening.position})`,
+      );
     }
     this.#depth += 1;
     try {
@@ -170,17 +177,21 @@ class Parser {
   /** The name after `].`: one plain sub-attribute name. */
   subAttributeName(): string {
     const token = this.expect("word", "a sub-attribute name");
-    if (/[.:]/.test(token.text)) throw new FilterSyntaxError(`Expected a sub-attribute name but found ${describe(token)}`);
+    if (/[.:]/.test(token.text))
+      throw new FilterSyntaxError(`Expected a sub-attribute name but found ${describe(token)}`);
     return token.text;
   }
   comparison(attrPath: string): Filter {
     this.#terms += 1;
-    if (this.#terms > MAX_FILTER_TERMS) throw new FilterSyntaxError(`The filter has more than ${MAX_FILTER_TERMS} comparisons`);
+    if (this.#terms > MAX_FILTER_TERMS)
+      throw new FilterSyntaxError(`The filter has more than ${MAX_FILTER_TERMS} comparisons`);
     const operatorToken = this.expect("word", "an operator (eq, ne, co, sw, ew, gt, lt, ge, le, pr)");
     const operator = operatorToken.text.toLowerCase();
     if (operator === "pr") return { op: "pr", attrPath };
     if (!(COMPARE_OPERATORS as readonly string[]).includes(operator)) {
-      throw new FilterSyntaxError(`Unknown operator ${JSON.stringify(operatorToken.text)} at position ${operatorToken.position}`);
+      throw new FilterSyntaxError(
+        `Unknown operator ${JSON.stringify(operatorToken.text)} at position ${operatorToken.position}`,
+      );
     }
     return { op: operator as CompareOperator, attrPath, value: this.value() };
   }
@@ -200,7 +211,9 @@ class Parser {
       if (lowered === "false") return false;
       if (lowered === "null") return null;
     }
-    throw new FilterSyntaxError(`Expected a value (a quoted string, number, true, false or null) but found ${describe(token)}`);
+    throw new FilterSyntaxError(
+      `Expected a value (a quoted string, number, true, false or null) but found ${describe(token)}`,
+    );
   }
 }
 

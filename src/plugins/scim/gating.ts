@@ -9,12 +9,14 @@ const SCIM_PLANS: readonly string[] = ["business", "enterprise"];
  */
 export function missingScimPrerequisites(organization: Organization): string[] {
   const missing: string[] = [];
-  if (!SCIM_PLANS.includes(organization.plan)) missing.push(`the business or enterprise plan (it is on "${organization.plan}")`);
+  if (!SCIM_PLANS.includes(organization.plan))
+    missing.push(`the business or enterprise plan (it is on "${organization.plan}")`);
   if (!organization.saml_configured) missing.push("a configured SAML identity provider");
   return missing;
 }
 
-const sentence = (parts: string[]) => (parts.length <= 1 ? parts.join("") : `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}`);
+const sentence = (parts: string[]) =>
+  parts.length <= 1 ? parts.join("") : `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}`;
 
 export function describeMissing(organization: Organization, missing: string[]): string {
   return `SCIM is not available for organization "${organization.slug}": it needs ${sentence(missing)}`;

@@ -38,16 +38,27 @@ export class ScimGroupService {
 
   async list(call: ScimCall, query: ListQuery) {
     const used = new Set<string>();
-    const where = query.filter === null ? null : filterToSql(parseFilterParameter(query.filter), GROUP_FILTER_TARGET, used);
+    const where =
+      query.filter === null ? null : filterToSql(parseFilterParameter(query.filter), GROUP_FILTER_TARGET, used);
     // Entra and Okta list with excludedAttributes=members: large teams are then never aggregated.
     const withMembers = used.has("members") || wantsAttribute(GROUP_RESOURCE, query, "members");
-    const page = await this.repository.listGroups(this.work.read(), call.organization.id, { where, offset: query.startIndex - 1, limit: query.count }, withMembers);
+    const page = await this.repository.listGroups(
+      this.work.read(),
+      call.organization.id,
+      { where, offset: query.startIndex - 1, limit: query.count },
+      withMembers,
+    );
     const resources = page.rows.map((row) => project(GROUP_RESOURCE, serializeGroup(row, call.baseUrl), query));
     return listResponse(resources, page.total, query.startIndex);
   }
 
   async get(call: ScimCall, rawId: string, projection: Projection) {
-    const row = await this.repository.findGroup(this.work.read(), call.organization.id, resourceId(rawId, "Group"), wantsAttribute(GROUP_RESOURCE, projection, "members"));
+    const row = await this.repository.findGroup(
+      this.work.read(),
+      call.organization.id,
+      resourceId(rawId, "Group"),
+      wantsAttribute(GROUP_RESOURCE, projection, "members"),
+    );
     if (!row) throw resourceNotFound("Group", rawId);
     return project(GROUP_RESOURCE, serializeGroup(row, call.baseUrl), projection);
   }
@@ -57,14 +68,27 @@ export class ScimGroupService {
     return this.work.write(call, CONFLICT, async ({ db, now, emit }) => {
       await this.assertUnique(db, call, state, null);
       await this.assertMembersExist(db, call, state.memberIds);
-      const slug = teamSlug(state.displayName, await this.repository.slugsLike(db, call.organization.id, teamSlug(state.displayName, new Set())));
-      const { id } = await this.repository.insertTeam(db, { organizationId: call.organization.id, slug, name: state.displayName, externalId: state.externalId, now });
+      const slug = teamSlug(
+        state.displayName,
+        await this.repository.slugsLike(db, call.organization.id, teamSlug(state.displayName, new Set())),
+      );
+      const { id } = await this.repository.insertTeam(db, {
+        organizationId: call.organization.id,
+        slug,
+        name: state.displayName,
+        externalId: state.externalId,
+        now,
+      });
       await this.repository.addTeamMembers(db, call.organization.id, id, state.memberIds, now);
       const row = await this.load(db, call, id);
       const resource = serializeGroup(row, call.baseUrl);
       await emit("team.created", { team: teamSnapshot(row), resource });
       if (state.memberIds.length > 0) {
-        await emit("team.members_changed", { team: teamSnapshot(row), added: await this.refs(db, call, state.memberIds), removed: [] });
+        await emit("team.members_changed", {
+          team: teamSnapshot(row),
+          added: await this.refs(db, call, state.memberIds),
+          removed: [],
+        });
       }
       return resource;
     });
@@ -74,7 +98,9 @@ export class ScimGroupService {
   async replace(call: ScimCall, rawId: string, body: unknown) {
     const state = groupStateFrom(readGroup(body));
     const id = resourceId(rawId, "Group");
-    return this.work.write(call, CONFLICT, async (write) => this.save(write, call, await this.load(write.db, call, id, rawId), state));
+    return this.work.write(call, CONFLICT, async (write) =>
+      this.save(write, call, await this.load(write.db, call, id, rawId), state),
+    );
   }
 
   async patch(call: ScimCall, rawId: string, body: unknown) {
@@ -104,7 +130,11 @@ export class ScimGroupService {
     await this.assertUnique(db, call, state, row.id);
     await this.assertMembersExist(db, call, added);
     const removedRefs = await this.refs(db, call, removed);
-    await this.repository.updateTeam(db, call.organization.id, row.id, { name: state.displayName, externalId: state.externalId, now });
+    await this.repository.updateTeam(db, call.organization.id, row.id, {
+      name: state.displayName,
+      externalId: state.externalId,
+      now,
+    });
     await this.repository.addTeamMembers(db, call.organization.id, row.id, added, now);
     await this.repository.removeTeamMembers(db, call.organization.id, row.id, removed);
     const updated = await this.load(db, call, row.id);
@@ -120,16 +150,19 @@ export class ScimGroupService {
   /** 409 uniqueness: displayName in any letter case, externalId exactly. */
   private async assertUnique(db: ScimDb, call: ScimCall, state: GroupState, self: number | null): Promise<void> {
     const byName = await this.repository.findGroupByName(db, call.organization.id, state.displayName);
-    if (byName && byName.id !== self) throw uniqueness(`displayName ${JSON.stringify(state.displayName)} is already in use in this organization`);
+    if (byName && byName.id !== self)
+      throw uniqueness(`displayName ${JSON.stringify(state.displayName)} is already in use in this organization`);
     if (state.externalId === null) return;
     const byExternalId = await this.repository.findGroupByExternalId(db, call.organization.id, state.externalId);
-    if (byExternalId && byExternalId.id !== self) throw uniqueness(`externalId ${JSON.stringify(state.externalId)} is already in use in this organization`);
+    if (byExternalId && byExternalId.id !== self)
+      throw uniqueness(`externalId ${JSON.stringify(state.externalId)} is already in use in this organization`);
   }
 
   private async assertMembersExist(db: ScimDb, call: ScimCall, memberIds: number[]): Promise<void> {
     const existing = await this.repository.memberUsers(db, call.organization.id, memberIds);
     const unknown = memberIds.find((id) => !existing.has(id));
-    if (unknown !== undefined) throw invalidValue(`Unknown member "${unknown}": "members.value" must be the id of a User of this organization`);
+    if (unknown !== undefined)
+      throw invalidValue(`Unknown member "${unknown}": "members.value" must be the id of a User of this organization`);
   }
 
   private async refs(db: ScimDb, call: ScimCall, memberIds: number[]): Promise<ScimTeamMemberRef[]> {
@@ -149,4 +182,3 @@ function readGroup(body: unknown) {
   checkSchemas(GROUP_RESOURCE, body);
   return canonicalResource(GROUP_RESOURCE, body);
 }
-

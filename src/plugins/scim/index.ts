@@ -10,7 +10,13 @@ import { discoveryEndpoints } from "./routes-discovery.js";
 import { groupEndpoints } from "./routes-groups.js";
 import { userEndpoints } from "./routes-users.js";
 import { ScimSetupService } from "./setup-service.js";
-import { ScimGroupServiceToken, ScimRepositoryToken, ScimSetupServiceToken, ScimUnitOfWorkToken, ScimUserServiceToken } from "./tokens.js";
+import {
+  ScimGroupServiceToken,
+  ScimRepositoryToken,
+  ScimSetupServiceToken,
+  ScimUnitOfWorkToken,
+  ScimUserServiceToken,
+} from "./tokens.js";
 import { ScimUnitOfWork } from "./unit-of-work.js";
 import { ScimUserService } from "./users-service.js";
 import { scimMigrations } from "./migrations.js";
@@ -31,14 +37,30 @@ export const scimPlugin = definePlugin({
     registerFactory(
       container,
       ScimUnitOfWorkToken,
-      (c) => new ScimUnitOfWork(() => c.resolve(Db), c.resolve(ScimRepositoryToken), c.resolve(EventBus), c.resolve(Clock)),
+      (c) =>
+        new ScimUnitOfWork(() => c.resolve(Db), c.resolve(ScimRepositoryToken), c.resolve(EventBus), c.resolve(Clock)),
     );
-    registerFactory(container, ScimUserServiceToken, (c) => new ScimUserService(c.resolve(ScimUnitOfWorkToken), c.resolve(ScimRepositoryToken)));
-    registerFactory(container, ScimGroupServiceToken, (c) => new ScimGroupService(c.resolve(ScimUnitOfWorkToken), c.resolve(ScimRepositoryToken)));
+    registerFactory(
+      container,
+      ScimUserServiceToken,
+      (c) => new ScimUserService(c.resolve(ScimUnitOfWorkToken), c.resolve(ScimRepositoryToken)),
+    );
+    registerFactory(
+      container,
+      ScimGroupServiceToken,
+      (c) => new ScimGroupService(c.resolve(ScimUnitOfWorkToken), c.resolve(ScimRepositoryToken)),
+    );
     registerFactory(
       container,
       ScimSetupServiceToken,
-      (c) => new ScimSetupService(() => c.resolve(Db), c.resolve(ScimRepositoryToken), c.resolve(OrganizationServiceToken), c.resolve(TokenServiceToken), c.resolve(TokenCache)),
+      (c) =>
+        new ScimSetupService(
+          () => c.resolve(Db),
+          c.resolve(ScimRepositoryToken),
+          c.resolve(OrganizationServiceToken),
+          c.resolve(TokenServiceToken),
+          c.resolve(TokenCache),
+        ),
     );
   },
   endpoints: [...userEndpoints, ...groupEndpoints, ...discoveryEndpoints],

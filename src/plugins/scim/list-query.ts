@@ -27,7 +27,10 @@ function integer(params: Map<string, string>, name: string): number | null {
 }
 
 const names = (raw: string | undefined) => {
-  const list = (raw ?? "").split(",").map((name) => name.trim()).filter((name) => name !== "");
+  const list = (raw ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
   return list.length > 0 ? list : null;
 };
 
@@ -40,7 +43,13 @@ export function parseListQuery(url: URL): ListQuery {
   const startIndex = Math.min(Math.max(integer(params, "startIndex") ?? 1, 1), MAX_START_INDEX);
   const count = Math.min(Math.max(integer(params, "count") ?? MAX_RESULTS, 0), MAX_RESULTS);
   const filter = params.get("filter")?.trim() || null;
-  return { filter, startIndex, count, attributes: names(params.get("attributes")), excludedAttributes: names(params.get("excludedattributes")) };
+  return {
+    filter,
+    startIndex,
+    count,
+    attributes: names(params.get("attributes")),
+    excludedAttributes: names(params.get("excludedattributes")),
+  };
 }
 
 /** `attributes` / `excludedAttributes` on single-resource requests. */

@@ -1,4 +1,11 @@
-import { NoPathInScimPatchOp, NoTarget, ScimError, type ScimPatchOperation, type ScimResource, scimPatch } from "scim-patch";
+import {
+  NoPathInScimPatchOp,
+  NoTarget,
+  ScimError,
+  type ScimPatchOperation,
+  type ScimResource,
+  scimPatch,
+} from "scim-patch";
 import { ApiError } from "../../http/errors.js";
 import { type ResolvedAttribute, findExtension, findSubAttribute, isReadOnly, resolveAttribute } from "./attributes.js";
 import { MAX_PATCH_OPERATIONS, PATCH_OP_SCHEMA } from "./constants.js";
@@ -25,13 +32,21 @@ function member(object: JsonObject, name: string): unknown {
 export function readOperations(body: unknown): JsonObject[] {
   if (!isObject(body)) throw invalidSyntax("A PATCH body must be a PatchOp object");
   const schemas = body.schemas;
-  if (!Array.isArray(schemas) || !schemas.some((schema) => typeof schema === "string" && schema.toLowerCase() === PATCH_OP_SCHEMA.toLowerCase())) {
+  if (
+    !Array.isArray(schemas) ||
+    !schemas.some((schema) => typeof schema === "string" && schema.toLowerCase() === PATCH_OP_SCHEMA.toLowerCase())
+  ) {
     throw invalidSyntax(`"schemas" must contain "${PATCH_OP_SCHEMA}"`);
   }
   const operations = member(body, "Operations");
-  if (!Array.isArray(operations) || operations.length === 0) throw invalidSyntax('"Operations" must be a non-empty array');
+  if (!Array.isArray(operations) || operations.length === 0)
+    throw invalidSyntax('"Operations" must be a non-empty array');
   if (operations.length > MAX_PATCH_OPERATIONS) {
-    throw scimError(400, "tooMany", `A PATCH may carry at most ${MAX_PATCH_OPERATIONS} operations (this one has ${operations.length})`);
+    throw scimError(
+      400,
+      "tooMany",
+      `A PATCH may carry at most ${MAX_PATCH_OPERATIONS} operations (this one has ${operations.length})`,
+    );
   }
   return operations.map((operation, index) => {
     if (!isObject(operation)) throw invalidSyntax(`Operations[${index}] must be an object`);
@@ -48,15 +63,23 @@ export function readOperations(body: unknown): JsonObject[] {
  * `{op: Remove, path: members, value: [{value}]}` turned into value-filter removals; a null value
  * replaced by a removal.
  */
-export function normaliseOperation(resource: ResourceSchema, current: JsonObject, raw: JsonObject, index: number): Normalised[] {
+export function normaliseOperation(
+  resource: ResourceSchema,
+  current: JsonObject,
+  raw: JsonObject,
+  index: number,
+): Normalised[] {
   const opName = member(raw, "op");
   const op = typeof opName === "string" ? opName.toLowerCase() : "";
   if (op !== "add" && op !== "remove" && op !== "replace") {
-    throw invalidSyntax(`Operations[${index}].op must be "add", "remove" or "replace", not ${JSON.stringify(opName ?? null)}`);
+    throw invalidSyntax(
+      `Operations[${index}].op must be "add", "remove" or "replace", not ${JSON.stringify(opName ?? null)}`,
+    );
   }
   const path = member(raw, "path");
   const value = member(raw, "value");
-  if (path !== undefined && path !== null && typeof path !== "string") throw invalidSyntax(`Operations[${index}].path must be a string`);
+  if (path !== undefined && path !== null && typeof path !== "string")
+    throw invalidSyntax(`Operations[${index}].path must be a string`);
   if (typeof path === "string" && path.trim() !== "") return withPath(resource, current, op, path.trim(), value);
   if (op === "remove") throw noTarget(`Operations[${index}]: a "remove" needs a path`);
   if (!isObject(value)) throw invalidValue(`Operations[${index}]: an "${op}" without a path needs an object value`);
@@ -65,36 +88,54 @@ export function normaliseOperation(resource: ResourceSchema, current: JsonObject
     .flatMap(([key, inner]) => withPath(resource, current, op, key, inner));
 }
 
-function withPath(resource: ResourceSchema, current: JsonObject, op: Op, pathText: string, value: unknown): Normalised[] {
+function withPath(
+  resource: ResourceSchema,
+  current: JsonObject,
+  op: Op,
+  pathText: string,
+  value: unknown,
+): Normalised[] {
   const extension = findExtension(resource, pathText);
   if (extension) {
     // scim-patch cannot address a whole extension object; address its attributes one by one.
     if (op === "remove") {
       const stored = current[extension.id];
-      return Object.keys(isObject(stored) ? stored : {}).flatMap((key) => withPath(resource, current, op, `${extension.id}:${key}`, undefined));
+      return Object.keys(isObject(stored) ? stored : {}).flatMap((key) =>
+        withPath(resource, current, op, `${extension.id}:${key}`, undefined),
+      );
     }
     if (value === null) return withPath(resource, current, "remove", pathText, undefined);
     if (!isObject(value)) throw invalidValue(`The value for "${extension.id}" must be an object`);
-    return Object.entries(value).flatMap(([key, inner]) => withPath(resource, current, op, `${extension.id}:${key}`, inner));
+    return Object.entries(value).flatMap(([key, inner]) =>
+      withPath(resource, current, op, `${extension.id}:${key}`, inner),
+    );
   }
 
   const target = resolvePath(resource, pathText);
   const { resolved, filter, subAttr } = target;
   const definition = subAttr ?? resolved.sub ?? resolved.attribute;
   // Okta renames a group with `{op: replace, value: {id, displayName}}`: restating the id is no change.
-  const restated = op !== "remove" && !filter && !resolved.sub && JSON.stringify(value) === JSON.stringify(current[resolved.attribute.name]);
+  const restated =
+    op !== "remove" &&
+    !filter &&
+    !resolved.sub &&
+    JSON.stringify(value) === JSON.stringify(current[resolved.attribute.name]);
   if (restated && isReadOnly(resolved)) return [];
-  if (isReadOnly(resolved) || subAttr?.mutability === "readOnly") throw mutability(`"${resolved.path}${subAttr ? `.${subAttr.name}` : ""}" is read-only`);
+  if (isReadOnly(resolved) || subAttr?.mutability === "readOnly")
+    throw mutability(`"${resolved.path}${subAttr ? `.${subAttr.name}` : ""}" is read-only`);
   if (op === "replace" && definition.mutability === "immutable") throw mutability(`"${pathText}" is immutable`);
   const canonicalPath = stringifyPatchPath({ attrPath: resolved.path, filter, subAttr: subAttr?.name ?? null });
   const ensureArray = filter && !resolved.extension ? resolved.attribute.name : null;
   const operation = (operationOp: Op, operationPath: string, operationValue?: unknown): Normalised => ({
-    operation: (operationOp === "remove" ? { op: operationOp, path: operationPath } : { op: operationOp, path: operationPath, value: operationValue }) as ScimPatchOperation,
+    operation: (operationOp === "remove"
+      ? { op: operationOp, path: operationPath }
+      : { op: operationOp, path: operationPath, value: operationValue }) as ScimPatchOperation,
     ensureArray,
   });
 
   if (op === "remove") {
-    if (value !== undefined && value !== null && resolved.attribute.multiValued && !filter && !resolved.sub) return removeByValues(resolved, value);
+    if (value !== undefined && value !== null && resolved.attribute.multiValued && !filter && !resolved.sub)
+      return removeByValues(resolved, value);
     return [operation("remove", canonicalPath)];
   }
   if (value === undefined) throw invalidValue(`"${op}" on ${JSON.stringify(pathText)} needs a value`);
@@ -111,10 +152,14 @@ function withPath(resource: ResourceSchema, current: JsonObject, op: Op, pathTex
 function removeByValues(resolved: ResolvedAttribute, value: unknown): Normalised[] {
   return (Array.isArray(value) ? value : [value]).map((item) => {
     const id = isObject(item) ? item.value : item;
-    if (typeof id !== "string" && typeof id !== "number") throw invalidValue(`Removing from "${resolved.path}" needs values like {"value": "…"}`);
+    if (typeof id !== "string" && typeof id !== "number")
+      throw invalidValue(`Removing from "${resolved.path}" needs values like {"value": "…"}`);
     const filter: Filter = { op: "eq", attrPath: "value", value: String(id) };
     checkFilterText(filter);
-    return { operation: { op: "remove", path: `${resolved.path}[${stringifyFilter(filter)}]` }, ensureArray: resolved.attribute.name };
+    return {
+      operation: { op: "remove", path: `${resolved.path}[${stringifyFilter(filter)}]` },
+      ensureArray: resolved.attribute.name,
+    };
   });
 }
 
@@ -123,7 +168,8 @@ function resolvePath(resource: ResourceSchema, pathText: string) {
   try {
     parsed = parsePatchPath(pathText);
   } catch (error) {
-    if (error instanceof FilterSyntaxError) throw invalidPath(`Invalid path ${JSON.stringify(pathText)}: ${error.message}`);
+    if (error instanceof FilterSyntaxError)
+      throw invalidPath(`Invalid path ${JSON.stringify(pathText)}: ${error.message}`);
     throw error;
   }
   const resolved = resolveAttribute(resource, parsed.attrPath);
@@ -147,14 +193,19 @@ function canonicalFilter(filter: Filter, parent: AttributeDefinition, pathText: 
   switch (filter.op) {
     case "and":
     case "or":
-      return { ...filter, left: canonicalFilter(filter.left, parent, pathText), right: canonicalFilter(filter.right, parent, pathText) };
+      return {
+        ...filter,
+        left: canonicalFilter(filter.left, parent, pathText),
+        right: canonicalFilter(filter.right, parent, pathText),
+      };
     case "not":
       return { ...filter, filter: canonicalFilter(filter.filter, parent, pathText) };
     case "[]":
       throw invalidPath(`Value filters cannot be nested: ${JSON.stringify(pathText)}`);
     default: {
       const sub = filter.attrPath.includes(".") ? undefined : findSubAttribute(parent, filter.attrPath);
-      if (!sub) throw invalidPath(`Unknown attribute ${JSON.stringify(filter.attrPath)} in ${JSON.stringify(pathText)}`);
+      if (!sub)
+        throw invalidPath(`Unknown attribute ${JSON.stringify(filter.attrPath)} in ${JSON.stringify(pathText)}`);
       return { ...filter, attrPath: sub.name };
     }
   }
@@ -163,7 +214,8 @@ function canonicalFilter(filter: Filter, parent: AttributeDefinition, pathText: 
 /** scim-patch splits paths at their last ":" and re-parses filters with a parser that mangles escapes. */
 function checkFilterText(filter: Filter): void {
   const text = stringifyFilter(filter);
-  if (text.includes(":") || text.includes("\\")) throw invalidPath(`Value filters in PATCH paths cannot contain ":" or "\\" (${text})`);
+  if (text.includes(":") || text.includes("\\"))
+    throw invalidPath(`Value filters in PATCH paths cannot contain ":" or "\\" (${text})`);
 }
 
 function patchError(error: unknown): ApiError {

@@ -65,10 +65,15 @@ export const USER_COLUMNS: Record<string, SqlColumn> = {
   groups: { kind: "jsonb", sql: sql.ref("su.groups") },
 };
 
-const columnsOf = (columns: Record<string, SqlColumn>) => (path: string) => (Object.hasOwn(columns, path) ? columns[path] : undefined);
+const columnsOf = (columns: Record<string, SqlColumn>) => (path: string) =>
+  Object.hasOwn(columns, path) ? columns[path] : undefined;
 
 /** What filters on Users translate over: the columns above, the rest inside `su.attributes`. */
-export const USER_FILTER_TARGET: FilterTarget = { resource: USER_RESOURCE, column: columnsOf(USER_COLUMNS), document: sql.ref("su.attributes") };
+export const USER_FILTER_TARGET: FilterTarget = {
+  resource: USER_RESOURCE,
+  column: columnsOf(USER_COLUMNS),
+  document: sql.ref("su.attributes"),
+};
 
 export const GROUP_COLUMNS: Record<string, SqlColumn> = {
   id: { kind: "text", sql: sql`sg.id::text` },
@@ -81,7 +86,11 @@ export const GROUP_COLUMNS: Record<string, SqlColumn> = {
   members: { kind: "jsonb", sql: sql.ref("sg.members") },
 };
 /** Groups have no attributes outside columns. */
-export const GROUP_FILTER_TARGET: FilterTarget = { resource: GROUP_RESOURCE, column: columnsOf(GROUP_COLUMNS), document: sql`'{}'::jsonb` };
+export const GROUP_FILTER_TARGET: FilterTarget = {
+  resource: GROUP_RESOURCE,
+  column: columnsOf(GROUP_COLUMNS),
+  document: sql`'{}'::jsonb`,
+};
 
 /** Page of a list: rows in id order and how many match in all. */
 export interface ListPage<Row> {
@@ -122,22 +131,45 @@ export class ScimRepository {
               .selectFrom("team_members as tm")
               .innerJoin("teams as t", "t.id", "tm.team_id")
               .whereRef("tm.member_id", "=", "m.id")
-              .select(sql<GroupRef[]>`coalesce(jsonb_agg(jsonb_build_object('value', t.id::text, 'display', t.name) ORDER BY t.id), '[]'::jsonb)`.as("refs"))
+              .select(
+                sql<
+                  GroupRef[]
+                >`coalesce(jsonb_agg(jsonb_build_object('value', t.id::text, 'display', t.name) ORDER BY t.id), '[]'::jsonb)`.as(
+                  "refs",
+                ),
+              )
               .as("groups")
           : sql<GroupRef[] | null>`null::jsonb`.as("groups"),
       ]);
   }
 
-  async listUsers(db: ScimDb, organizationId: number, bounds: ListBounds, withGroups: boolean): Promise<ListPage<UserRow>> {
+  async listUsers(
+    db: ScimDb,
+    organizationId: number,
+    bounds: ListBounds,
+    withGroups: boolean,
+  ): Promise<ListPage<UserRow>> {
     const source = () => db.selectFrom(this.userSource(db, organizationId, withGroups).as("su"));
     const where = bounds.where ?? sql<SqlBool>`true`;
-    const { total } = await source().select(sql<number>`count(*)::int`.as("total")).where(where).executeTakeFirstOrThrow();
-    const rows = bounds.limit === 0 || bounds.offset >= total ? [] : await source().selectAll().where(where).orderBy("su.id").offset(bounds.offset).limit(bounds.limit).execute();
+    const { total } = await source()
+      .select(sql<number>`count(*)::int`.as("total"))
+      .where(where)
+      .executeTakeFirstOrThrow();
+    const rows =
+      bounds.limit === 0 || bounds.offset >= total
+        ? []
+        : await source().selectAll().where(where).orderBy("su.id").offset(bounds.offset).limit(bounds.limit).execute();
     return { total, rows: rows as UserRow[] };
   }
 
-  async findUser(db: ScimDb, organizationId: number, memberId: number, withGroups = true): Promise<UserRow | undefined> {
-    return (await this.userSource(db, organizationId, withGroups).where("m.id", "=", memberId).executeTakeFirst()) as UserRow | undefined;
+  async findUser(
+    db: ScimDb,
+    organizationId: number,
+    memberId: number,
+    withGroups = true,
+  ): Promise<UserRow | undefined> {
+    return (await this.userSource(db, organizationId, withGroups).where("m.id", "=", memberId).executeTakeFirst()) as
+      UserRow | undefined;
   }
 
   /** The member using this userName (compared case-insensitively), host-added members by their email or username. */
@@ -152,7 +184,12 @@ export class ScimRepository {
   }
 
   async findUserByExternalId(db: ScimDb, organizationId: number, externalId: string) {
-    return db.selectFrom("organization_members").select("id").where("organization_id", "=", organizationId).where("scim_external_id", "=", externalId).executeTakeFirst();
+    return db
+      .selectFrom("organization_members")
+      .select("id")
+      .where("organization_id", "=", organizationId)
+      .where("scim_external_id", "=", externalId)
+      .executeTakeFirst();
   }
 
   async countActiveOwners(db: ScimDb, organizationId: number): Promise<number> {
@@ -168,7 +205,12 @@ export class ScimRepository {
 
   /** The oldest user account with this email (case-insensitive). */
   findAccountByEmail(db: ScimDb, email: string) {
-    return db.selectFrom("users").selectAll().where(sql<SqlBool>`lower(email) = lower(${email}::text)`).orderBy("id").executeTakeFirst();
+    return db
+      .selectFrom("users")
+      .selectAll()
+      .where(sql<SqlBool>`lower(email) = lower(${email}::text)`)
+      .orderBy("id")
+      .executeTakeFirst();
   }
 
   /** Creates a user account; usernames are global, so a taken one gets a numbered suffix. */
@@ -206,7 +248,12 @@ export class ScimRepository {
       .executeTakeFirst();
   }
 
-  async updateMember(db: ScimDb, organizationId: number, memberId: number, values: MemberValues & { now: Date }): Promise<void> {
+  async updateMember(
+    db: ScimDb,
+    organizationId: number,
+    memberId: number,
+    values: MemberValues & { now: Date },
+  ): Promise<void> {
     await db
       .updateTable("organization_members")
       .set({
@@ -224,7 +271,11 @@ export class ScimRepository {
 
   /** Removes the membership (team memberships go with it, by cascade); the user account stays. */
   async deleteMember(db: ScimDb, organizationId: number, memberId: number): Promise<void> {
-    await db.deleteFrom("organization_members").where("organization_id", "=", organizationId).where("id", "=", memberId).execute();
+    await db
+      .deleteFrom("organization_members")
+      .where("organization_id", "=", organizationId)
+      .where("id", "=", memberId)
+      .execute();
   }
 
   groupSource(db: ScimDb, organizationId: number, withMembers: boolean) {
@@ -245,31 +296,62 @@ export class ScimRepository {
               .innerJoin("users as u", "u.id", "m.user_id")
               .whereRef("tm.team_id", "=", "t.id")
               .select(
-                sql<GroupRef[]>`coalesce(jsonb_agg(jsonb_build_object('value', m.id::text, 'display', coalesce(m.scim_attributes ->> 'displayName', nullif(u.name, ''), m.scim_user_name, u.username)) ORDER BY m.id), '[]'::jsonb)`.as("refs"),
+                sql<
+                  GroupRef[]
+                >`coalesce(jsonb_agg(jsonb_build_object('value', m.id::text, 'display', coalesce(m.scim_attributes ->> 'displayName', nullif(u.name, ''), m.scim_user_name, u.username)) ORDER BY m.id), '[]'::jsonb)`.as(
+                  "refs",
+                ),
               )
               .as("members")
           : sql<GroupRef[] | null>`null::jsonb`.as("members"),
       ]);
   }
 
-  async listGroups(db: ScimDb, organizationId: number, bounds: ListBounds, withMembers: boolean): Promise<ListPage<GroupRow>> {
+  async listGroups(
+    db: ScimDb,
+    organizationId: number,
+    bounds: ListBounds,
+    withMembers: boolean,
+  ): Promise<ListPage<GroupRow>> {
     const source = () => db.selectFrom(this.groupSource(db, organizationId, withMembers).as("sg"));
     const where = bounds.where ?? sql<SqlBool>`true`;
-    const { total } = await source().select(sql<number>`count(*)::int`.as("total")).where(where).executeTakeFirstOrThrow();
-    const rows = bounds.limit === 0 || bounds.offset >= total ? [] : await source().selectAll().where(where).orderBy("sg.id").offset(bounds.offset).limit(bounds.limit).execute();
+    const { total } = await source()
+      .select(sql<number>`count(*)::int`.as("total"))
+      .where(where)
+      .executeTakeFirstOrThrow();
+    const rows =
+      bounds.limit === 0 || bounds.offset >= total
+        ? []
+        : await source().selectAll().where(where).orderBy("sg.id").offset(bounds.offset).limit(bounds.limit).execute();
     return { total, rows: rows as GroupRow[] };
   }
 
-  async findGroup(db: ScimDb, organizationId: number, teamId: number, withMembers = true): Promise<GroupRow | undefined> {
-    return (await this.groupSource(db, organizationId, withMembers).where("t.id", "=", teamId).executeTakeFirst()) as GroupRow | undefined;
+  async findGroup(
+    db: ScimDb,
+    organizationId: number,
+    teamId: number,
+    withMembers = true,
+  ): Promise<GroupRow | undefined> {
+    return (await this.groupSource(db, organizationId, withMembers).where("t.id", "=", teamId).executeTakeFirst()) as
+      GroupRow | undefined;
   }
 
   findGroupByName(db: ScimDb, organizationId: number, name: string) {
-    return db.selectFrom("teams").select("id").where("organization_id", "=", organizationId).where(sql<SqlBool>`lower(name) = lower(${name}::text)`).executeTakeFirst();
+    return db
+      .selectFrom("teams")
+      .select("id")
+      .where("organization_id", "=", organizationId)
+      .where(sql<SqlBool>`lower(name) = lower(${name}::text)`)
+      .executeTakeFirst();
   }
 
   findGroupByExternalId(db: ScimDb, organizationId: number, externalId: string) {
-    return db.selectFrom("teams").select("id").where("organization_id", "=", organizationId).where("scim_external_id", "=", externalId).executeTakeFirst();
+    return db
+      .selectFrom("teams")
+      .select("id")
+      .where("organization_id", "=", organizationId)
+      .where("scim_external_id", "=", externalId)
+      .executeTakeFirst();
   }
 
   async slugsLike(db: ScimDb, organizationId: number, base: string): Promise<Set<string>> {
@@ -282,15 +364,30 @@ export class ScimRepository {
     return new Set(rows.map((row) => row.slug));
   }
 
-  insertTeam(db: ScimDb, values: { organizationId: number; slug: string; name: string; externalId: string | null; now: Date }) {
+  insertTeam(
+    db: ScimDb,
+    values: { organizationId: number; slug: string; name: string; externalId: string | null; now: Date },
+  ) {
     return db
       .insertInto("teams")
-      .values({ organization_id: values.organizationId, slug: values.slug, name: values.name, scim_external_id: values.externalId, date_created: values.now, date_updated: values.now })
+      .values({
+        organization_id: values.organizationId,
+        slug: values.slug,
+        name: values.name,
+        scim_external_id: values.externalId,
+        date_created: values.now,
+        date_updated: values.now,
+      })
       .returning("id")
       .executeTakeFirstOrThrow();
   }
 
-  async updateTeam(db: ScimDb, organizationId: number, teamId: number, values: { name: string; externalId: string | null; now: Date }): Promise<void> {
+  async updateTeam(
+    db: ScimDb,
+    organizationId: number,
+    teamId: number,
+    values: { name: string; externalId: string | null; now: Date },
+  ): Promise<void> {
     await db
       .updateTable("teams")
       .set({ name: values.name, scim_external_id: values.externalId, date_updated: values.now })
@@ -306,22 +403,45 @@ export class ScimRepository {
   /** Member id → user account id, for these members of the organization. */
   async memberUsers(db: ScimDb, organizationId: number, memberIds: number[]): Promise<Map<number, number>> {
     if (memberIds.length === 0) return new Map();
-    const rows = await db.selectFrom("organization_members").select(["id", "user_id"]).where("organization_id", "=", organizationId).where("id", "in", memberIds).execute();
+    const rows = await db
+      .selectFrom("organization_members")
+      .select(["id", "user_id"])
+      .where("organization_id", "=", organizationId)
+      .where("id", "in", memberIds)
+      .execute();
     return new Map(rows.map((row) => [row.id, row.user_id]));
   }
 
-  async addTeamMembers(db: ScimDb, organizationId: number, teamId: number, memberIds: number[], now: Date): Promise<void> {
+  async addTeamMembers(
+    db: ScimDb,
+    organizationId: number,
+    teamId: number,
+    memberIds: number[],
+    now: Date,
+  ): Promise<void> {
     if (memberIds.length === 0) return;
     await db
       .insertInto("team_members")
-      .values(memberIds.map((memberId) => ({ organization_id: organizationId, team_id: teamId, member_id: memberId, date_created: now })))
+      .values(
+        memberIds.map((memberId) => ({
+          organization_id: organizationId,
+          team_id: teamId,
+          member_id: memberId,
+          date_created: now,
+        })),
+      )
       .onConflict((oc) => oc.columns(["team_id", "member_id"]).doNothing())
       .execute();
   }
 
   async removeTeamMembers(db: ScimDb, organizationId: number, teamId: number, memberIds: number[]): Promise<void> {
     if (memberIds.length === 0) return;
-    await db.deleteFrom("team_members").where("organization_id", "=", organizationId).where("team_id", "=", teamId).where("member_id", "in", memberIds).execute();
+    await db
+      .deleteFrom("team_members")
+      .where("organization_id", "=", organizationId)
+      .where("team_id", "=", teamId)
+      .where("member_id", "in", memberIds)
+      .execute();
   }
 
   async setScimEnabled(db: ScimDb, organizationId: number, enabled: boolean): Promise<void> {

@@ -4,7 +4,8 @@ import type { AttributeDefinition, ResourceSchema } from "./schema-definitions.j
 
 export type JsonObject = Record<string, unknown>;
 
-export const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** `"True"`, `"false"`: Entra sends booleans as strings (docs/scim.md, "3. Microsoft Entra ID"). */
 export function toBoolean(value: unknown): boolean | undefined {
@@ -30,7 +31,8 @@ export function checkSchemas(resource: ResourceSchema, body: JsonObject): void {
   }
   const known = [resource.core, ...resource.extensions].map((schema) => schema.id.toLowerCase());
   const unknown = schemas.find((schema) => !known.includes(schema.toLowerCase()));
-  if (unknown !== undefined) throw invalidSyntax(`Unsupported schema ${JSON.stringify(unknown)} for a ${resource.resourceType}`);
+  if (unknown !== undefined)
+    throw invalidSyntax(`Unsupported schema ${JSON.stringify(unknown)} for a ${resource.resourceType}`);
   if (!schemas.some((schema) => schema.toLowerCase() === resource.core.id.toLowerCase())) {
     throw invalidSyntax(`"schemas" must contain "${resource.core.id}"`);
   }
@@ -41,7 +43,9 @@ export function coerceValue(definition: AttributeDefinition, value: unknown, lab
   if (value === null || value === undefined) return null;
   if (definition.multiValued) {
     const items = Array.isArray(value) ? value : [value];
-    return items.map((item, index) => coerceSingle(definition, item, `${label}[${index}]`)).filter((item) => item !== null);
+    return items
+      .map((item, index) => coerceSingle(definition, item, `${label}[${index}]`))
+      .filter((item) => item !== null);
   }
   return coerceSingle(definition, value, label);
 }
@@ -63,7 +67,8 @@ function coerceSingle(definition: AttributeDefinition, value: unknown, label: st
       }
       return value;
     case "dateTime":
-      if (typeof value !== "string" || Number.isNaN(Date.parse(value))) throw invalidValue(`Attribute "${label}" must be an ISO 8601 date-time`);
+      if (typeof value !== "string" || Number.isNaN(Date.parse(value)))
+        throw invalidValue(`Attribute "${label}" must be an ISO 8601 date-time`);
       return value;
     default:
       if (typeof value !== "string") throw invalidValue(`Attribute "${label}" must be a string`);
@@ -75,7 +80,8 @@ function coerceComplex(definition: AttributeDefinition, value: unknown, label: s
   // Entra sends `manager: "id"` where the schema has `manager.value`.
   if (!isObject(value)) {
     const valueAttribute = findSubAttribute(definition, "value");
-    if (valueAttribute && !definition.multiValued && !Array.isArray(value)) return { value: coerceSingle(valueAttribute, value, `${label}.value`) };
+    if (valueAttribute && !definition.multiValued && !Array.isArray(value))
+      return { value: coerceSingle(valueAttribute, value, `${label}.value`) };
     throw invalidValue(`Attribute "${label}" must be an object`);
   }
   const out: JsonObject = {};
@@ -123,7 +129,8 @@ function assign(resource: ResourceSchema, out: JsonObject, key: string, value: u
   if (!resolved) throw invalidSyntax(`Unknown attribute ${JSON.stringify(key)} for a ${resource.resourceType}`);
   const definition = resolved.sub ?? resolved.attribute;
   if (resolved.attribute.mutability === "readOnly" || definition.mutability === "writeOnly") return;
-  if (resolved.sub && resolved.attribute.multiValued) throw invalidSyntax(`${JSON.stringify(key)} names a sub-attribute of a multi-valued attribute`);
+  if (resolved.sub && resolved.attribute.multiValued)
+    throw invalidSyntax(`${JSON.stringify(key)} names a sub-attribute of a multi-valued attribute`);
   const coerced = coerceValue(definition, value, resolved.path);
   if (coerced === null) return;
   setAt(out, resolved.keys, coerced);

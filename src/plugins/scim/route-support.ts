@@ -22,7 +22,12 @@ const SCIM_CLIENT: Actor = { type: "application", id: "scim", name: "SCIM" };
 
 async function actorOf(ctx: ScimRouteContext): Promise<Actor> {
   if (ctx.principal.userId === null) return SCIM_CLIENT;
-  const user = await ctx.container.resolve(Db).selectFrom("users").select(["id", "username", "name"]).where("id", "=", ctx.principal.userId).executeTakeFirst();
+  const user = await ctx.container
+    .resolve(Db)
+    .selectFrom("users")
+    .select(["id", "username", "name"])
+    .where("id", "=", ctx.principal.userId)
+    .executeTakeFirst();
   return user ? { type: "user", id: String(user.id), name: user.name || user.username } : SCIM_CLIENT;
 }
 
@@ -33,7 +38,8 @@ async function actorOf(ctx: ScimRouteContext): Promise<Actor> {
  */
 export async function scimCall(ctx: ScimRouteContext): Promise<ScimCall> {
   assertScimAvailable(ctx.organization);
-  if (ctx.request.method !== "GET" && ctx.request.method !== "HEAD" && ctx.request.method !== "DELETE") assertJsonBody(ctx.request);
+  if (ctx.request.method !== "GET" && ctx.request.method !== "HEAD" && ctx.request.method !== "DELETE")
+    assertJsonBody(ctx.request);
   const configured = ctx.container.resolve(PublicBaseUrl);
   const origin = configured ? configured.href.replace(/\/+$/, "") : `${ctx.url.origin}${ctx.basePath}`;
   return {

@@ -31,7 +31,9 @@ export const getResourceType = defineEndpoint({
   operationId: "scim.resourceTypes.get",
   summary: "SCIM: one resource type",
   handler: async (ctx) => {
-    const type = resourceTypes((await scimCall(ctx)).baseUrl).find((candidate) => candidate.id.toLowerCase() === ctx.params.name.toLowerCase());
+    const type = resourceTypes((await scimCall(ctx)).baseUrl).find(
+      (candidate) => candidate.id.toLowerCase() === ctx.params.name.toLowerCase(),
+    );
     if (!type) throw scimError(404, null, `Resource type ${JSON.stringify(ctx.params.name)} not found`);
     return scimResponse(ctx.request, type);
   },
@@ -54,10 +56,18 @@ export const getSchema = defineEndpoint({
   operationId: "scim.schemas.get",
   summary: "SCIM: one schema",
   handler: async (ctx) => {
-    const schema = schemaResources((await scimCall(ctx)).baseUrl).find((candidate) => candidate.id.toLowerCase() === ctx.params.schema_id.toLowerCase());
+    const schema = schemaResources((await scimCall(ctx)).baseUrl).find(
+      (candidate) => candidate.id.toLowerCase() === ctx.params.schema_id.toLowerCase(),
+    );
     if (!schema) throw scimError(404, null, `Schema ${JSON.stringify(ctx.params.schema_id)} not found`);
     return scimResponse(ctx.request, schema);
   },
 });
 
-export const discoveryEndpoints = [getServiceProviderConfig, listResourceTypes, getResourceType, listSchemas, getSchema];
+export const discoveryEndpoints = [
+  getServiceProviderConfig,
+  listResourceTypes,
+  getResourceType,
+  listSchemas,
+  getSchema,
+];

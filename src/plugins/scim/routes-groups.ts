@@ -17,7 +17,8 @@ export const listScimGroups = defineEndpoint({
   operationId: "scim.groups.list",
   summary: "SCIM: list teams (filter, startIndex, count, attributes, excludedAttributes=members)",
   scopes: ["team:read"],
-  handler: async (ctx) => scimResponse(ctx.request, await groups(ctx).list(await scimCall(ctx), parseListQuery(ctx.url))),
+  handler: async (ctx) =>
+    scimResponse(ctx.request, await groups(ctx).list(await scimCall(ctx), parseListQuery(ctx.url))),
 });
 
 export const createScimGroup = defineEndpoint({
@@ -39,7 +40,11 @@ export const getScimGroup = defineEndpoint({
   operationId: "scim.groups.get",
   summary: "SCIM: retrieve a team",
   scopes: ["team:read"],
-  handler: async (ctx) => scimResponse(ctx.request, await groups(ctx).get(await scimCall(ctx), ctx.params.group_id, parseProjection(ctx.url))),
+  handler: async (ctx) =>
+    scimResponse(
+      ctx.request,
+      await groups(ctx).get(await scimCall(ctx), ctx.params.group_id, parseProjection(ctx.url)),
+    ),
 });
 
 export const replaceScimGroup = defineEndpoint({
@@ -49,7 +54,8 @@ export const replaceScimGroup = defineEndpoint({
   summary: "SCIM: replace a team (name, members)",
   scopes: ["team:write"],
   body: anyBody,
-  handler: async (ctx) => scimResponse(ctx.request, await groups(ctx).replace(await scimCall(ctx), ctx.params.group_id, ctx.body)),
+  handler: async (ctx) =>
+    scimResponse(ctx.request, await groups(ctx).replace(await scimCall(ctx), ctx.params.group_id, ctx.body)),
 });
 
 export const patchScimGroup = defineEndpoint({
@@ -59,7 +65,8 @@ export const patchScimGroup = defineEndpoint({
   summary: "SCIM: change a team (PatchOp: rename, members add/remove/replace)",
   scopes: ["team:write"],
   body: anyBody,
-  handler: async (ctx) => scimResponse(ctx.request, await groups(ctx).patch(await scimCall(ctx), ctx.params.group_id, ctx.body)),
+  handler: async (ctx) =>
+    scimResponse(ctx.request, await groups(ctx).patch(await scimCall(ctx), ctx.params.group_id, ctx.body)),
 });
 
 export const deleteScimGroup = defineEndpoint({
@@ -74,4 +81,11 @@ export const deleteScimGroup = defineEndpoint({
   },
 });
 
-export const groupEndpoints = [listScimGroups, createScimGroup, getScimGroup, replaceScimGroup, patchScimGroup, deleteScimGroup];
+export const groupEndpoints = [
+  listScimGroups,
+  createScimGroup,
+  getScimGroup,
+  replaceScimGroup,
+  patchScimGroup,
+  deleteScimGroup,
+];

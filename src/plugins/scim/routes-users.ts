@@ -17,7 +17,8 @@ export const listScimUsers = defineEndpoint({
   operationId: "scim.users.list",
   summary: "SCIM: list members (filter, startIndex, count, attributes, excludedAttributes)",
   scopes: ["member:read"],
-  handler: async (ctx) => scimResponse(ctx.request, await users(ctx).list(await scimCall(ctx), parseListQuery(ctx.url))),
+  handler: async (ctx) =>
+    scimResponse(ctx.request, await users(ctx).list(await scimCall(ctx), parseListQuery(ctx.url))),
 });
 
 export const createScimUser = defineEndpoint({
@@ -39,7 +40,8 @@ export const getScimUser = defineEndpoint({
   operationId: "scim.users.get",
   summary: "SCIM: retrieve a member",
   scopes: ["member:read"],
-  handler: async (ctx) => scimResponse(ctx.request, await users(ctx).get(await scimCall(ctx), ctx.params.user_id, parseProjection(ctx.url))),
+  handler: async (ctx) =>
+    scimResponse(ctx.request, await users(ctx).get(await scimCall(ctx), ctx.params.user_id, parseProjection(ctx.url))),
 });
 
 export const replaceScimUser = defineEndpoint({
@@ -49,7 +51,8 @@ export const replaceScimUser = defineEndpoint({
   summary: "SCIM: replace a member's attributes",
   scopes: ["member:write"],
   body: anyBody,
-  handler: async (ctx) => scimResponse(ctx.request, await users(ctx).replace(await scimCall(ctx), ctx.params.user_id, ctx.body)),
+  handler: async (ctx) =>
+    scimResponse(ctx.request, await users(ctx).replace(await scimCall(ctx), ctx.params.user_id, ctx.body)),
 });
 
 export const patchScimUser = defineEndpoint({
@@ -59,7 +62,8 @@ export const patchScimUser = defineEndpoint({
   summary: "SCIM: change a member (PatchOp; deactivate with active: false)",
   scopes: ["member:write"],
   body: anyBody,
-  handler: async (ctx) => scimResponse(ctx.request, await users(ctx).patch(await scimCall(ctx), ctx.params.user_id, ctx.body)),
+  handler: async (ctx) =>
+    scimResponse(ctx.request, await users(ctx).patch(await scimCall(ctx), ctx.params.user_id, ctx.body)),
 });
 
 export const deleteScimUser = defineEndpoint({
@@ -74,4 +78,11 @@ export const deleteScimUser = defineEndpoint({
   },
 });
 
-export const userEndpoints = [listScimUsers, createScimUser, getScimUser, replaceScimUser, patchScimUser, deleteScimUser];
+export const userEndpoints = [
+  listScimUsers,
+  createScimUser,
+  getScimUser,
+  replaceScimUser,
+  patchScimUser,
+  deleteScimUser,
+];

@@ -71,7 +71,12 @@ export const COMMON_ATTRIBUTES: AttributeDefinition[] = [
       attribute("resourceType", "The name of the resource type.", { caseExact: true, mutability: "readOnly" }),
       attribute("created", "When the resource was added.", { type: "dateTime", mutability: "readOnly" }),
       attribute("lastModified", "When the resource was last changed.", { type: "dateTime", mutability: "readOnly" }),
-      attribute("location", "The URI of the resource.", { type: "reference", caseExact: true, mutability: "readOnly", referenceTypes: ["uri"] }),
+      attribute("location", "The URI of the resource.", {
+        type: "reference",
+        caseExact: true,
+        mutability: "readOnly",
+        referenceTypes: ["uri"],
+      }),
       attribute("version", "The version (ETag) of the resource.", { caseExact: true, mutability: "readOnly" }),
     ],
     { mutability: "readOnly" },
@@ -83,7 +88,10 @@ export const USER_SCHEMA_DEFINITION: SchemaDefinition = {
   name: "User",
   description: "An organization member",
   attributes: [
-    attribute("userName", "Unique identifier of the user in this organization, often an email address.", { required: true, uniqueness: "server" }),
+    attribute("userName", "Unique identifier of the user in this organization, often an email address.", {
+      required: true,
+      uniqueness: "server",
+    }),
     complex("name", "The components of the user's name.", [
       attribute("formatted", "The full name, formatted for display."),
       attribute("familyName", "The family name."),
@@ -107,8 +115,21 @@ export const USER_SCHEMA_DEFINITION: SchemaDefinition = {
     }),
     multiValued("emails", "Email addresses of the user.", ["work", "home", "other"]),
     multiValued("phoneNumbers", "Phone numbers of the user.", ["work", "home", "mobile", "fax", "pager", "other"]),
-    multiValued("ims", "Instant messaging addresses of the user.", ["aim", "gtalk", "icq", "xmpp", "msn", "skype", "qq", "yahoo"]),
-    multiValued("photos", "URLs of photos of the user.", ["photo", "thumbnail"], { type: "reference", caseExact: true, referenceTypes: ["external"] }),
+    multiValued("ims", "Instant messaging addresses of the user.", [
+      "aim",
+      "gtalk",
+      "icq",
+      "xmpp",
+      "msn",
+      "skype",
+      "qq",
+      "yahoo",
+    ]),
+    multiValued("photos", "URLs of photos of the user.", ["photo", "thumbnail"], {
+      type: "reference",
+      caseExact: true,
+      referenceTypes: ["external"],
+    }),
     complex(
       "addresses",
       "Physical mailing addresses of the user.",
@@ -119,7 +140,9 @@ export const USER_SCHEMA_DEFINITION: SchemaDefinition = {
         attribute("region", "The state or region."),
         attribute("postalCode", "The zip or postal code."),
         attribute("country", "The country."),
-        attribute("type", "A label indicating the attribute's function.", { canonicalValues: ["work", "home", "other"] }),
+        attribute("type", "A label indicating the attribute's function.", {
+          canonicalValues: ["work", "home", "other"],
+        }),
         attribute("primary", "Whether this is the primary address.", { type: "boolean" }),
       ],
       { multiValued: true },
@@ -129,7 +152,11 @@ export const USER_SCHEMA_DEFINITION: SchemaDefinition = {
       "The teams the member belongs to (read-only: change them through Groups).",
       [
         attribute("value", "The team's id.", { mutability: "readOnly" }),
-        attribute("$ref", "The URI of the team.", { type: "reference", mutability: "readOnly", referenceTypes: ["Group"] }),
+        attribute("$ref", "The URI of the team.", {
+          type: "reference",
+          mutability: "readOnly",
+          referenceTypes: ["Group"],
+        }),
         attribute("display", "The team's name.", { mutability: "readOnly" }),
         attribute("type", "How the membership is derived.", { mutability: "readOnly", canonicalValues: ["direct"] }),
       ],
@@ -167,13 +194,20 @@ export const GROUP_SCHEMA_DEFINITION: SchemaDefinition = {
   name: "Group",
   description: "A team",
   attributes: [
-    attribute("displayName", "The team's name, unique in the organization (case-insensitive).", { required: true, uniqueness: "server" }),
+    attribute("displayName", "The team's name, unique in the organization (case-insensitive).", {
+      required: true,
+      uniqueness: "server",
+    }),
     complex(
       "members",
       "The team's members (User ids).",
       [
         attribute("value", "The member's User id.", { mutability: "immutable", caseExact: true }),
-        attribute("$ref", "The URI of the member's User resource.", { type: "reference", mutability: "immutable", referenceTypes: ["User"] }),
+        attribute("$ref", "The URI of the member's User resource.", {
+          type: "reference",
+          mutability: "immutable",
+          referenceTypes: ["User"],
+        }),
         attribute("display", "The member's display name.", { mutability: "readOnly" }),
         attribute("type", "The type of member.", { mutability: "immutable", canonicalValues: ["User"] }),
       ],
@@ -189,7 +223,15 @@ export interface ResourceSchema {
   extensions: SchemaDefinition[];
 }
 
-export const USER_RESOURCE: ResourceSchema = { resourceType: "User", core: USER_SCHEMA_DEFINITION, extensions: [ENTERPRISE_USER_SCHEMA_DEFINITION] };
+export const USER_RESOURCE: ResourceSchema = {
+  resourceType: "User",
+  core: USER_SCHEMA_DEFINITION,
+  extensions: [ENTERPRISE_USER_SCHEMA_DEFINITION],
+};
 export const GROUP_RESOURCE: ResourceSchema = { resourceType: "Group", core: GROUP_SCHEMA_DEFINITION, extensions: [] };
 
-export const ALL_SCHEMAS: SchemaDefinition[] = [USER_SCHEMA_DEFINITION, GROUP_SCHEMA_DEFINITION, ENTERPRISE_USER_SCHEMA_DEFINITION];
+export const ALL_SCHEMAS: SchemaDefinition[] = [
+  USER_SCHEMA_DEFINITION,
+  GROUP_SCHEMA_DEFINITION,
+  ENTERPRISE_USER_SCHEMA_DEFINITION,
+];

@@ -26,7 +26,9 @@ export function serializeUser(row: UserRow, baseUrl: string): JsonObject {
     svcOrgRole: row.role,
     // Sentry's spelling of the same attribute, for identity providers configured for Sentry.
     sentryOrgRole: row.role,
-    ...(row.groups !== null ? { groups: row.groups.map((group) => ({ ...group, $ref: `${baseUrl}/Groups/${group.value}`, type: "direct" })) } : {}),
+    ...(row.groups !== null
+      ? { groups: row.groups.map((group) => ({ ...group, $ref: `${baseUrl}/Groups/${group.value}`, type: "direct" })) }
+      : {}),
     ...(enterprise === undefined ? {} : { [ENTERPRISE_USER_SCHEMA]: enterprise }),
     meta: meta("User", row, `${baseUrl}/Users/${row.id}`),
   };
@@ -39,12 +41,22 @@ export function serializeGroup(row: GroupRow, baseUrl: string): JsonObject {
     id: String(row.id),
     ...(row.external_id !== null ? { externalId: row.external_id } : {}),
     displayName: row.name,
-    ...(row.members !== null ? { members: row.members.map((member) => ({ ...member, $ref: `${baseUrl}/Users/${member.value}`, type: "User" })) } : {}),
+    ...(row.members !== null
+      ? {
+          members: row.members.map((member) => ({ ...member, $ref: `${baseUrl}/Users/${member.value}`, type: "User" })),
+        }
+      : {}),
     meta: meta("Group", row, `${baseUrl}/Groups/${row.id}`),
   };
 }
 
 /** RFC 7644 §3.4.2: numbers as JSON numbers; no match is 200 with no Resources, never 404. */
 export function listResponse(resources: JsonObject[], totalResults: number, startIndex: number) {
-  return { schemas: [LIST_RESPONSE_SCHEMA], totalResults, startIndex, itemsPerPage: resources.length, Resources: resources };
+  return {
+    schemas: [LIST_RESPONSE_SCHEMA],
+    totalResults,
+    startIndex,
+    itemsPerPage: resources.length,
+    Resources: resources,
+  };
 }

@@ -34,7 +34,8 @@ export class ScimSetupService {
   /** A new SCIM token; the previous one stops working at once. */
   async rotateToken(ref: Reference) {
     const organization = await this.eligible(ref);
-    if (!organization.scim_enabled) throw new ApiError(409, `SCIM is not enabled for organization "${organization.slug}": call scim.enable first`);
+    if (!organization.scim_enabled)
+      throw new ApiError(409, `SCIM is not enabled for organization "${organization.slug}": call scim.enable first`);
     return this.issue(organization);
   }
 

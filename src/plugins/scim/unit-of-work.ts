@@ -35,7 +35,13 @@ export class ScimUnitOfWork {
         await this.repository.lockOrganization(db, call.organization.id);
         const now = this.clock.now();
         const emit = <N extends DomainEventName>(name: N, payload: DomainEventMap[N]) =>
-          this.events.emit(scope, { name, organizationId: call.organization.id, actor: call.actor, occurredAt: now, payload });
+          this.events.emit(scope, {
+            name,
+            organizationId: call.organization.id,
+            actor: call.actor,
+            occurredAt: now,
+            payload,
+          });
         return work({ db, now, emit });
       });
     } catch (error) {

@@ -23,15 +23,26 @@ export class ScimUserService {
 
   async list(call: ScimCall, query: ListQuery) {
     const used = new Set<string>();
-    const where = query.filter === null ? null : filterToSql(parseFilterParameter(query.filter), USER_FILTER_TARGET, used);
+    const where =
+      query.filter === null ? null : filterToSql(parseFilterParameter(query.filter), USER_FILTER_TARGET, used);
     const withGroups = used.has("groups") || wantsAttribute(USER_RESOURCE, query, "groups");
-    const page = await this.repository.listUsers(this.work.read(), call.organization.id, { where, offset: query.startIndex - 1, limit: query.count }, withGroups);
+    const page = await this.repository.listUsers(
+      this.work.read(),
+      call.organization.id,
+      { where, offset: query.startIndex - 1, limit: query.count },
+      withGroups,
+    );
     const resources = page.rows.map((row) => project(USER_RESOURCE, serializeUser(row, call.baseUrl), query));
     return listResponse(resources, page.total, query.startIndex);
   }
 
   async get(call: ScimCall, rawId: string, projection: Projection) {
-    const row = await this.repository.findUser(this.work.read(), call.organization.id, resourceId(rawId, "User"), wantsAttribute(USER_RESOURCE, projection, "groups"));
+    const row = await this.repository.findUser(
+      this.work.read(),
+      call.organization.id,
+      resourceId(rawId, "User"),
+      wantsAttribute(USER_RESOURCE, projection, "groups"),
+    );
     if (!row) throw resourceNotFound("User", rawId);
     return project(USER_RESOURCE, serializeUser(row, call.baseUrl), projection);
   }
@@ -42,10 +53,24 @@ export class ScimUserService {
     return this.work.write(call, CONFLICT, async ({ db, now, emit }) => {
       await this.assertUnique(db, call, state, null);
       const email = primaryEmail(state.attributes) ?? (state.userName.includes("@") ? state.userName : null);
-      const account = (email !== null ? await this.repository.findAccountByEmail(db, email) : undefined)
-        ?? (await this.repository.insertAccount(db, { username: state.userName, email, name: fullName(state.attributes), now }));
-      const inserted = await this.repository.insertMember(db, { ...state, organizationId: call.organization.id, userId: account.id, now });
-      if (!inserted) throw uniqueness(`The user account with email ${JSON.stringify(email)} is already a member of this organization`);
+      const account =
+        (email !== null ? await this.repository.findAccountByEmail(db, email) : undefined) ??
+        (await this.repository.insertAccount(db, {
+          username: state.userName,
+          email,
+          name: fullName(state.attributes),
+          now,
+        }));
+      const inserted = await this.repository.insertMember(db, {
+        ...state,
+        organizationId: call.organization.id,
+        userId: account.id,
+        now,
+      });
+      if (!inserted)
+        throw uniqueness(
+          `The user account with email ${JSON.stringify(email)} is already a member of this organization`,
+        );
       const row = await this.load(db, call, inserted.id);
       const resource = serializeUser(row, call.baseUrl);
       await emit("member.provisioned", { member: memberSnapshot(row), resource });
@@ -91,7 +116,11 @@ export class ScimUserService {
     await this.assertUnique(db, call, state, row.id);
     const losesOwner = row.role === "owner" && row.active && (state.role !== "owner" || !state.active);
     if (losesOwner && (await this.otherActiveOwners(db, call, row)) === 0) {
-      throw scimError(403, null, "The only owner of the organization cannot be deactivated or given another role through SCIM");
+      throw scimError(
+        403,
+        null,
+        "The only owner of the organization cannot be deactivated or given another role through SCIM",
+      );
     }
     await this.repository.updateMember(db, call.organization.id, row.id, { ...state, now });
     const updated = await this.load(db, call, row.id);
@@ -109,10 +138,12 @@ export class ScimUserService {
    */
   private async assertUnique(db: ScimDb, call: ScimCall, state: UserState, self: number | null): Promise<void> {
     const byName = await this.repository.findUserByUserName(db, call.organization.id, state.userName);
-    if (byName && byName.id !== self) throw uniqueness(`userName ${JSON.stringify(state.userName)} is already in use in this organization`);
+    if (byName && byName.id !== self)
+      throw uniqueness(`userName ${JSON.stringify(state.userName)} is already in use in this organization`);
     if (state.externalId === null) return;
     const byExternalId = await this.repository.findUserByExternalId(db, call.organization.id, state.externalId);
-    if (byExternalId && byExternalId.id !== self) throw uniqueness(`externalId ${JSON.stringify(state.externalId)} is already in use in this organization`);
+    if (byExternalId && byExternalId.id !== self)
+      throw uniqueness(`externalId ${JSON.stringify(state.externalId)} is already in use in this organization`);
   }
 
   private async otherActiveOwners(db: ScimDb, call: ScimCall, row: UserRow): Promise<number> {
@@ -136,7 +167,11 @@ function readUser(body: unknown): JsonObject {
 /** The account's display name from what the identity provider sent. */
 function fullName(attributes: JsonObject): string {
   const name = isObject(attributes.name) ? attributes.name : {};
-  const parts = [name.givenName, name.familyName].filter((part): part is string => typeof part === "string" && part !== "");
+  const parts = [name.givenName, name.familyName].filter(
+    (part): part is string => typeof part === "string" && part !== "",
+  );
   const candidates = [name.formatted, parts.join(" "), attributes.displayName];
-  return (candidates.find((candidate): candidate is string => typeof candidate === "string" && candidate.trim() !== "") ?? "").slice(0, 200);
+  return (
+    candidates.find((candidate): candidate is string => typeof candidate === "string" && candidate.trim() !== "") ?? ""
+  ).slice(0, 200);
 }

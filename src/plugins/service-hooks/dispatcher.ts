@@ -22,7 +22,13 @@ export class ServiceHookDispatcher {
   ) {}
 
   /** One delivery per active hook of the event's project subscribed to `hookEvent`. */
-  async dispatch(scope: TransactionScope, hookEvent: "event.created" | "event.alert", issue: IssueSnapshot, event: EventSnapshot, triggeringRules: string[] = []): Promise<void> {
+  async dispatch(
+    scope: TransactionScope,
+    hookEvent: "event.created" | "event.alert",
+    issue: IssueSnapshot,
+    event: EventSnapshot,
+    triggeringRules: string[] = [],
+  ): Promise<void> {
     const hooks = await this.#subscribed(scope, issue.project.id, hookEvent);
     if (hooks.length === 0) return;
     const links = await this.links.forOrganization(scope, hooks[0]?.organization_id as number);
@@ -43,7 +49,9 @@ export class ServiceHookDispatcher {
   }
 
   #subscribed(scope: TransactionScope, projectId: number, hookEvent: string): Promise<ServiceHook[]> {
-    return this.#hooks.get(scope, `${projectId}:${hookEvent}`, () => this.repository.subscribed(scope.trx, projectId, hookEvent));
+    return this.#hooks.get(scope, `${projectId}:${hookEvent}`, () =>
+      this.repository.subscribed(scope.trx, projectId, hookEvent),
+    );
   }
 }
 
@@ -57,7 +65,12 @@ export const serviceHookDestination: DestinationHandler = {
     "X-Svc-Hook-Event": delivery.event_type,
   }),
   disable: async (db, delivery) => {
-    const result = await db.updateTable("service_hooks").set({ status: "disabled" }).where("id", "=", delivery.destination_id).where("status", "=", "active").executeTakeFirst();
+    const result = await db
+      .updateTable("service_hooks")
+      .set({ status: "disabled" })
+      .where("id", "=", delivery.destination_id)
+      .where("status", "=", "active")
+      .executeTakeFirst();
     return result.numUpdatedRows > 0n;
   },
 };

@@ -10,7 +10,6 @@ import { ServiceHookService } from "./service.js";
 import { ServiceHookDispatcherToken, ServiceHookRepositoryToken, ServiceHookServiceToken } from "./tokens.js";
 import { serviceHooksMigrations } from "./migrations.js";
 
-
 /** Project service hooks: CRUD, and signed `event.created` / `event.alert` deliveries. */
 export const serviceHooksPlugin = definePlugin({
   id: "service-hooks",
@@ -22,20 +21,31 @@ export const serviceHooksPlugin = definePlugin({
       container,
       ServiceHookServiceToken,
       (c) =>
-        new ServiceHookService(c.resolve(ServiceHookRepositoryToken), c.resolve(OrganizationServiceToken), c.resolve(Clock), c.resolve(Options).delivery.allowPrivateNetworks),
+        new ServiceHookService(
+          c.resolve(ServiceHookRepositoryToken),
+          c.resolve(OrganizationServiceToken),
+          c.resolve(Clock),
+          c.resolve(Options).delivery.allowPrivateNetworks,
+        ),
     );
     registerFactory(
       container,
       ServiceHookDispatcherToken,
       (c) =>
-new ServiceHookDispatcher(c.resolve(ServiceHookRepositoryToken), c.resolve(OutboxToken), c.resolve(OrganizationLinksToken)),
+        new ServiceHookDispatcher(
+          c.resolve(ServiceHookRepositoryToken),
+          c.resolve(OutboxToken),
+          c.resolve(OrganizationLinksToken),
+        ),
     );
   },
   init: ({ container }) => container.resolve(DestinationRegistryToken).register(serviceHookDestination),
   endpoints: [createHook, listHooks, getHook, updateHook, deleteHook],
   on: {
     "error.created": (event, scope, { container }: PluginInitContext) =>
-      container.resolve(ServiceHookDispatcherToken).dispatch(scope, "event.created", event.payload.issue, event.payload.event),
+      container
+        .resolve(ServiceHookDispatcherToken)
+        .dispatch(scope, "event.created", event.payload.issue, event.payload.event),
   },
 });
 

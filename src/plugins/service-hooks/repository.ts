@@ -22,8 +22,17 @@ export class ServiceHookRepository {
       .executeTakeFirst();
   }
 
-  list(organizationId: number, projectId: number, status: ServiceHook["status"] | undefined, bound: KeysetBound): Promise<ServiceHook[]> {
-    let query = this.db().selectFrom("service_hooks").selectAll().where("organization_id", "=", organizationId).where("project_id", "=", projectId);
+  list(
+    organizationId: number,
+    projectId: number,
+    status: ServiceHook["status"] | undefined,
+    bound: KeysetBound,
+  ): Promise<ServiceHook[]> {
+    let query = this.db()
+      .selectFrom("service_hooks")
+      .selectAll()
+      .where("organization_id", "=", organizationId)
+      .where("project_id", "=", projectId);
     if (status) query = query.where("status", "=", status);
     const condition = keysetCondition(bound, "date_created", "seq");
     if (condition) query = query.where(condition);
@@ -31,7 +40,12 @@ export class ServiceHookRepository {
   }
 
   /** Sets the given columns; with none given, no UPDATE runs and the hook is read as it is. */
-  update(organizationId: number, projectId: number, id: string, values: Partial<Pick<ServiceHook, "url" | "events" | "status">>): Promise<ServiceHook | undefined> {
+  update(
+    organizationId: number,
+    projectId: number,
+    id: string,
+    values: Partial<Pick<ServiceHook, "url" | "events" | "status">>,
+  ): Promise<ServiceHook | undefined> {
     return updateIfChanged(
       values,
       (columns) =>
@@ -52,7 +66,11 @@ export class ServiceHookRepository {
     await this.db()
       .transaction()
       .execute(async (trx) => {
-        await trx.deleteFrom("service_hooks").where("organization_id", "=", organizationId).where("id", "=", id).execute();
+        await trx
+          .deleteFrom("service_hooks")
+          .where("organization_id", "=", organizationId)
+          .where("id", "=", id)
+          .execute();
         await trx
           .updateTable("deliveries")
           .set({ status: "cancelled", date_finished: now })

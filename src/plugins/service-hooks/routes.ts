@@ -30,7 +30,9 @@ export const listHooks = defineEndpoint({
   scopes: ["project:read"],
   query: listHooksQuery.extend({ per_page: pageSizeSchema, cursor: cursorSchema }),
   handler: async ({ organization, params, query, container, url }) => {
-    const project = await container.resolve(ServiceHookServiceToken).requireProject(organization.id, params.project_id_or_slug);
+    const project = await container
+      .resolve(ServiceHookServiceToken)
+      .requireProject(organization.id, params.project_id_or_slug);
     const repository = container.resolve(ServiceHookRepositoryToken);
     const page = await keysetPage((bound) => repository.list(organization.id, project.id, query.status, bound), {
       cursor: query.cursor,

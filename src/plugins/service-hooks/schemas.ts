@@ -7,7 +7,8 @@ const events = z
   .min(1, "at least one event is required")
   .superRefine((names, ctx) => {
     for (const name of names) {
-      if (!(SERVICE_HOOK_EVENTS as readonly string[]).includes(name)) ctx.addIssue({ code: "custom", message: `Invalid event name: ${name}` });
+      if (!(SERVICE_HOOK_EVENTS as readonly string[]).includes(name))
+        ctx.addIssue({ code: "custom", message: `Invalid event name: ${name}` });
     }
   })
   .transform((names) => [...new Set(names)].sort());
@@ -15,5 +16,9 @@ const events = z
 const url = z.string().min(1).max(2048);
 
 export const createHookBody = z.object({ url, events });
-export const updateHookBody = z.object({ url: url.optional(), events: events.optional(), isActive: z.boolean().optional() });
+export const updateHookBody = z.object({
+  url: url.optional(),
+  events: events.optional(),
+  isActive: z.boolean().optional(),
+});
 export const listHooksQuery = z.object({ status: z.enum(["active", "disabled"]).optional() });

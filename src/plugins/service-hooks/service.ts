@@ -39,12 +39,18 @@ export class ServiceHookService {
   }
 
   async require(project: Project, id: string): Promise<ServiceHook> {
-    const hook = /^[0-9a-f]{32}$/.test(id) ? await this.repository.find(project.organization_id, project.id, id) : undefined;
+    const hook = /^[0-9a-f]{32}$/.test(id)
+      ? await this.repository.find(project.organization_id, project.id, id)
+      : undefined;
     if (!hook) throw notFound();
     return hook;
   }
 
-  async update(project: Project, id: string, input: { url?: string; events?: string[]; isActive?: boolean }): Promise<ServiceHook> {
+  async update(
+    project: Project,
+    id: string,
+    input: { url?: string; events?: string[]; isActive?: boolean },
+  ): Promise<ServiceHook> {
     const hook = await this.require(project, id);
     if (input.url !== undefined) await this.checkUrl(input.url);
     const updated = await this.repository.update(project.organization_id, project.id, hook.id, {

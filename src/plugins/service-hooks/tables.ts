@@ -19,7 +19,6 @@ export interface ServiceHooksTable {
 
 export type ServiceHook = Selectable<ServiceHooksTable>;
 
-
 declare module "../../db/schema.js" {
   /** The service-hooks plugin's tables. */
   interface Database {

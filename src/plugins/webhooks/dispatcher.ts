@@ -67,11 +67,17 @@ export class AppWebhookDispatcher {
   }
 
   #subscribers(scope: TransactionScope, organizationId: number, category: AppWebhookCategory): Promise<Subscriber[]> {
-    return this.#subscribersMemo.get(scope, `${organizationId}:${category}`, () => findSubscribers(scope.trx, organizationId, category));
+    return this.#subscribersMemo.get(scope, `${organizationId}:${category}`, () =>
+      findSubscribers(scope.trx, organizationId, category),
+    );
   }
 }
 
-async function findSubscribers(db: Kysely<Database>, organizationId: number, category: AppWebhookCategory): Promise<Subscriber[]> {
+async function findSubscribers(
+  db: Kysely<Database>,
+  organizationId: number,
+  category: AppWebhookCategory,
+): Promise<Subscriber[]> {
   const rows = await db
     .selectFrom("app_installations as i")
     .innerJoin("apps as a", "a.id", "i.app_id")
@@ -81,5 +87,11 @@ async function findSubscribers(db: Kysely<Database>, organizationId: number, cat
     .where("a.webhook_url", "is not", null)
     .where((eb) => eb(eb.val<string>(category), "=", eb.fn.any("a.events")))
     .execute();
-  return rows.map((row) => ({ installationUuid: row.uuid, appId: row.id, webhookUrl: row.webhook_url as string, clientSecret: row.client_secret, sentryHookHeaders: row.sentry_hook_headers }));
+  return rows.map((row) => ({
+    installationUuid: row.uuid,
+    appId: row.id,
+    webhookUrl: row.webhook_url as string,
+    clientSecret: row.client_secret,
+    sentryHookHeaders: row.sentry_hook_headers,
+  }));
 }

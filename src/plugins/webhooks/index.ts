@@ -29,7 +29,10 @@ function forward<N extends DomainEventName>(
 }
 
 /** `data.installation`; the grant `code` only appears while it is unused (installation.created). */
-function installationData(event: DomainEvent<"installation.created" | "installation.deleted" | "installation.scopes_approved">, links: LinkContext) {
+function installationData(
+  event: DomainEvent<"installation.created" | "installation.deleted" | "installation.scopes_approved">,
+  links: LinkContext,
+) {
   const { app, installation } = event.payload;
   return {
     installation: {
@@ -48,10 +51,16 @@ function installationData(event: DomainEvent<"installation.created" | "installat
  * itself came from its owner, so `installation.scopes_requested` is not sent to it.
  */
 function scopesApprovedData(event: DomainEvent<"installation.scopes_approved">, links: LinkContext) {
-  return { ...installationData(event, links), scopes: event.payload.scopes, approved_scopes: event.payload.approvedScopes };
+  return {
+    ...installationData(event, links),
+    scopes: event.payload.scopes,
+    approved_scopes: event.payload.approvedScopes,
+  };
 }
 
-const issueOnly = (event: { payload: { issue: IssueSnapshot } }, links: LinkContext) => ({ issue: issueData(event.payload.issue, links) });
+const issueOnly = (event: { payload: { issue: IssueSnapshot } }, links: LinkContext) => ({
+  issue: issueData(event.payload.issue, links),
+});
 
 /** Signed app webhooks for every issue, error, comment and installation event of an organization. */
 export const webhooksPlugin = definePlugin({
@@ -65,15 +74,27 @@ export const webhooksPlugin = definePlugin({
     "issue.created": forward("issue", issueOnly),
     "issue.ignored": forward("issue", issueOnly),
     "issue.unresolved": forward("issue", issueOnly),
-    "issue.resolved": forward("issue", (event, links) => ({ issue: issueData(event.payload.issue, links), resolution_type: event.payload.resolutionType })),
-    "issue.assigned": forward("issue", (event, links) => ({ issue: issueData(event.payload.issue, links), assignee: event.payload.assignee })),
-    "error.created": forward("error", (event, links) => ({ error: errorData(event.payload.issue, event.payload.event, links) })),
+    "issue.resolved": forward("issue", (event, links) => ({
+      issue: issueData(event.payload.issue, links),
+      resolution_type: event.payload.resolutionType,
+    })),
+    "issue.assigned": forward("issue", (event, links) => ({
+      issue: issueData(event.payload.issue, links),
+      assignee: event.payload.assignee,
+    })),
+    "error.created": forward("error", (event, links) => ({
+      error: errorData(event.payload.issue, event.payload.event, links),
+    })),
     "comment.created": forward("comment", (event) => commentData(event.payload.issue, event.payload.comment)),
     "comment.updated": forward("comment", (event) => commentData(event.payload.issue, event.payload.comment)),
     "comment.deleted": forward("comment", (event) => commentData(event.payload.issue, event.payload.comment)),
     "installation.created": forward("installation", installationData, (event) => event.payload.installation.uuid),
     "installation.deleted": forward("installation", installationData, (event) => event.payload.installation.uuid),
-    "installation.scopes_approved": forward("installation", scopesApprovedData, (event) => event.payload.installation.uuid),
+    "installation.scopes_approved": forward(
+      "installation",
+      scopesApprovedData,
+      (event) => event.payload.installation.uuid,
+    ),
   },
 });
 

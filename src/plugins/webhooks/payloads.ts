@@ -3,7 +3,6 @@ import type { CommentSnapshot, EventSnapshot, IssueSnapshot } from "../issues/in
 import { issueLinks } from "../issues/index.js";
 import type { LinkContext } from "../organizations/index.js";
 
-
 /** `data.issue` of issue webhooks: the seed's fields (`count` an integer) plus links. */
 export function issueData(issue: IssueSnapshot, links: LinkContext) {
   return {

@@ -56,7 +56,12 @@ export async function request<T>(method: string, path: string, body?: unknown): 
     const value = response.headers.get(name);
     return value === null ? null : Number(value);
   };
-  return { data: (text ? JSON.parse(text) : null) as T, ...cursors(response.headers.get("link")), hits: number("x-hits"), maxHits: number("x-max-hits") };
+  return {
+    data: (text ? JSON.parse(text) : null) as T,
+    ...cursors(response.headers.get("link")),
+    hits: number("x-hits"),
+    maxHits: number("x-max-hits"),
+  };
 }
 
 export const get = async <T>(path: string): Promise<T> => (await request<T>("GET", path)).data;
@@ -65,7 +70,8 @@ export const get = async <T>(path: string): Promise<T> => (await request<T>("GET
 export function qs(params: Record<string, string | string[] | undefined | null>): string {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
-    for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined && one !== null && one !== "") search.append(key, one);
+    for (const one of Array.isArray(value) ? value : [value])
+      if (one !== undefined && one !== null && one !== "") search.append(key, one);
   }
   const text = search.toString();
   return text ? `?${text}` : "";

@@ -30,11 +30,13 @@ function OrganizationPicker() {
       <h2 id="orgs-title">Your organizations</h2>
       <${Failure} error=${organizations.error} /><${Loading} when=${organizations.loading && !list} />
       ${list && !list.length ? html`<p class="muted">You are not a member of any organization.</p>` : null}
-      ${list?.length
-        ? html`<ul class="orgs">
-            ${list.map((o) => html`<li><a href=${href(`/${encodeURIComponent(o.slug)}`)}>${o.name}</a> <span class="muted">${o.slug}</span></li>`)}
-          </ul>`
-        : null}
+      ${
+        list?.length
+          ? html`<ul class="orgs">
+              ${list.map((o) => html`<li><a href=${href(`/${encodeURIComponent(o.slug)}`)}>${o.name}</a> <span class="muted">${o.slug}</span></li>`)}
+            </ul>`
+          : null
+      }
     </section>
     <form
       class="card"
@@ -44,7 +46,14 @@ function OrganizationPicker() {
       }}
     >
       <label for="org-slug">Organization slug</label>
-      <div class="row"><input id="org-slug" value=${slug} onInput=${(e: Event) => setSlug((e.target as HTMLInputElement).value)} required /><button>Open</button></div>
+      <div class="row">
+        <input
+          id="org-slug"
+          value=${slug}
+          onInput=${(e: Event) => setSlug((e.target as HTMLInputElement).value)}
+          required
+        /><button>Open</button>
+      </div>
     </form>
   </main>`;
 }
@@ -82,7 +91,13 @@ export function App() {
         <ul>
           ${SECTIONS.map(
             ([path, label]) =>
-              html`<li><a href=${href(`/${encodeURIComponent(org)}${path}`)} aria-current=${current === path ? "page" : undefined}>${label}</a></li>`,
+              html`<li>
+                <a
+                  href=${href(`/${encodeURIComponent(org)}${path}`)}
+                  aria-current=${current === path ? "page" : undefined}
+                  >${label}</a
+                >
+              </li>`,
           )}
         </ul>
       </nav>

@@ -11,7 +11,8 @@ const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
 /** "3 minutes ago" (the exact time goes in a title/datetime beside it). */
 export function ago(iso: string): string {
   const seconds = (Date.parse(iso) - Date.now()) / 1000;
-  for (const [unit, size] of units) if (Math.abs(seconds) >= size || unit === "second") return relative.format(Math.round(seconds / size), unit);
+  for (const [unit, size] of units)
+    if (Math.abs(seconds) >= size || unit === "second") return relative.format(Math.round(seconds / size), unit);
   return iso;
 }
 

@@ -20,7 +20,13 @@ export function useAsync<T>(load: () => Promise<T>, deps: unknown[], poll = fals
     setState((previous) => ({ ...previous, loading: true }));
     load().then(
       (data) => mine === generation.current && setState({ data, loading: false }),
-      (error: unknown) => mine === generation.current && setState((previous) => ({ data: previous.data, error: error instanceof Error ? error : new Error(String(error)), loading: false })),
+      (error: unknown) =>
+        mine === generation.current &&
+        setState((previous) => ({
+          data: previous.data,
+          error: error instanceof Error ? error : new Error(String(error)),
+          loading: false,
+        })),
     );
     // `deps` are the caller's: `load` is a fresh closure on every render.
   }, deps);

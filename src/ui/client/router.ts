@@ -41,7 +41,8 @@ export function useLocation(): Location {
 
 /** Same-document navigation for plain left clicks on dashboard links (others open normally). */
 export function onLinkClick(event: MouseEvent): void {
-  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)
+    return;
   const anchor = (event.target as Element | null)?.closest?.("a");
   const target = anchor?.getAttribute("href");
   if (!anchor || !target || anchor.target || !target.startsWith(config.base + "/")) return;

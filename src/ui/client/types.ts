@@ -68,7 +68,16 @@ export interface Breadcrumb {
 export type Entry =
   | { type: "exception"; data: { values: ExceptionValue[] } }
   | { type: "breadcrumbs"; data: { values: Breadcrumb[] } }
-  | { type: "request"; data: { url?: string; method?: string; query?: Array<[string, string]>; headers?: Array<[string, string]>; data?: unknown } }
+  | {
+      type: "request";
+      data: {
+        url?: string;
+        method?: string;
+        query?: Array<[string, string]>;
+        headers?: Array<[string, string]>;
+        data?: unknown;
+      };
+    }
   | { type: "message"; data: { formatted?: string } };
 
 export interface SentryEvent {

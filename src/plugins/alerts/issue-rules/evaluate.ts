@@ -88,7 +88,12 @@ function instantCondition(condition: Exclude<Condition, { id: "event_frequency" 
 }
 
 /** "More than N events in the interval"; an issue seen N times or fewer in all cannot hold, so no count is read. */
-async function frequencyCondition(condition: Extract<Condition, { id: "event_frequency" }>, facts: EventFacts, environment: string | null, count: EventCounter): Promise<boolean> {
+async function frequencyCondition(
+  condition: Extract<Condition, { id: "event_frequency" }>,
+  facts: EventFacts,
+  environment: string | null,
+  count: EventCounter,
+): Promise<boolean> {
   if (facts.timesSeen <= condition.value) return false;
   return (await count(condition.interval, environment)) > condition.value;
 }
@@ -100,14 +105,20 @@ async function frequencyCondition(condition: Extract<Condition, { id: "event_fre
 export async function ruleMatches(rule: EvaluableRule, facts: EventFacts, count: EventCounter): Promise<boolean> {
   if (rule.environment !== null && facts.environment !== rule.environment) return false;
   if (!rule.filters.every((filter) => filterPasses(filter, facts))) return false;
-  const instant = rule.conditions.filter((c): c is Exclude<Condition, { id: "event_frequency" }> => c.id !== "event_frequency");
-  const counting = rule.conditions.filter((c): c is Extract<Condition, { id: "event_frequency" }> => c.id === "event_frequency");
+  const instant = rule.conditions.filter(
+    (c): c is Exclude<Condition, { id: "event_frequency" }> => c.id !== "event_frequency",
+  );
+  const counting = rule.conditions.filter(
+    (c): c is Extract<Condition, { id: "event_frequency" }> => c.id === "event_frequency",
+  );
   if (rule.actionMatch === "all") {
     if (!instant.every((condition) => instantCondition(condition, facts))) return false;
-    for (const condition of counting) if (!(await frequencyCondition(condition, facts, rule.environment, count))) return false;
+    for (const condition of counting)
+      if (!(await frequencyCondition(condition, facts, rule.environment, count))) return false;
     return true;
   }
   if (instant.some((condition) => instantCondition(condition, facts))) return true;
-  for (const condition of counting) if (await frequencyCondition(condition, facts, rule.environment, count)) return true;
+  for (const condition of counting)
+    if (await frequencyCondition(condition, facts, rule.environment, count)) return true;
   return false;
 }

@@ -48,20 +48,39 @@ export class IssueAlertProcessor {
     if (issue.status !== "unresolved") return;
     const rules = await this.#activeRules(scope, issue.project.id);
     if (rules.length === 0) return;
-    const facts: EventFacts = { level: event.level, environment: event.environment, tags: event.tags, firstEvent, transition, timesSeen: issue.count };
+    const facts: EventFacts = {
+      level: event.level,
+      environment: event.environment,
+      tags: event.tags,
+      firstEvent,
+      transition,
+      timesSeen: issue.count,
+    };
     const at = event.received;
-    const count = (interval: Interval, environment: string | null) => this.#count(scope, issue.id, windowStart(at, interval), environment);
+    const count = (interval: Interval, environment: string | null) =>
+      this.#count(scope, issue.id, windowStart(at, interval), environment);
     const matched: LoadedRule[] = [];
     for (const rule of rules) {
       if (this.#throttled(scope, rule.row, issue.id, at)) continue;
       if (await ruleMatches(rule, facts, count)) matched.push(rule);
     }
     if (matched.length === 0) return;
-    const granted = await this.repository.claim(scope.trx, matched.map((rule) => rule.row.id), issue.id, at);
+    const granted = await this.repository.claim(
+      scope.trx,
+      matched.map((rule) => rule.row.id),
+      issue.id,
+      at,
+    );
     const fired = matched.filter((rule) => granted.has(rule.row.id));
     if (fired.length === 0) return;
     this.#remember(scope, fired, issue.id, at);
-    await this.serviceHooks.dispatch(scope, "event.alert", issue, event, fired.map((rule) => rule.row.name));
+    await this.serviceHooks.dispatch(
+      scope,
+      "event.alert",
+      issue,
+      event,
+      fired.map((rule) => rule.row.name),
+    );
     const links = await this.links.forOrganization(scope, domainEvent.organizationId);
     const data = errorData(issue, event, links);
     for (const rule of fired) {

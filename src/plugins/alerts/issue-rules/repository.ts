@@ -42,7 +42,12 @@ export class IssueRuleRepository {
   }
 
   find(projectId: number, id: number): Promise<IssueAlertRule | undefined> {
-    return this.db().selectFrom("issue_alert_rules").selectAll().where("project_id", "=", projectId).where("id", "=", id).executeTakeFirst();
+    return this.db()
+      .selectFrom("issue_alert_rules")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("id", "=", id)
+      .executeTakeFirst();
   }
 
   list(projectId: number, bound: KeysetBound): Promise<IssueAlertRule[]> {
@@ -55,7 +60,14 @@ export class IssueRuleRepository {
   update(projectId: number, id: number, values: Partial<IssueRuleInput>): Promise<IssueAlertRule | undefined> {
     return updateIfChanged(
       ruleColumns(values),
-      (columns) => this.db().updateTable("issue_alert_rules").set(columns).where("project_id", "=", projectId).where("id", "=", id).returningAll().executeTakeFirst(),
+      (columns) =>
+        this.db()
+          .updateTable("issue_alert_rules")
+          .set(columns)
+          .where("project_id", "=", projectId)
+          .where("id", "=", id)
+          .returningAll()
+          .executeTakeFirst(),
       () => this.find(projectId, id),
     );
   }
@@ -66,7 +78,13 @@ export class IssueRuleRepository {
 
   /** The active rules of a project, oldest first (the order of `triggering_rules`). */
   active(db: Kysely<Database>, projectId: number): Promise<IssueAlertRule[]> {
-    return db.selectFrom("issue_alert_rules").selectAll().where("project_id", "=", projectId).where("status", "=", "active").orderBy("id").execute();
+    return db
+      .selectFrom("issue_alert_rules")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("status", "=", "active")
+      .orderBy("id")
+      .execute();
   }
 
   /** Events of an issue in minute buckets from `since` on (one environment, or all when null). */
@@ -131,7 +149,15 @@ export class IssueRuleRepository {
     const fires = await db
       .deleteFrom("issue_alert_fires")
       .where(({ eb, refTuple, selectFrom }) =>
-        eb(refTuple("rule_id", "issue_id"), "in", selectFrom("issue_alert_fires").select(["rule_id", "issue_id"]).where("last_fired_at", "<", firesBefore).limit(limit).$asTuple("rule_id", "issue_id")),
+        eb(
+          refTuple("rule_id", "issue_id"),
+          "in",
+          selectFrom("issue_alert_fires")
+            .select(["rule_id", "issue_id"])
+            .where("last_fired_at", "<", firesBefore)
+            .limit(limit)
+            .$asTuple("rule_id", "issue_id"),
+        ),
       )
       .executeTakeFirst();
     return Math.max(Number(counters.numDeletedRows), Number(fires.numDeletedRows));

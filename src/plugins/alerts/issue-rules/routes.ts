@@ -30,7 +30,9 @@ export const listIssueRules = defineEndpoint({
   scopes: ["alerts:read"],
   query: z.object({ per_page: pageSizeSchema, cursor: cursorSchema }),
   handler: async ({ organization, params, query, container, url }) => {
-    const project = await container.resolve(IssueRuleServiceToken).requireProject(organization.id, params.project_id_or_slug);
+    const project = await container
+      .resolve(IssueRuleServiceToken)
+      .requireProject(organization.id, params.project_id_or_slug);
     const repository = container.resolve(IssueRuleRepositoryToken);
     const page = await keysetPage((bound) => repository.list(project.id, bound), {
       cursor: query.cursor,

@@ -24,7 +24,9 @@ export const conditionSchema = z.discriminatedUnion(
     z.object({
       id: z.literal("event_frequency"),
       value: count,
-      interval: z.enum(Object.keys(INTERVALS) as [Interval, ...Interval[]], { error: `must be one of ${Object.keys(INTERVALS).join(", ")}` }),
+      interval: z.enum(Object.keys(INTERVALS) as [Interval, ...Interval[]], {
+        error: `must be one of ${Object.keys(INTERVALS).join(", ")}`,
+      }),
     }),
   ],
   { error: unknownId("condition") },
@@ -47,10 +49,14 @@ export const filterSchema = z.discriminatedUnion(
         match: z.enum(TAG_MATCHES, { error: `must be one of ${TAG_MATCHES.join(", ")}` }),
         value: z.string().max(200).optional(),
       })
-      .refine((filter) => filter.match === "is" || filter.match === "ns" || (filter.value !== undefined && filter.value !== ""), {
-        message: "a value is required for this match",
-        path: ["value"],
-      }),
+      .refine(
+        (filter) =>
+          filter.match === "is" || filter.match === "ns" || (filter.value !== undefined && filter.value !== ""),
+        {
+          message: "a value is required for this match",
+          path: ["value"],
+        },
+      ),
     z.object({ id: z.literal("issue_occurrences"), value: count }),
   ],
   { error: unknownId("filter") },
@@ -64,7 +70,11 @@ const fields = {
   actionMatch: z.enum(["all", "any"], { error: "must be all or any" }),
   conditions: z.array(conditionSchema).min(1, "at least one condition is required").max(20),
   filters: z.array(filterSchema).max(20),
-  frequency: z.number().int().min(5, "must be at least 5 minutes").max(43_200, "must be at most 43200 minutes (30 days)"),
+  frequency: z
+    .number()
+    .int()
+    .min(5, "must be at least 5 minutes")
+    .max(43_200, "must be at most 43200 minutes (30 days)"),
   environment: z.string().trim().min(1).max(64).nullable(),
   status: z.enum(["active", "disabled"], { error: "must be active or disabled" }),
 };

@@ -9,7 +9,8 @@ export interface Thresholds {
 }
 
 /** Whether a value is past a threshold on the alerting side (strictly above / below). */
-const past = (t: Thresholds, value: number, threshold: number) => (t.thresholdType === "above" ? value > threshold : value < threshold);
+const past = (t: Thresholds, value: number, threshold: number) =>
+  t.thresholdType === "above" ? value > threshold : value < threshold;
 
 /** The most severe trigger the value crosses, or null. */
 export function levelFor(value: number, t: Thresholds): MetricTriggerLabel | null {

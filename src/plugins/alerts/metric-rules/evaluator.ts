@@ -40,7 +40,11 @@ export class MetricAlertEvaluator {
 
   async #evaluate(scope: TransactionScope, rule: MetricAlertRule, now: Date): Promise<void> {
     // Once per calendar minute, whatever the worker's polling interval.
-    await this.repository.scheduleNext(scope.trx, rule.id, new Date(Math.floor(now.getTime() / MINUTE) * MINUTE + MINUTE));
+    await this.repository.scheduleNext(
+      scope.trx,
+      rule.id,
+      new Date(Math.floor(now.getTime() / MINUTE) * MINUTE + MINUTE),
+    );
     const terms = this.#terms(rule);
     if (!terms) return;
     const since = new Date(now.getTime() - rule.time_window * MINUTE);
@@ -63,7 +67,10 @@ export class MetricAlertEvaluator {
       return parseEventQuery(rule.query);
     } catch (error) {
       if (!(error instanceof EventQueryError)) throw error;
-      this.logger.warn({ ruleId: rule.id, query: rule.query, reason: error.message }, "faultline: metric alert rule skipped, its query no longer parses");
+      this.logger.warn(
+        { ruleId: rule.id, query: rule.query, reason: error.message },
+        "faultline: metric alert rule skipped, its query no longer parses",
+      );
       return null;
     }
   }
@@ -94,12 +101,21 @@ export class MetricAlertEvaluator {
       return created;
     }
     if (!incident) throw new Error(`metric alert ${rule.id}: "${step}" without an open incident`);
-    const updated = await this.repository.updateIncident(trx, incident.id, { status: step, date_closed: step === "resolved" ? now : null });
+    const updated = await this.repository.updateIncident(trx, incident.id, {
+      status: step,
+      date_closed: step === "resolved" ? now : null,
+    });
     await this.repository.recordActivity(trx, incident.id, step, value, now);
     return updated;
   }
 
-  async #deliver(scope: TransactionScope, rule: MetricAlertRule, incident: MetricAlertIncident, step: IncidentStep, value: number): Promise<void> {
+  async #deliver(
+    scope: TransactionScope,
+    rule: MetricAlertRule,
+    incident: MetricAlertIncident,
+    step: IncidentStep,
+    value: number,
+  ): Promise<void> {
     const links = await this.links.forOrganization(scope, rule.organization_id);
     const slugs = await this.repository.projectSlugs(rule.organization_id, rule.project_ids, scope.trx);
     await this.appWebhooks.dispatch(scope, {

@@ -13,11 +13,17 @@ export interface MetricAlertContext {
   organizationSlug: string;
 }
 
-const TITLES: Record<IncidentStep, string> = { open: "Open", warning: "Warning", critical: "Critical", resolved: "Resolved" };
+const TITLES: Record<IncidentStep, string> = {
+  open: "Open",
+  warning: "Warning",
+  critical: "Critical",
+  resolved: "Resolved",
+};
 
 /** "5 minutes", "1 hour", "1 day". */
 export function windowText(minutes: number): string {
-  const [amount, unit] = minutes % 1440 === 0 ? [minutes / 1440, "day"] : minutes % 60 === 0 ? [minutes / 60, "hour"] : [minutes, "minute"];
+  const [amount, unit] =
+    minutes % 1440 === 0 ? [minutes / 1440, "day"] : minutes % 60 === 0 ? [minutes / 60, "hour"] : [minutes, "minute"];
   return `${amount} ${unit}${amount === 1 ? "" : "s"}`;
 }
 

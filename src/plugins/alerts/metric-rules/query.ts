@@ -26,8 +26,12 @@ export function parseEventQuery(query: string): EventTerm[] {
     throw error;
   }
   return parsed.terms.map((term): EventTerm => {
-    if (term.type === "text") throw new EventQueryError(`free text ("${term.text}") is not supported in a metric alert query; use ${SUPPORTED}`);
-    if (term.type === "level" || term.type === "environment" || term.type === "release") return { field: term.type, values: term.values, negated: term.negated };
+    if (term.type === "text")
+      throw new EventQueryError(
+        `free text ("${term.text}") is not supported in a metric alert query; use ${SUPPORTED}`,
+      );
+    if (term.type === "level" || term.type === "environment" || term.type === "release")
+      return { field: term.type, values: term.values, negated: term.negated };
     if (term.type === "tag") return { field: "tag", key: term.key, values: term.values, negated: term.negated };
     throw new EventQueryError(`"${term.type}:" is not supported in a metric alert query; use ${SUPPORTED}`);
   });
@@ -42,7 +46,11 @@ export function eventQueryCondition(eb: EventsEb, terms: readonly EventTerm[]): 
     terms.map((term) => {
       const condition =
         term.field === "tag"
-          ? eb.or(term.values.map((value) => sql<SqlBool>`${eb.ref("e.tags")} @> ${JSON.stringify([[term.key, value]])}::jsonb`))
+          ? eb.or(
+              term.values.map(
+                (value) => sql<SqlBool>`${eb.ref("e.tags")} @> ${JSON.stringify([[term.key, value]])}::jsonb`,
+              ),
+            )
           : eb(COLUMNS[term.field], "in", term.values);
       return term.negated ? eb.not(eb.fn.coalesce(condition, sql<SqlBool>`false`)) : condition;
     }),

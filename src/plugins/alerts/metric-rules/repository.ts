@@ -32,7 +32,12 @@ export class MetricRuleRepository {
   }
 
   find(organizationId: number, id: number): Promise<MetricAlertRule | undefined> {
-    return this.db().selectFrom("metric_alert_rules").selectAll().where("organization_id", "=", organizationId).where("id", "=", id).executeTakeFirst();
+    return this.db()
+      .selectFrom("metric_alert_rules")
+      .selectAll()
+      .where("organization_id", "=", organizationId)
+      .where("id", "=", id)
+      .executeTakeFirst();
   }
 
   list(organizationId: number, bound: KeysetBound): Promise<MetricAlertRule[]> {
@@ -43,22 +48,46 @@ export class MetricRuleRepository {
   }
 
   update(organizationId: number, id: number, columns: MetricRuleColumns): Promise<MetricAlertRule | undefined> {
-    return this.db().updateTable("metric_alert_rules").set(columns).where("organization_id", "=", organizationId).where("id", "=", id).returningAll().executeTakeFirst();
+    return this.db()
+      .updateTable("metric_alert_rules")
+      .set(columns)
+      .where("organization_id", "=", organizationId)
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirst();
   }
 
   async delete(organizationId: number, id: number): Promise<void> {
-    await this.db().deleteFrom("metric_alert_rules").where("organization_id", "=", organizationId).where("id", "=", id).execute();
+    await this.db()
+      .deleteFrom("metric_alert_rules")
+      .where("organization_id", "=", organizationId)
+      .where("id", "=", id)
+      .execute();
   }
 
   /** Projects of the organization by slug (what is missing from the result is unknown or foreign). */
   projectsBySlug(organizationId: number, slugs: readonly string[]): Promise<Array<{ id: number; slug: string }>> {
-    return this.db().selectFrom("projects").select(["id", "slug"]).where("organization_id", "=", organizationId).where("slug", "in", slugs).execute();
+    return this.db()
+      .selectFrom("projects")
+      .select(["id", "slug"])
+      .where("organization_id", "=", organizationId)
+      .where("slug", "in", slugs)
+      .execute();
   }
 
   /** Slugs by project id, for serialising rules and payloads. */
-  async projectSlugs(organizationId: number, ids: readonly number[], db: Kysely<Database> = this.db()): Promise<Map<number, string>> {
+  async projectSlugs(
+    organizationId: number,
+    ids: readonly number[],
+    db: Kysely<Database> = this.db(),
+  ): Promise<Map<number, string>> {
     if (ids.length === 0) return new Map();
-    const rows = await db.selectFrom("projects").select(["id", "slug"]).where("organization_id", "=", organizationId).where("id", "in", [...new Set(ids)]).execute();
+    const rows = await db
+      .selectFrom("projects")
+      .select(["id", "slug"])
+      .where("organization_id", "=", organizationId)
+      .where("id", "in", [...new Set(ids)])
+      .execute();
     return new Map(rows.map((row) => [row.id, row.slug]));
   }
 
@@ -86,11 +115,21 @@ export class MetricRuleRepository {
    * opened are found first (issues_by_last_seen), then their events by time (events_by_issue):
    * the events table is never scanned as a whole.
    */
-  async aggregate(db: Kysely<Database>, rule: MetricAlertRule, terms: readonly EventTerm[], since: Date, until: Date): Promise<number> {
+  async aggregate(
+    db: Kysely<Database>,
+    rule: MetricAlertRule,
+    terms: readonly EventTerm[],
+    since: Date,
+    until: Date,
+  ): Promise<number> {
     if (rule.project_ids.length === 0) return 0;
     const row = await db
       .selectFrom("events as e")
-      .select((eb) => (rule.aggregate === "count()" ? eb.fn.countAll<number | string>().as("n") : eb.fn.count<number | string>("e.user_key").distinct().as("n")))
+      .select((eb) =>
+        rule.aggregate === "count()"
+          ? eb.fn.countAll<number | string>().as("n")
+          : eb.fn.count<number | string>("e.user_key").distinct().as("n"),
+      )
       .where("e.issue_id", "in", (eb) =>
         eb
           .selectFrom("issues as i")
@@ -109,7 +148,12 @@ export class MetricRuleRepository {
   }
 
   openIncident(db: Kysely<Database>, ruleId: number): Promise<MetricAlertIncident | undefined> {
-    return db.selectFrom("metric_alert_incidents").selectAll().where("rule_id", "=", ruleId).where("status", "<>", "resolved").executeTakeFirst();
+    return db
+      .selectFrom("metric_alert_incidents")
+      .selectAll()
+      .where("rule_id", "=", ruleId)
+      .where("status", "<>", "resolved")
+      .executeTakeFirst();
   }
 
   /** The organization's next incident number (the sequence row is locked until commit). */
@@ -117,7 +161,11 @@ export class MetricRuleRepository {
     const row = await db
       .insertInto("metric_alert_sequences")
       .values({ organization_id: organizationId, last_identifier: 1 })
-      .onConflict((oc) => oc.column("organization_id").doUpdateSet((eb) => ({ last_identifier: eb(eb.ref("metric_alert_sequences.last_identifier"), "+", 1) })))
+      .onConflict((oc) =>
+        oc
+          .column("organization_id")
+          .doUpdateSet((eb) => ({ last_identifier: eb(eb.ref("metric_alert_sequences.last_identifier"), "+", 1) })),
+      )
       .returning("last_identifier")
       .executeTakeFirstOrThrow();
     return row.last_identifier;
@@ -127,12 +175,30 @@ export class MetricRuleRepository {
     return db.insertInto("metric_alert_incidents").values(values).returningAll().executeTakeFirstOrThrow();
   }
 
-  updateIncident(db: Kysely<Database>, id: number, values: Pick<MetricAlertIncident, "status" | "date_closed">): Promise<MetricAlertIncident> {
-    return db.updateTable("metric_alert_incidents").set(values).where("id", "=", id).returningAll().executeTakeFirstOrThrow();
+  updateIncident(
+    db: Kysely<Database>,
+    id: number,
+    values: Pick<MetricAlertIncident, "status" | "date_closed">,
+  ): Promise<MetricAlertIncident> {
+    return db
+      .updateTable("metric_alert_incidents")
+      .set(values)
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
   }
 
-  async recordActivity(db: Kysely<Database>, incidentId: number, type: IncidentActivity["type"], value: number, at: Date): Promise<void> {
-    await db.insertInto("metric_alert_incident_activity").values({ incident_id: incidentId, type, value, date_created: at }).execute();
+  async recordActivity(
+    db: Kysely<Database>,
+    incidentId: number,
+    type: IncidentActivity["type"],
+    value: number,
+    at: Date,
+  ): Promise<void> {
+    await db
+      .insertInto("metric_alert_incident_activity")
+      .values({ incident_id: incidentId, type, value, date_created: at })
+      .execute();
   }
 
   listIncidents(ruleId: number, bound: KeysetBound): Promise<MetricAlertIncident[]> {
@@ -144,6 +210,11 @@ export class MetricRuleRepository {
 
   async activities(incidentIds: readonly number[]): Promise<IncidentActivity[]> {
     if (incidentIds.length === 0) return [];
-    return this.db().selectFrom("metric_alert_incident_activity").selectAll().where("incident_id", "in", incidentIds).orderBy("id").execute();
+    return this.db()
+      .selectFrom("metric_alert_incident_activity")
+      .selectAll()
+      .where("incident_id", "in", incidentIds)
+      .orderBy("id")
+      .execute();
   }
 }

@@ -38,7 +38,10 @@ export const listMetricRules = defineEndpoint({
       keyOf: (rule) => rule.date_created.getTime(),
       idOf: (rule) => rule.id,
     });
-    const slugs = await repository.projectSlugs(organization.id, page.rows.flatMap((rule) => rule.project_ids));
+    const slugs = await repository.projectSlugs(
+      organization.id,
+      page.rows.flatMap((rule) => rule.project_ids),
+    );
     return pageReply(url, page, query.per_page, (rule) => serializeMetricRule(rule, slugs));
   },
 });
@@ -109,4 +112,11 @@ export const listIncidents = defineEndpoint({
   },
 });
 
-export const metricRuleEndpoints = [createMetricRule, listMetricRules, getMetricRule, updateMetricRule, deleteMetricRule, listIncidents];
+export const metricRuleEndpoints = [
+  createMetricRule,
+  listMetricRules,
+  getMetricRule,
+  updateMetricRule,
+  deleteMetricRule,
+  listIncidents,
+];

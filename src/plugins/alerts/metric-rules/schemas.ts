@@ -3,7 +3,9 @@ import type { FieldErrors } from "../../../http/errors.js";
 
 export const TIME_WINDOWS = [1, 5, 10, 15, 30, 60, 120, 240, 1440] as const;
 
-const threshold = z.number({ error: (issue) => (issue.input === undefined ? "a threshold is required" : "must be a number") }).min(0, "must be 0 or more");
+const threshold = z
+  .number({ error: (issue) => (issue.input === undefined ? "a threshold is required" : "must be a number") })
+  .min(0, "must be 0 or more");
 
 const trigger = z.object({
   label: z.enum(["critical", "warning"], { error: "must be critical or warning" }),
@@ -17,9 +19,15 @@ const fields = {
   aggregate: z.enum(["count()", "count_unique(user)"], { error: "must be count() or count_unique(user)" }),
   timeWindow: z
     .number({ error: `must be one of ${TIME_WINDOWS.join(", ")} (minutes)` })
-    .refine((value) => (TIME_WINDOWS as readonly number[]).includes(value), `must be one of ${TIME_WINDOWS.join(", ")} (minutes)`),
+    .refine(
+      (value) => (TIME_WINDOWS as readonly number[]).includes(value),
+      `must be one of ${TIME_WINDOWS.join(", ")} (minutes)`,
+    ),
   thresholdType: z.enum(["above", "below"], { error: "must be above or below" }),
-  triggers: z.array(trigger, { error: "triggers are required" }).min(1, "at least one trigger is required").max(2, "at most two triggers (critical and warning)"),
+  triggers: z
+    .array(trigger, { error: "triggers are required" })
+    .min(1, "at least one trigger is required")
+    .max(2, "at most two triggers (critical and warning)"),
   resolveThreshold: threshold.nullable(),
   status: z.enum(["active", "disabled"], { error: "must be active or disabled" }),
 };
@@ -57,7 +65,9 @@ export type MetricRuleUpdate = z.output<typeof metricRuleUpdateSchema>;
  * What single fields cannot say: one trigger per label, a critical one, warning less severe than
  * critical, and a resolve threshold on the quiet side of every trigger.
  */
-export function thresholdErrors(rule: Pick<MetricRuleInput, "thresholdType" | "triggers" | "resolveThreshold">): FieldErrors {
+export function thresholdErrors(
+  rule: Pick<MetricRuleInput, "thresholdType" | "triggers" | "resolveThreshold">,
+): FieldErrors {
   const errors: FieldErrors = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   const labels = rule.triggers.map((t) => t.label);
@@ -66,14 +76,24 @@ export function thresholdErrors(rule: Pick<MetricRuleInput, "thresholdType" | "t
   const warning = rule.triggers.find((t) => t.label === "warning");
   if (!critical) add("triggers", "a critical trigger is required");
   const above = rule.thresholdType === "above";
-  if (critical && warning && (above ? warning.alertThreshold >= critical.alertThreshold : warning.alertThreshold <= critical.alertThreshold)) {
-    add("triggers", `the warning threshold must be ${above ? "below" : "above"} the critical threshold when thresholdType is ${rule.thresholdType}`);
+  if (
+    critical &&
+    warning &&
+    (above ? warning.alertThreshold >= critical.alertThreshold : warning.alertThreshold <= critical.alertThreshold)
+  ) {
+    add(
+      "triggers",
+      `the warning threshold must be ${above ? "below" : "above"} the critical threshold when thresholdType is ${rule.thresholdType}`,
+    );
   }
   const thresholds = rule.triggers.map((t) => t.alertThreshold);
   if (rule.resolveThreshold !== null && thresholds.length > 0) {
     const quietEdge = above ? Math.min(...thresholds) : Math.max(...thresholds);
     if (above ? rule.resolveThreshold > quietEdge : rule.resolveThreshold < quietEdge) {
-      add("resolveThreshold", `must be ${above ? "at or below" : "at or above"} every trigger threshold when thresholdType is ${rule.thresholdType}`);
+      add(
+        "resolveThreshold",
+        `must be ${above ? "at or below" : "at or above"} every trigger threshold when thresholdType is ${rule.thresholdType}`,
+      );
     }
   }
   return errors;

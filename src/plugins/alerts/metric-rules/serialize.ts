@@ -25,7 +25,11 @@ export function serializeMetricRule(rule: MetricAlertRule, slugs: ReadonlyMap<nu
 }
 
 /** An incident with its transitions, oldest first. */
-export function serializeIncident(incident: MetricAlertIncident, rule: MetricAlertRule, activities: readonly IncidentActivity[]) {
+export function serializeIncident(
+  incident: MetricAlertIncident,
+  rule: MetricAlertRule,
+  activities: readonly IncidentActivity[],
+) {
   return {
     id: String(incident.id),
     identifier: String(incident.identifier),
@@ -35,6 +39,10 @@ export function serializeIncident(incident: MetricAlertIncident, rule: MetricAle
     dateStarted: isoDate(incident.date_started),
     dateDetected: isoDate(incident.date_detected),
     dateClosed: incident.date_closed ? isoDate(incident.date_closed) : null,
-    activities: activities.map((activity) => ({ type: activity.type, value: activity.value, dateCreated: isoDate(activity.date_created) })),
+    activities: activities.map((activity) => ({
+      type: activity.type,
+      value: activity.value,
+      dateCreated: isoDate(activity.date_created),
+    })),
   };
 }

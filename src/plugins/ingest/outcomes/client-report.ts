@@ -10,7 +10,17 @@ export interface ClientDiscard {
 
 const clientReport = z.object({
   discarded_events: z
-    .array(z.object({ reason: z.string().min(1), category: z.string().min(1), quantity: z.number().int().positive().max(2 ** 31) }))
+    .array(
+      z.object({
+        reason: z.string().min(1),
+        category: z.string().min(1),
+        quantity: z
+          .number()
+          .int()
+          .positive()
+          .max(2 ** 31),
+      }),
+    )
     .max(1000)
     .default([]),
 });

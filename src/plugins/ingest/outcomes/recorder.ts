@@ -73,11 +73,21 @@ export class OutcomeRecorder {
       return;
     }
     if (this.#pending.size >= MAX_PENDING_COUNTERS) {
-      if (!this.#overflowed) this.logger.warn("faultline: ingest outcome counters are full (database unreachable?); new kinds of outcomes are not counted until the next flush");
+      if (!this.#overflowed)
+        this.logger.warn(
+          "faultline: ingest outcome counters are full (database unreachable?); new kinds of outcomes are not counted until the next flush",
+        );
       this.#overflowed = true;
       return;
     }
-    this.#pending.set(key, { projectId: record.projectId, hour, category: record.category, outcome: record.outcome, reason, quantity: record.quantity });
+    this.#pending.set(key, {
+      projectId: record.projectId,
+      hour,
+      category: record.category,
+      outcome: record.outcome,
+      reason,
+      quantity: record.quantity,
+    });
   }
 
   /** Flushes every `intervalMs` until {@link close}; the timer never holds the process open. */
@@ -99,7 +109,8 @@ export class OutcomeRecorder {
       if (this.#failing) this.logger.info("faultline: ingest outcomes are being written again");
       this.#failing = false;
     } catch (error) {
-      if (!this.#failing) this.logger.warn({ err: error }, "faultline: could not write ingest outcomes; keeping the counts and retrying");
+      if (!this.#failing)
+        this.logger.warn({ err: error }, "faultline: could not write ingest outcomes; keeping the counts and retrying");
       this.#failing = true;
     }
   }
@@ -131,7 +142,14 @@ export class OutcomeRecorder {
   async #upsert(counters: Counter[]): Promise<void> {
     const column = <K extends keyof Counter>(key: K) => counters.map((c) => c[key]);
     await this.db().executeQuery(
-      CompiledQuery.raw(this.#upsertSql, [column("projectId"), column("hour"), column("category"), column("outcome"), column("reason"), column("quantity")]),
+      CompiledQuery.raw(this.#upsertSql, [
+        column("projectId"),
+        column("hour"),
+        column("category"),
+        column("outcome"),
+        column("reason"),
+        column("quantity"),
+      ]),
     );
   }
 }

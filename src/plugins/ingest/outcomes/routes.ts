@@ -15,7 +15,14 @@ const statsQuery = z.object({
   groupBy: repeatable.pipe(z.array(z.enum(OUTCOME_GROUPS, { error: `must be one of ${OUTCOME_GROUPS.join(", ")}` }))),
   category: repeatable,
   outcome: repeatable,
-  project: repeatable.pipe(z.array(z.string().regex(/^(-1|\d{1,18})$/, "must be a project id").transform(Number))),
+  project: repeatable.pipe(
+    z.array(
+      z
+        .string()
+        .regex(/^(-1|\d{1,18})$/, "must be a project id")
+        .transform(Number),
+    ),
+  ),
   interval: durationSchema
     .refine((ms) => ms === "" || ms % HOUR_MS === 0, "must be whole hours (outcomes are counted per hour)")
     .transform((ms) => ms || HOUR_MS)
@@ -39,7 +46,9 @@ export const getOutcomeStats = defineEndpoint({
     const range = resolveTimeRange(query, container.resolve(Clock).now(), 14 * 86_400_000);
     if (typeof range === "string") throw badRequest(`Invalid request: ${range}`);
     if ((range.end.getTime() - range.start.getTime()) / query.interval > MAX_BUCKETS) {
-      throw badRequest(`Invalid request: interval: too many intervals in the period (at most ${MAX_BUCKETS}); choose a longer interval`);
+      throw badRequest(
+        `Invalid request: interval: too many intervals in the period (at most ${MAX_BUCKETS}); choose a longer interval`,
+      );
     }
     const stats = await outcomeStats(container.resolve(Db), {
       organizationId: organization.id,

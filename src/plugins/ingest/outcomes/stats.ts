@@ -21,7 +21,11 @@ export interface OutcomeStats {
   start: string;
   end: string;
   intervals: string[];
-  groups: Array<{ by: Record<string, string | number>; totals: { "sum(quantity)": number }; series: { "sum(quantity)": number[] } }>;
+  groups: Array<{
+    by: Record<string, string | number>;
+    totals: { "sum(quantity)": number };
+    series: { "sum(quantity)": number[] };
+  }>;
 }
 
 /**

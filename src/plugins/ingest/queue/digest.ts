@@ -43,7 +43,9 @@ export class QueueDigest {
    * into racing transactions. True when more is probably waiting.
    */
   async digestDue(): Promise<boolean> {
-    const batches = await Promise.allSettled(Array.from({ length: this.#backedUp ? this.deps.concurrency : 1 }, () => this.digestBatch()));
+    const batches = await Promise.allSettled(
+      Array.from({ length: this.#backedUp ? this.deps.concurrency : 1 }, () => this.digestBatch()),
+    );
     // Settled together: the round ends only once none of its batches is still running.
     const failed = batches.find((batch) => batch.status === "rejected");
     this.#backedUp = !failed && batches.some((batch) => batch.status === "fulfilled" && batch.value);
@@ -85,7 +87,10 @@ export class QueueDigest {
         if (stored > 0) this.deps.digested.inc(stored);
       } catch (error) {
         if (isConnectionFailure(error)) throw error;
-        this.deps.logger.error({ err: error, queueId: String(id) }, "faultline: a queued event could not be stored; it stays in ingest_queue");
+        this.deps.logger.error(
+          { err: error, queueId: String(id) },
+          "faultline: a queued event could not be stored; it stays in ingest_queue",
+        );
         await this.deps.db().executeQuery(this.deps.statements.recordFailure(id));
       }
     }
@@ -94,19 +99,23 @@ export class QueueDigest {
 
   /** One span per stored batch (none for the empty polls of an idle queue). */
   #store(scope: TransactionScope, rows: readonly QueueRow[]): Promise<void> {
-    return this.#tracer.startActiveSpan("ingest.digest", { attributes: { "faultline.ingest.events": rows.length } }, async (span) => {
-      try {
-        // Parsed in slices: 500 queued events at once held the host's requests for several ms.
-        await this.deps.store.storeBatch(scope, await mapInTurns(rows, storableEvent));
-        await scope.trx.executeQuery(this.deps.statements.remove(rows.map((row) => row.id)));
-      } catch (error) {
-        span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        throw error;
-      } finally {
-        span.end();
-      }
-    });
+    return this.#tracer.startActiveSpan(
+      "ingest.digest",
+      { attributes: { "faultline.ingest.events": rows.length } },
+      async (span) => {
+        try {
+          // Parsed in slices: 500 queued events at once held the host's requests for several ms.
+          await this.deps.store.storeBatch(scope, await mapInTurns(rows, storableEvent));
+          await scope.trx.executeQuery(this.deps.statements.remove(rows.map((row) => row.id)));
+        } catch (error) {
+          span.recordException(error as Error);
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          throw error;
+        } finally {
+          span.end();
+        }
+      },
+    );
   }
 
   /** A deadlock or serialization failure (another transaction's lock order) runs the transaction again; a lost connection is the caller's to handle. */
@@ -116,7 +125,10 @@ export class QueueDigest {
 }
 
 function storableEvent(row: QueueRow): StorableEvent {
-  const event = JSON.parse(row.event) as Omit<NormalizedEvent, "timestamp" | "received"> & { timestamp: string; received: string };
+  const event = JSON.parse(row.event) as Omit<NormalizedEvent, "timestamp" | "received"> & {
+    timestamp: string;
+    received: string;
+  };
   return {
     project: { id: row.project_id, organizationId: row.organization_id, platform: row.platform },
     event: { ...event, timestamp: new Date(event.timestamp), received: new Date(event.received) },

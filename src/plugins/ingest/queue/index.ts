@@ -29,9 +29,18 @@ export function registerIngestQueue(container: DependencyContainer): void {
   });
   registerFactory(container, QueuedEventSinkToken, (c) => {
     const wake = c.resolve(WakeTask);
-    const deps = { db, store: c.resolve(EventStoreToken), statements: c.resolve(QueueStatementsToken), depth: c.resolve(QueueDepthToken), clock: c.resolve(Clock) };
+    const deps = {
+      db,
+      store: c.resolve(EventStoreToken),
+      statements: c.resolve(QueueStatementsToken),
+      depth: c.resolve(QueueDepthToken),
+      clock: c.resolve(Clock),
+    };
     // The same group-commit shape as direct ingest: one INSERT for what arrives within 2 ms.
-    return new QueuedEventSink({ ...deps, wakeDigest: () => wake(DIGEST_TASK_ID) }, { maxBatch: 500, maxDelayMs: 2, maxConcurrent: 4 });
+    return new QueuedEventSink(
+      { ...deps, wakeDigest: () => wake(DIGEST_TASK_ID) },
+      { maxBatch: 500, maxDelayMs: 2, maxConcurrent: 4 },
+    );
   });
   registerFactory(
     container,

@@ -52,9 +52,17 @@ export class QueuedEventSink implements EventSink {
   }
 
   async capture(project: ProjectRef, raw: unknown, options: CaptureOptions = {}): Promise<{ eventId: string }> {
-    const event = this.deps.store.normalize(raw, { receivedAt: options.receivedAt ?? this.deps.clock.now(), source: options.source });
+    const event = this.deps.store.normalize(raw, {
+      receivedAt: options.receivedAt ?? this.deps.clock.now(),
+      source: options.source,
+    });
     const text = options.source && event.payload === raw ? queuedText(event, options.source) : JSON.stringify(event);
-    await this.#batcher.submit({ projectId: project.id, organizationId: project.organizationId, platform: project.platform, event: text });
+    await this.#batcher.submit({
+      projectId: project.id,
+      organizationId: project.organizationId,
+      platform: project.platform,
+      event: text,
+    });
     return { eventId: event.eventId };
   }
 

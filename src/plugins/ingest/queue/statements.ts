@@ -48,7 +48,9 @@ export class QueueStatements {
   }
 
   /** `event`: each row's queued JSON text (an object). */
-  append(rows: ReadonlyArray<{ projectId: number; organizationId: number; platform: string | null; event: string }>): CompiledQuery {
+  append(
+    rows: ReadonlyArray<{ projectId: number; organizationId: number; platform: string | null; event: string }>,
+  ): CompiledQuery {
     return CompiledQuery.raw(this.#append, [
       rows.map((row) => row.projectId),
       rows.map((row) => row.organizationId),
@@ -75,7 +77,11 @@ export class QueueStatements {
   }
 
   stats(): CompiledQuery<{ waiting: number; failed: number; oldest: string | null }> {
-    return CompiledQuery.raw(this.#stats, []) as CompiledQuery<{ waiting: number; failed: number; oldest: string | null }>;
+    return CompiledQuery.raw(this.#stats, []) as CompiledQuery<{
+      waiting: number;
+      failed: number;
+      oldest: string | null;
+    }>;
   }
 
   depth(): CompiledQuery<{ depth: number }> {

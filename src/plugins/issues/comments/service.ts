@@ -47,15 +47,26 @@ export class CommentService {
   ) {}
 
   /** One page of an issue's comments, newest first. */
-  async list(organizationId: number, issueRef: string, cursor: string | undefined, limit: number): Promise<Page<CommentWithAuthor>> {
+  async list(
+    organizationId: number,
+    issueRef: string,
+    cursor: string | undefined,
+    limit: number,
+  ): Promise<Page<CommentWithAuthor>> {
     const issue = await this.issues.find(organizationId, issueRef);
     if (!issue) throw notFound();
     return keysetPage(
       async (bound) => {
         const condition = keysetCondition(bound, "c.date_created", "c.id");
-        let query = withAuthor(this.db()).where("c.organization_id", "=", organizationId).where("c.issue_id", "=", Number(issue.id));
+        let query = withAuthor(this.db())
+          .where("c.organization_id", "=", organizationId)
+          .where("c.issue_id", "=", Number(issue.id));
         if (condition) query = query.where(condition);
-        const rows = await query.orderBy("c.date_created", bound.order).orderBy("c.id", bound.order).limit(bound.limit).execute();
+        const rows = await query
+          .orderBy("c.date_created", bound.order)
+          .orderBy("c.id", bound.order)
+          .limit(bound.limit)
+          .execute();
         return rows.map(toCommentWithAuthor);
       },
       { cursor, limit, keyOf: (row) => row.date_created.getTime(), idOf: (row) => Number(row.id) },
@@ -69,21 +80,45 @@ export class CommentService {
       const now = this.clock.now();
       const comment = await scope.trx
         .insertInto("issue_comments")
-        .values({ organization_id: issue.organization_id, issue_id: Number(issue.id), user_id: actor.userId, text, date_created: now, date_updated: now })
+        .values({
+          organization_id: issue.organization_id,
+          issue_id: Number(issue.id),
+          user_id: actor.userId,
+          text,
+          date_created: now,
+          date_updated: now,
+        })
         .returningAll()
         .executeTakeFirstOrThrow();
-      await scope.trx.updateTable("issues").set((eb) => ({ num_comments: eb("num_comments", "+", 1) })).where("id", "=", Number(issue.id)).execute();
+      await scope.trx
+        .updateTable("issues")
+        .set((eb) => ({ num_comments: eb("num_comments", "+", 1) }))
+        .where("id", "=", Number(issue.id))
+        .execute();
       // The note is written with the comment's own time and author: that is how it is found again.
       await scope.trx
         .insertInto("issue_activity")
-        .values({ organization_id: issue.organization_id, issue_id: Number(issue.id), type: "note", data: JSON.stringify({ text }), user_id: actor.userId, date_created: now })
+        .values({
+          organization_id: issue.organization_id,
+          issue_id: Number(issue.id),
+          type: "note",
+          data: JSON.stringify({ text }),
+          user_id: actor.userId,
+          date_created: now,
+        })
         .execute();
       await this.#emit(scope, "comment.created", issue, comment, actor);
       return this.#load(scope, comment.id);
     });
   }
 
-  async update(access: Access, issueRef: string, commentId: string, text: string, canModerate: boolean): Promise<CommentWithAuthor> {
+  async update(
+    access: Access,
+    issueRef: string,
+    commentId: string,
+    text: string,
+    canModerate: boolean,
+  ): Promise<CommentWithAuthor> {
     const actor = await resolveActor(this.db(), access.principal);
     return runInTransaction(this.db(), async (scope) => {
       const issue = await this.#lockIssue(scope, access, issueRef);
@@ -130,12 +165,23 @@ export class CommentService {
   }
 
   /** A comment of this issue that the actor wrote — or any of them, with `event:admin`. */
-  async #editableComment(scope: TransactionScope, issue: Issue, rawId: string, actor: ResolvedActor, canModerate: boolean): Promise<IssueComment> {
+  async #editableComment(
+    scope: TransactionScope,
+    issue: Issue,
+    rawId: string,
+    actor: ResolvedActor,
+    canModerate: boolean,
+  ): Promise<IssueComment> {
     const id = parseCommentId(rawId);
     const comment =
       id === null
         ? undefined
-        : await scope.trx.selectFrom("issue_comments").selectAll().where("issue_id", "=", Number(issue.id)).where("id", "=", id).executeTakeFirst();
+        : await scope.trx
+            .selectFrom("issue_comments")
+            .selectAll()
+            .where("issue_id", "=", Number(issue.id))
+            .where("id", "=", id)
+            .executeTakeFirst();
     if (!comment) throw notFound();
     const isAuthor = comment.user_id !== null && comment.user_id === actor.userId;
     if (!isAuthor && !canModerate) throw needsAdmin();
@@ -146,8 +192,18 @@ export class CommentService {
     return toCommentWithAuthor(await withAuthor(scope.trx).where("c.id", "=", Number(id)).executeTakeFirstOrThrow());
   }
 
-  async #emit(scope: TransactionScope, name: CommentEvent, issue: Issue, comment: IssueComment, actor: ResolvedActor): Promise<void> {
-    const project = await scope.trx.selectFrom("projects").select(["id", "slug", "name", "platform"]).where("id", "=", issue.project_id).executeTakeFirstOrThrow();
+  async #emit(
+    scope: TransactionScope,
+    name: CommentEvent,
+    issue: Issue,
+    comment: IssueComment,
+    actor: ResolvedActor,
+  ): Promise<void> {
+    const project = await scope.trx
+      .selectFrom("projects")
+      .select(["id", "slug", "name", "platform"])
+      .where("id", "=", issue.project_id)
+      .executeTakeFirstOrThrow();
     const snapshot: CommentSnapshot = {
       id: Number(comment.id),
       issueId: Number(comment.issue_id),
@@ -175,10 +231,24 @@ function withAuthor(db: Kysely<Database>) {
     .select(["u.id as author_id", "u.username as author_username", "u.name as author_name", "u.email as author_email"]);
 }
 
-type JoinedRow = IssueComment & { author_id: number | null; author_username: string | null; author_name: string | null; author_email: string | null };
+type JoinedRow = IssueComment & {
+  author_id: number | null;
+  author_username: string | null;
+  author_name: string | null;
+  author_email: string | null;
+};
 
-function toCommentWithAuthor({ author_id, author_username, author_name, author_email, ...comment }: JoinedRow): CommentWithAuthor {
-  const author = author_id === null ? null : { id: author_id, username: author_username ?? "", name: author_name ?? "", email: author_email };
+function toCommentWithAuthor({
+  author_id,
+  author_username,
+  author_name,
+  author_email,
+  ...comment
+}: JoinedRow): CommentWithAuthor {
+  const author =
+    author_id === null
+      ? null
+      : { id: author_id, username: author_username ?? "", name: author_name ?? "", email: author_email };
   return { ...comment, author };
 }
 

@@ -10,11 +10,15 @@ import type { EventMessage } from "../grouping/index.js";
 type Json = Record<string, unknown>;
 type Pair = [string, string];
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 /** Sentry accepts both `{values: [...]}` and a bare list for exceptions, breadcrumbs and frames. */
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : isObject(value) && Array.isArray(value.values) ? value.values : []);
-const text = (value: unknown): string | null => (typeof value === "string" ? value : typeof value === "number" && Number.isFinite(value) ? String(value) : null);
-const integer = (value: unknown): number | null => (typeof value === "number" && Number.isInteger(value) ? value : null);
+const list = (value: unknown): unknown[] =>
+  Array.isArray(value) ? value : isObject(value) && Array.isArray(value.values) ? value.values : [];
+const text = (value: unknown): string | null =>
+  typeof value === "string" ? value : typeof value === "number" && Number.isFinite(value) ? String(value) : null;
+const integer = (value: unknown): number | null =>
+  typeof value === "number" && Number.isInteger(value) ? value : null;
 const lines = (value: unknown): string[] => (Array.isArray(value) ? value.map((line) => text(line) ?? "") : []);
 
 /** Source lines around the frame's line, numbered: [[lineNo, line], …]. */
@@ -68,8 +72,18 @@ function exceptionEntry(payload: Json) {
       value: text(value.value),
       module: text(value.module),
       mechanism: isObject(value.mechanism) ? value.mechanism : null,
-      stacktrace: frames && { frames, framesOmitted: null, registers: null, hasSystemFrames: frames.some((f) => !f.inApp) },
-      rawStacktrace: rawFrames && { frames: rawFrames, framesOmitted: null, registers: null, hasSystemFrames: rawFrames.some((f) => !f.inApp) },
+      stacktrace: frames && {
+        frames,
+        framesOmitted: null,
+        registers: null,
+        hasSystemFrames: frames.some((f) => !f.inApp),
+      },
+      rawStacktrace: rawFrames && {
+        frames: rawFrames,
+        framesOmitted: null,
+        registers: null,
+        hasSystemFrames: rawFrames.some((f) => !f.inApp),
+      },
       threadId: text(value.thread_id),
     };
   });
@@ -118,9 +132,16 @@ const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : 
 function pairs(value: unknown): Pair[] {
   if (typeof value === "string") return [...new URLSearchParams(value)];
   if (Array.isArray(value)) {
-    return value.flatMap((pair) => (Array.isArray(pair) && pair.length === 2 && text(pair[0]) !== null ? pairsOf(text(pair[0]) as string, pair[1]) : []));
+    return value.flatMap((pair) =>
+      Array.isArray(pair) && pair.length === 2 && text(pair[0]) !== null
+        ? pairsOf(text(pair[0]) as string, pair[1])
+        : [],
+    );
   }
-  if (isObject(value)) return Object.entries(value).sort(byKey).flatMap(([key, item]) => pairsOf(key, item));
+  if (isObject(value))
+    return Object.entries(value)
+      .sort(byKey)
+      .flatMap(([key, item]) => pairsOf(key, item));
   return [];
 }
 
@@ -164,10 +185,18 @@ function messageParams(payload: Json): unknown {
 
 function messageEntry(payload: Json, message: EventMessage) {
   if (message.formatted === null) return null;
-  return { type: "message", data: { formatted: message.formatted, message: message.template, params: messageParams(payload) } };
+  return {
+    type: "message",
+    data: { formatted: message.formatted, message: message.template, params: messageParams(payload) },
+  };
 }
 
 /** The entries Sentry shows, in its display order; absent interfaces are left out. */
 export function eventEntries(payload: Json, message: EventMessage) {
-  return [exceptionEntry(payload), breadcrumbsEntry(payload), requestEntry(payload), messageEntry(payload, message)].filter((entry) => entry !== null);
+  return [
+    exceptionEntry(payload),
+    breadcrumbsEntry(payload),
+    requestEntry(payload),
+    messageEntry(payload, message),
+  ].filter((entry) => entry !== null);
 }

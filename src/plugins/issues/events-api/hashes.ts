@@ -78,7 +78,19 @@ export async function issueHashPage(db: Kysely<Database>, issueId: number, curso
       ? []
       : await db
           .selectFrom("events")
-          .select(["id", "event_id", "issue_id", "project_id", "title", "message", "culprit", "location", "timestamp", "platform", "tags"])
+          .select([
+            "id",
+            "event_id",
+            "issue_id",
+            "project_id",
+            "title",
+            "message",
+            "culprit",
+            "location",
+            "timestamp",
+            "platform",
+            "tags",
+          ])
           .where("id", "in", ids)
           .execute();
   const byId = new Map(events.map((event) => [Number(event.id), event]));

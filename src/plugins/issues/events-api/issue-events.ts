@@ -27,12 +27,20 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}
 export type EventOrder = "newest" | "oldest";
 
 function filtered(db: Kysely<Database>, filter: IssueEventFilter) {
-  let query = db.selectFrom("events").selectAll("events").where("organization_id", "=", filter.organizationId).where("issue_id", "=", filter.issueId);
+  let query = db
+    .selectFrom("events")
+    .selectAll("events")
+    .where("organization_id", "=", filter.organizationId)
+    .where("issue_id", "=", filter.issueId);
   if (filter.start) query = query.where("timestamp", ">=", filter.start);
   if (filter.end) query = query.where("timestamp", "<", filter.end);
   if (filter.environments.length > 0) query = query.where("environment", "in", filter.environments);
-  for (const pair of filter.tags) query = query.where(sql<boolean>`${sql.ref("tags")} @> ${JSON.stringify([pair])}::jsonb`);
-  for (const text of filter.text) query = query.where((eb) => eb.or([eb("title", "ilike", likePattern(text)), eb("message", "ilike", likePattern(text))]));
+  for (const pair of filter.tags)
+    query = query.where(sql<boolean>`${sql.ref("tags")} @> ${JSON.stringify([pair])}::jsonb`);
+  for (const text of filter.text)
+    query = query.where((eb) =>
+      eb.or([eb("title", "ilike", likePattern(text)), eb("message", "ilike", likePattern(text))]),
+    );
   return query;
 }
 
@@ -41,7 +49,13 @@ function filtered(db: Kysely<Database>, filter: IssueEventFilter) {
  * order; oldest first walks the negated timestamp (cursor values may be negative), ids still
  * descending among events of the same millisecond.
  */
-export function issueEventPage(db: Kysely<Database>, filter: IssueEventFilter, order: EventOrder, cursor: string | undefined, limit: number): Promise<Page<StoredEvent>> {
+export function issueEventPage(
+  db: Kysely<Database>,
+  filter: IssueEventFilter,
+  order: EventOrder,
+  cursor: string | undefined,
+  limit: number,
+): Promise<Page<StoredEvent>> {
   const fetch = (bound: KeysetBound) => {
     let query = filtered(db, filter);
     // The keyset's own direction: `desc` walks forward through the requested order.
@@ -54,7 +68,11 @@ export function issueEventPage(db: Kysely<Database>, filter: IssueEventFilter, o
       const beyondId = forward ? sql.raw("<") : sql.raw(">");
       query = query.where(sql<boolean>`(timestamp ${later} ${at} OR (timestamp = ${at} AND id ${beyondId} ${id}))`);
     }
-    return query.orderBy("timestamp", timeDirection).orderBy("id", forward ? "desc" : "asc").limit(bound.limit).execute();
+    return query
+      .orderBy("timestamp", timeDirection)
+      .orderBy("id", forward ? "desc" : "asc")
+      .limit(bound.limit)
+      .execute();
   };
   return keysetPage(fetch, {
     cursor,
@@ -65,13 +83,21 @@ export function issueEventPage(db: Kysely<Database>, filter: IssueEventFilter, o
 }
 
 /** The issue's newest or oldest event (by event time, then row id), within the filter. */
-export function issueEdgeEvent(db: Kysely<Database>, filter: IssueEventFilter, which: EventOrder): Promise<StoredEvent | undefined> {
+export function issueEdgeEvent(
+  db: Kysely<Database>,
+  filter: IssueEventFilter,
+  which: EventOrder,
+): Promise<StoredEvent | undefined> {
   const direction = which === "newest" ? "desc" : "asc";
   return filtered(db, filter).orderBy("timestamp", direction).orderBy("id", direction).limit(1).executeTakeFirst();
 }
 
 /** One event of the issue by its event id. */
-export function issueEventById(db: Kysely<Database>, filter: IssueEventFilter, eventId: string): Promise<StoredEvent | undefined> {
+export function issueEventById(
+  db: Kysely<Database>,
+  filter: IssueEventFilter,
+  eventId: string,
+): Promise<StoredEvent | undefined> {
   return filtered(db, filter).where("event_id", "=", eventId).executeTakeFirst();
 }
 

@@ -14,7 +14,12 @@ export function parseEventId(value: string): string | null {
 }
 
 /** One event of a project; events of a deleted issue are gone with it (docs/issues.md, "Deleting"). */
-export function findProjectEvent(db: Kysely<Database>, organizationId: number, projectId: number, eventId: string): Promise<StoredEvent | undefined> {
+export function findProjectEvent(
+  db: Kysely<Database>,
+  organizationId: number,
+  projectId: number,
+  eventId: string,
+): Promise<StoredEvent | undefined> {
   return db
     .selectFrom("events")
     .innerJoin("issues", "issues.id", "events.issue_id")

@@ -6,7 +6,8 @@ import { parseRawEvent } from "../grouping/raw-event.js";
 import { eventEntries } from "./entries.js";
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 const textOrNull = (value: unknown): string | null => (typeof value === "string" ? value : null);
 
 export interface Neighbours {
@@ -29,7 +30,11 @@ interface Derived {
 function derive(row: StoredEvent): Derived {
   try {
     const normalized = normalizeEvent(row.payload, { receivedAt: row.received, size: row.size });
-    return { metadata: normalized.metadata, user: normalized.user, message: resolveMessage(parseRawEvent(row.payload)) };
+    return {
+      metadata: normalized.metadata,
+      user: normalized.user,
+      message: resolveMessage(parseRawEvent(row.payload)),
+    };
   } catch {
     return { metadata: {}, user: null, message: { template: null, formatted: null } };
   }
@@ -37,7 +42,14 @@ function derive(row: StoredEvent): Derived {
 
 function serializeUser(user: EventUser | null) {
   if (!user) return null;
-  return { id: user.id ?? null, email: user.email ?? null, username: user.username ?? null, ip_address: user.ip_address ?? null, name: user.name ?? null, data: null };
+  return {
+    id: user.id ?? null,
+    email: user.email ?? null,
+    username: user.username ?? null,
+    ip_address: user.ip_address ?? null,
+    name: user.name ?? null,
+    data: null,
+  };
 }
 
 /** The SDK's name and version; `{}` when the event named none (Sentry's schema has no null here). */
@@ -88,7 +100,10 @@ export function serializeEvent(row: StoredEvent, neighbours: Neighbours) {
     sdk: serializeSdk(payload.sdk),
     fingerprints: row.hashes,
     // Sentry's metadata always names the title (its `materialize_metadata`).
-    metadata: { ...derived.metadata, title: typeof derived.metadata.title === "string" ? derived.metadata.title : row.title },
+    metadata: {
+      ...derived.metadata,
+      title: typeof derived.metadata.title === "string" ? derived.metadata.title : row.title,
+    },
     size: row.size,
     nextEventID: neighbours.next,
     previousEventID: neighbours.previous,
@@ -107,7 +122,21 @@ export function serializeEvent(row: StoredEvent, neighbours: Neighbours) {
 }
 
 /** The short event of a hash's `latestEvent` (seed fields plus Sentry's). */
-export function serializeEventSummary(row: Pick<StoredEvent, "event_id" | "issue_id" | "project_id" | "title" | "message" | "culprit" | "location" | "timestamp" | "platform" | "tags">) {
+export function serializeEventSummary(
+  row: Pick<
+    StoredEvent,
+    | "event_id"
+    | "issue_id"
+    | "project_id"
+    | "title"
+    | "message"
+    | "culprit"
+    | "location"
+    | "timestamp"
+    | "platform"
+    | "tags"
+  >,
+) {
   return {
     id: row.event_id,
     eventID: row.event_id,
@@ -144,6 +173,9 @@ export function serializeIssueEventItem(row: StoredEvent) {
     platform: row.platform,
     dateCreated: isoDate(row.timestamp),
     crashFile: null,
-    metadata: { ...derived.metadata, title: typeof derived.metadata.title === "string" ? derived.metadata.title : row.title },
+    metadata: {
+      ...derived.metadata,
+      title: typeof derived.metadata.title === "string" ? derived.metadata.title : row.title,
+    },
   };
 }

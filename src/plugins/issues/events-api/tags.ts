@@ -46,8 +46,15 @@ interface Row {
   last_seen: Date | string | null;
 }
 
-const toDate = (value: Date | string | null) => (value === null ? null : value instanceof Date ? value : new Date(value));
-const toRow = (row: Row): TagValueRow => ({ key: row.key, value: row.value, count: Number(row.count), firstSeen: toDate(row.first_seen), lastSeen: toDate(row.last_seen) });
+const toDate = (value: Date | string | null) =>
+  value === null ? null : value instanceof Date ? value : new Date(value);
+const toRow = (row: Row): TagValueRow => ({
+  key: row.key,
+  value: row.value,
+  count: Number(row.count),
+  firstSeen: toDate(row.first_seen),
+  lastSeen: toDate(row.last_seen),
+});
 
 const KEY = sql<string>`t.value->>0`;
 const VALUE = sql<string>`t.value->>1`;
@@ -65,12 +72,25 @@ function tagPairs(db: Kysely<Database>, scope: TagScope, key: string | null) {
 
 function valueAggregates(db: Kysely<Database>, scope: TagScope, key: string | null) {
   return tagPairs(db, scope, key)
-    .select([KEY.as("key"), VALUE.as("value"), sql<string>`count(*)`.as("count"), sql<Date>`min(e.timestamp)`.as("first_seen"), sql<Date>`max(e.timestamp)`.as("last_seen")])
+    .select([
+      KEY.as("key"),
+      VALUE.as("value"),
+      sql<string>`count(*)`.as("count"),
+      sql<Date>`min(e.timestamp)`.as("first_seen"),
+      sql<Date>`max(e.timestamp)`.as("last_seen"),
+    ])
     .groupBy([KEY, VALUE]);
 }
 
 /** Values of one key, ordered, `limit` from `offset`. */
-export async function tagValues(db: Kysely<Database>, scope: TagScope, key: string, sort: TagValueSort, offset: number, limit: number): Promise<TagValueRow[]> {
+export async function tagValues(
+  db: Kysely<Database>,
+  scope: TagScope,
+  key: string,
+  sort: TagValueSort,
+  offset: number,
+  limit: number,
+): Promise<TagValueRow[]> {
   const rows = await db
     .selectFrom(valueAggregates(db, scope, key).as("v"))
     .selectAll("v")
@@ -91,7 +111,11 @@ export interface TagKeySummary {
 /** Every key of the issue's events (or one), with how many events carry it and how many values it has. */
 export async function tagKeys(db: Kysely<Database>, scope: TagScope, key: string | null): Promise<TagKeySummary[]> {
   const rows = await tagPairs(db, scope, key)
-    .select([KEY.as("key"), sql<string>`count(*)`.as("total"), sql<string>`count(DISTINCT t.value->>1)`.as("unique_values")])
+    .select([
+      KEY.as("key"),
+      sql<string>`count(*)`.as("total"),
+      sql<string>`count(DISTINCT t.value->>1)`.as("unique_values"),
+    ])
     .groupBy(KEY)
     .orderBy(KEY)
     .execute();
@@ -99,8 +123,15 @@ export async function tagKeys(db: Kysely<Database>, scope: TagScope, key: string
 }
 
 /** The most seen values of each key, at most `perKey` per key. */
-export async function topValues(db: Kysely<Database>, scope: TagScope, key: string | null, perKey: number): Promise<Map<string, TagValueRow[]>> {
-  const ranked = valueAggregates(db, scope, key).select(sql<number>`row_number() OVER (PARTITION BY t.value->>0 ORDER BY count(*) DESC, t.value->>1)`.as("rank"));
+export async function topValues(
+  db: Kysely<Database>,
+  scope: TagScope,
+  key: string | null,
+  perKey: number,
+): Promise<Map<string, TagValueRow[]>> {
+  const ranked = valueAggregates(db, scope, key).select(
+    sql<number>`row_number() OVER (PARTITION BY t.value->>0 ORDER BY count(*) DESC, t.value->>1)`.as("rank"),
+  );
   const rows = await db
     .selectFrom(ranked.as("r"))
     .select(["r.key", "r.value", "r.count", "r.first_seen", "r.last_seen"])
@@ -115,7 +146,13 @@ export async function topValues(db: Kysely<Database>, scope: TagScope, key: stri
 }
 
 /** Sentry's label for a tag key: its own few names, else the key itself. */
-const KEY_NAMES: Record<string, string> = { level: "Level", environment: "Environment", release: "Release", handled: "Handled", mechanism: "Mechanism" };
+const KEY_NAMES: Record<string, string> = {
+  level: "Level",
+  environment: "Environment",
+  release: "Release",
+  handled: "Handled",
+  mechanism: "Mechanism",
+};
 export const tagKeyName = (key: string) => KEY_NAMES[key] ?? key;
 
 /** A tag value as Sentry serializes it (its `TagValueSerializer`). */

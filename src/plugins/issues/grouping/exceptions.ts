@@ -24,7 +24,9 @@ const blankToNull = (value: string | undefined): string | null => value?.trim() 
  * Entries with neither type, value nor frames say nothing and are dropped (as Relay does).
  */
 export function exceptionChain(raw: RawEvent["exception"]): ExceptionInfo[] {
-  return (raw?.values ?? []).map(toExceptionInfo).filter((exception) => exception.type || exception.value || exception.frames.length > 0);
+  return (raw?.values ?? [])
+    .map(toExceptionInfo)
+    .filter((exception) => exception.type || exception.value || exception.frames.length > 0);
 }
 
 function toExceptionInfo(raw: RawExceptionValue): ExceptionInfo {
@@ -33,7 +35,13 @@ function toExceptionInfo(raw: RawExceptionValue): ExceptionInfo {
     // The value keeps its lines (titles show the first one), only outer blanks go.
     value: blankToNull(raw.value),
     frames: (raw.stacktrace?.frames ?? []).map(toStackFrame),
-    mechanism: raw.mechanism ? { type: blankToNull(raw.mechanism.type), handled: raw.mechanism.handled ?? null, synthetic: raw.mechanism.synthetic } : null,
+    mechanism: raw.mechanism
+      ? {
+          type: blankToNull(raw.mechanism.type),
+          handled: raw.mechanism.handled ?? null,
+          synthetic: raw.mechanism.synthetic,
+        }
+      : null,
   };
 }
 

@@ -16,7 +16,11 @@ export function resolveMessage(event: Pick<RawEvent, "logentry" | "message">): E
   const entry = hasText(event.logentry) ? event.logentry : event.message;
   if (!entry || !hasText(entry)) return { template: null, formatted: null };
   const template = entry.message?.trim() ? entry.message : null;
-  const formatted = entry.formatted?.trim() ? entry.formatted : template === null ? null : formatMessage(template, entry.params);
+  const formatted = entry.formatted?.trim()
+    ? entry.formatted
+    : template === null
+      ? null
+      : formatMessage(template, entry.params);
   return { template, formatted };
 }
 
@@ -31,7 +35,8 @@ function hasText(entry: RawLogentry | null | undefined): entry is RawLogentry {
  */
 export function formatMessage(template: string, params: unknown): string {
   const positional = Array.isArray(params) ? params : [];
-  const named = typeof params === "object" && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
+  const named =
+    typeof params === "object" && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>) : {};
   let next = 0;
   return template.replace(/%%|%\(([^)]+)\)[sdif]|%[sdif]/g, (placeholder, name: string | undefined) => {
     if (placeholder === "%%") return "%";

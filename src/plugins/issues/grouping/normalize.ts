@@ -32,7 +32,11 @@ export function normalizeEvent(raw: unknown, options: NormalizeOptions): Normali
   const sanitized = sanitizeEventPayload(raw);
   const event = parseRawEvent(sanitized.value);
   const time = normalizeTimestamp(event.timestamp, options.receivedAt);
-  const payload = withErrors(sanitized.value as Record<string, unknown>, time.error ? [...sanitized.errors, time.error] : sanitized.errors, time.error ? time.timestamp : null);
+  const payload = withErrors(
+    sanitized.value as Record<string, unknown>,
+    time.error ? [...sanitized.errors, time.error] : sanitized.errors,
+    time.error ? time.timestamp : null,
+  );
   const level = normalizeLevel(event.level);
   const environment = optionalText(event.environment, MAX_NAME_LENGTH);
   const release = optionalText(event.release, MAX_NAME_LENGTH);
@@ -73,8 +77,16 @@ export function normalizeEvent(raw: unknown, options: NormalizeOptions): Normali
  * The payload with this processing's errors appended to any it already lists (as Relay does), and
  * a replaced timestamp written back as seconds. Unchanged (the same object) when nothing was repaired.
  */
-function withErrors(payload: Record<string, unknown>, errors: EventProcessingError[], timestamp: Date | null): Record<string, unknown> {
+function withErrors(
+  payload: Record<string, unknown>,
+  errors: EventProcessingError[],
+  timestamp: Date | null,
+): Record<string, unknown> {
   if (errors.length === 0) return payload;
   const previous = Array.isArray(payload.errors) ? payload.errors : [];
-  return { ...payload, ...(timestamp ? { timestamp: timestamp.getTime() / 1000 } : {}), errors: [...previous, ...errors] };
+  return {
+    ...payload,
+    ...(timestamp ? { timestamp: timestamp.getTime() / 1000 } : {}),
+    errors: [...previous, ...errors],
+  };
 }

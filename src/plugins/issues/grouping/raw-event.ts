@@ -28,11 +28,14 @@ const lenientText = z
   .transform((value) => toText(value) ?? (value == null ? undefined : JSON.stringify(value)))
   .optional();
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** `null` list entries are dropped, as Relay does, rather than rejecting the event. */
 const listOf = <T extends z.ZodType>(item: T) =>
-  z.array(item.nullable()).transform((items) => items.filter((entry): entry is NonNullable<z.output<T>> => entry != null));
+  z
+    .array(item.nullable())
+    .transform((items) => items.filter((entry): entry is NonNullable<z.output<T>> => entry != null));
 
 const frameSchema = z.object(
   {
@@ -45,14 +48,21 @@ const frameSchema = z.object(
   { error: expected("a stack frame object") },
 );
 
-const stacktraceSchema = z.object({ frames: listOf(frameSchema).nullish() }, { error: expected("a stacktrace object with frames") });
+const stacktraceSchema = z.object(
+  { frames: listOf(frameSchema).nullish() },
+  { error: expected("a stacktrace object with frames") },
+);
 
 /** Only what titles and tags read from a mechanism; a malformed one is ignored, not rejected. */
 const mechanismSchema = z
   .unknown()
   .transform((value) =>
     isPlainObject(value)
-      ? { type: toText(value.type), handled: typeof value.handled === "boolean" ? value.handled : undefined, synthetic: value.synthetic === true }
+      ? {
+          type: toText(value.type),
+          handled: typeof value.handled === "boolean" ? value.handled : undefined,
+          synthetic: value.synthetic === true,
+        }
       : undefined,
   )
   .optional();
@@ -65,7 +75,10 @@ const exceptionValueSchema = z.object(
 /** Sentry accepts `exception: {values: [...]}` and the older bare list `exception: [...]`. */
 const exceptionSchema = z.preprocess(
   (value) => (Array.isArray(value) ? { values: value } : value),
-  z.object({ values: listOf(exceptionValueSchema).nullish() }, { error: expected("an object with `values` or an array") }),
+  z.object(
+    { values: listOf(exceptionValueSchema).nullish() },
+    { error: expected("an object with `values` or an array") },
+  ),
 );
 
 const logentrySchema = z.object({ message: text, formatted: text, params: z.unknown().optional() });

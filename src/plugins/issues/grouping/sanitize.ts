@@ -92,7 +92,8 @@ function needsRepair(raw: unknown, limits: SanitizeLimits): boolean {
   while (stack.length > 0) {
     const { value, depth } = stack.pop() as { value: unknown; depth: number };
     if (typeof value === "string") {
-      if (textProblem(value) || (value.length > limits.maxStringLength && cut(value, limits.maxStringLength) !== value)) return true;
+      if (textProblem(value) || (value.length > limits.maxStringLength && cut(value, limits.maxStringLength) !== value))
+        return true;
       continue;
     }
     if (typeof value === "bigint") return true;
@@ -110,7 +111,8 @@ function needsRepair(raw: unknown, limits: SanitizeLimits): boolean {
   return false;
 }
 
-type Repaired = { kind: "drop" } | { kind: "leaf"; value: unknown } | { kind: "container"; source: object; value: Container };
+type Repaired =
+  { kind: "drop" } | { kind: "leaf"; value: unknown } | { kind: "container"; source: object; value: Container };
 
 function repairValue(task: Task, limits: SanitizeLimits, errors: ErrorList): Repaired {
   let value = task.value;
@@ -137,7 +139,11 @@ function repairValue(task: Task, limits: SanitizeLimits, errors: ErrorList): Rep
     if (ancestor.object === value) return { kind: "leaf", value: "[Circular]" };
   }
   if (task.depth >= limits.maxDepth) {
-    errors.add({ type: "invalid_data", name: pathName(task.path), reason: `nested deeper than ${limits.maxDepth} levels` });
+    errors.add({
+      type: "invalid_data",
+      name: pathName(task.path),
+      reason: `nested deeper than ${limits.maxDepth} levels`,
+    });
     return { kind: "leaf", value: Array.isArray(value) ? "[Array]" : "[Object]" };
   }
   return { kind: "container", source: value, value: Array.isArray(value) ? new Array<unknown>(value.length) : {} };
@@ -152,7 +158,12 @@ function repairString(text: string, path: readonly string[], limits: SanitizeLim
   }
   if (result.length > limits.maxStringLength) {
     const shortened = cut(result, limits.maxStringLength);
-    if (shortened !== result) errors.add({ type: "value_too_long", name: pathName(path), reason: `longer than ${limits.maxStringLength} characters` });
+    if (shortened !== result)
+      errors.add({
+        type: "value_too_long",
+        name: pathName(path),
+        reason: `longer than ${limits.maxStringLength} characters`,
+      });
     result = shortened;
   }
   return result;
@@ -168,7 +179,12 @@ function pushChildren(stack: Task[], task: Task, source: object, target: Contain
     for (const [key, item] of Object.entries(source)) {
       const problem = textProblem(key);
       const safeKey = problem ? repairText(key) : key;
-      if (problem) errors.add({ type: "invalid_data", name: pathName([...task.path, safeKey]), reason: `key contained ${problem} (replaced by U+FFFD)` });
+      if (problem)
+        errors.add({
+          type: "invalid_data",
+          name: pathName([...task.path, safeKey]),
+          reason: `key contained ${problem} (replaced by U+FFFD)`,
+        });
       // Reserve the key now so the copy keeps the sender's key order.
       setAt(target, safeKey, null);
       children.push([safeKey, safeKey, item]);

@@ -45,10 +45,16 @@ export function normalizeTimestamp(value: unknown, receivedAt: Date): Normalized
     timestamp: receivedAt,
     error: { type, name: "timestamp", ...(sent === undefined ? {} : { value: sent }), reason },
   });
-  if (parsed === null) return clamp("invalid_data", "not a number of seconds or an ISO 8601 date-time; the receive time is used");
+  if (parsed === null)
+    return clamp("invalid_data", "not a number of seconds or an ISO 8601 date-time; the receive time is used");
   const drift = (parsed.getTime() - receivedAt.getTime()) / 1000;
-  if (drift > MAX_SECS_IN_FUTURE) return clamp("future_timestamp", `more than ${MAX_SECS_IN_FUTURE} seconds after the receive time, which is used instead`);
-  if (-drift > MAX_SECS_IN_PAST) return clamp("past_timestamp", "more than 30 days before the receive time, which is used instead");
+  if (drift > MAX_SECS_IN_FUTURE)
+    return clamp(
+      "future_timestamp",
+      `more than ${MAX_SECS_IN_FUTURE} seconds after the receive time, which is used instead`,
+    );
+  if (-drift > MAX_SECS_IN_PAST)
+    return clamp("past_timestamp", "more than 30 days before the receive time, which is used instead");
   return { timestamp: parsed, error: null };
 }
 

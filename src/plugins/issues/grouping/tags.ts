@@ -16,8 +16,12 @@ export interface DerivedTags {
 }
 
 /** The `handled` and `mechanism` tags Sentry derives from the exception chain (main exception last). */
-export function mechanismTags(exceptions: ReadonlyArray<{ mechanism: { type: string | null; handled: boolean | null } | null }>): Pick<DerivedTags, "handled" | "mechanism"> {
-  const stated = exceptions.flatMap((exception) => (exception.mechanism?.handled == null ? [] : [exception.mechanism.handled]));
+export function mechanismTags(
+  exceptions: ReadonlyArray<{ mechanism: { type: string | null; handled: boolean | null } | null }>,
+): Pick<DerivedTags, "handled" | "mechanism"> {
+  const stated = exceptions.flatMap((exception) =>
+    exception.mechanism?.handled == null ? [] : [exception.mechanism.handled],
+  );
   const handled = stated.length === 0 ? null : stated.includes(false) ? "no" : "yes";
   const mechanism = exceptions.findLast((exception) => exception.mechanism?.type)?.mechanism?.type ?? null;
   return { handled, mechanism };
@@ -41,14 +45,16 @@ export function normalizeTags(raw: unknown, derived: DerivedTags): Array<[string
 }
 
 function tagEntries(raw: unknown): Array<[unknown, unknown]> {
-  if (Array.isArray(raw)) return raw.filter((pair): pair is [unknown, unknown] => Array.isArray(pair) && pair.length === 2);
+  if (Array.isArray(raw))
+    return raw.filter((pair): pair is [unknown, unknown] => Array.isArray(pair) && pair.length === 2);
   if (typeof raw === "object" && raw !== null) return Object.entries(raw);
   return [];
 }
 
 /** Strings, numbers and booleans as text; tag values are one line (Sentry rejects newlines). */
 function tagText(value: unknown, max: number): string | null {
-  const text = typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean" ? String(value) : null;
+  const text =
+    typeof value === "string" ? value : typeof value === "number" || typeof value === "boolean" ? String(value) : null;
   const oneLine = text?.replace(/[\r\n]+/g, " ").trim();
   return oneLine ? cut(oneLine, max) : null;
 }

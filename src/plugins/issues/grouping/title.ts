@@ -36,13 +36,22 @@ export function describeEvent(input: TitleInput): EventLabels {
     // A synthetic exception only carries a stack for a message (browser SDKs' captureMessage with
     // attachStacktrace): Sentry records no type for it, so the title is the value (the message) alone.
     const value = exception.value;
-    const metadata = { value, ...(crashFrame?.filename && { filename: crashFrame.filename }), ...(crashFrame?.function && { function: crashFrame.function }) };
+    const metadata = {
+      value,
+      ...(crashFrame?.filename && { filename: crashFrame.filename }),
+      ...(crashFrame?.function && { function: crashFrame.function }),
+    };
     return { title: ellipsize(firstLine(value), MAX_TITLE_VALUE_LENGTH), culprit, metadata, location };
   }
   if (exception) {
     const type = exception.type ?? "Error";
     const value = exception.value ?? "";
-    const metadata = { type, value, ...(crashFrame?.filename && { filename: crashFrame.filename }), ...(crashFrame?.function && { function: crashFrame.function }) };
+    const metadata = {
+      type,
+      value,
+      ...(crashFrame?.filename && { filename: crashFrame.filename }),
+      ...(crashFrame?.function && { function: crashFrame.function }),
+    };
     return { title: exceptionTitle(type, value), culprit, metadata, location };
   }
   const title = messageTitle(input.message);
@@ -89,7 +98,9 @@ function frameCulprit(frame: StackFrame, platform: string | null): string | null
   const where = frame.module ?? frame.filename;
   if (!where) return null;
   const fn = frame.function ?? "?";
-  return platform !== null && JAVASCRIPT_PLATFORMS.has(platform.toLowerCase()) ? `${fn}(${where})` : `${where} in ${fn}`;
+  return platform !== null && JAVASCRIPT_PLATFORMS.has(platform.toLowerCase())
+    ? `${fn}(${where})`
+    : `${where} in ${fn}`;
 }
 
 function nonBlank(value: string | undefined): string | null {

@@ -25,7 +25,11 @@ const keyOf = (projectId: number, hash: string) => `${projectId}:${hash}`;
  * key decides. A batch that loses the race for a primary hash drops its new issue and joins the
  * winner's. Lock order (projects, then hashes, both sorted) keeps concurrent batches deadlock-free.
  */
-export async function assignIssues(trx: Transaction<Database>, items: readonly Item[], now: Date): Promise<IssueAssignment> {
+export async function assignIssues(
+  trx: Transaction<Database>,
+  items: readonly Item[],
+  now: Date,
+): Promise<IssueAssignment> {
   const known = await lookupHashes(trx, items);
   const issueOf: Array<number | undefined> = items.map(({ project, event }) =>
     event.hashes.map((hash) => known.get(keyOf(project.id, hash))).find((id) => id !== undefined),
@@ -48,7 +52,12 @@ async function lookupHashes(trx: Transaction<Database>, items: readonly Item[]):
 }
 
 /** One new issue per unseen primary fingerprint; fills `issueOf` for the items it covers. */
-async function createIssues(trx: Transaction<Database>, items: readonly Item[], issueOf: Array<number | undefined>, now: Date) {
+async function createIssues(
+  trx: Transaction<Database>,
+  items: readonly Item[],
+  issueOf: Array<number | undefined>,
+  now: Date,
+) {
   const groups = new Map<string, number[]>();
   items.forEach((item, index) => {
     if (issueOf[index] !== undefined) return;
@@ -59,7 +68,10 @@ async function createIssues(trx: Transaction<Database>, items: readonly Item[], 
   if (groups.size === 0) return created;
 
   const firstItems = [...groups.values()].map((indexes) => indexes[0] as number);
-  const numbers = await reserveShortNumbers(trx, firstItems.map((index) => (items[index] as Item).project.id));
+  const numbers = await reserveShortNumbers(
+    trx,
+    firstItems.map((index) => (items[index] as Item).project.id),
+  );
   const rows = firstItems.map((index) => {
     const { project, event } = items[index] as Item;
     return {
@@ -80,7 +92,11 @@ async function createIssues(trx: Transaction<Database>, items: readonly Item[], 
       first_release: event.release,
     };
   });
-  const inserted = await trx.insertInto("issues").values(rows).returning(["id", "project_id", "short_number"]).execute();
+  const inserted = await trx
+    .insertInto("issues")
+    .values(rows)
+    .returning(["id", "project_id", "short_number"])
+    .execute();
   const idOf = new Map(inserted.map((row) => [`${row.project_id}:${row.short_number}`, Number(row.id)]));
   [...groups.values()].forEach((indexes, groupIndex) => {
     const row = rows[groupIndex] as (typeof rows)[number];
@@ -103,7 +119,10 @@ async function reserveShortNumbers(trx: Transaction<Database>, projectIds: numbe
       .where("id", "=", projectId)
       .returning("next_short_id")
       .executeTakeFirstOrThrow();
-    reserved.set(projectId, Array.from({ length: count }, (_, i) => next - count + i));
+    reserved.set(
+      projectId,
+      Array.from({ length: count }, (_, i) => next - count + i),
+    );
   }
   return reserved;
 }
@@ -123,7 +142,8 @@ async function claimHashes(
   items.forEach(({ project, event }, index) => {
     for (const hash of event.hashes) {
       const key = keyOf(project.id, hash);
-      if (!known.has(key) && !claims.has(key)) claims.set(key, { project_id: project.id, hash, issue_id: issueOf[index] as number });
+      if (!known.has(key) && !claims.has(key))
+        claims.set(key, { project_id: project.id, hash, issue_id: issueOf[index] as number });
     }
   });
   if (claims.size === 0) return [];
@@ -148,12 +168,17 @@ async function adoptWinners(
 ): Promise<number[]> {
   const winners = await lookupHashes(
     trx,
-    lost.map((claim) => ({ project: { id: claim.project_id, organizationId: 0, platform: null }, event: { hashes: [claim.hash] } as NormalizedEvent })),
+    lost.map((claim) => ({
+      project: { id: claim.project_id, organizationId: 0, platform: null },
+      event: { hashes: [claim.hash] } as NormalizedEvent,
+    })),
   );
   const orphans: number[] = [];
   for (const claim of lost) {
     const winner = winners.get(keyOf(claim.project_id, claim.hash));
-    const isPrimaryOfNewIssue = created.has(claim.issue_id) && items.some((item, i) => issueOf[i] === claim.issue_id && item.event.hashes[0] === claim.hash);
+    const isPrimaryOfNewIssue =
+      created.has(claim.issue_id) &&
+      items.some((item, i) => issueOf[i] === claim.issue_id && item.event.hashes[0] === claim.hash);
     if (winner === undefined || !isPrimaryOfNewIssue) continue;
     issueOf.forEach((id, i) => {
       if (id === claim.issue_id) issueOf[i] = winner;

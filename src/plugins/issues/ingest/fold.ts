@@ -40,7 +40,13 @@ export function foldEvents(state: IssueState, events: readonly FoldEvent[], ctx:
     if (newUser) state.userCount += 1;
     if (event.timestamp >= state.lastSeen) {
       state.lastSeen = event.timestamp;
-      Object.assign(state, { level: event.level, title: event.title, culprit: event.culprit, metadata: event.metadata, message: event.message });
+      Object.assign(state, {
+        level: event.level,
+        title: event.title,
+        culprit: event.culprit,
+        metadata: event.metadata,
+        message: event.message,
+      });
     }
     if (event.release) {
       state.lastRelease = event.release;
@@ -73,7 +79,13 @@ function automaticTransition(state: IssueState, event: NormalizedEvent, ctx: Fol
     activity: "set_escalating",
     data: {
       event_id: event.eventId,
-      expired_snooze: { until: snooze.until, count: snooze.count, window: snooze.window, user_count: snooze.userCount, user_window: snooze.userWindow },
+      expired_snooze: {
+        until: snooze.until,
+        count: snooze.count,
+        window: snooze.window,
+        user_count: snooze.userCount,
+        user_window: snooze.userWindow,
+      },
     },
   };
 }
@@ -83,7 +95,8 @@ function isRegression(resolution: Resolution | null, release: string | null, ctx
   if (!resolution || !release) return true;
   const order = (a: string, b: string) => compareReleases(a, b, ctx.releaseFirstSeen);
   if (resolution.type === "in_release" && resolution.version) return order(release, resolution.version) >= 0;
-  if (resolution.type === "in_next_release" && resolution.releaseAtResolve) return order(release, resolution.releaseAtResolve) > 0;
+  if (resolution.type === "in_next_release" && resolution.releaseAtResolve)
+    return order(release, resolution.releaseAtResolve) > 0;
   return true;
 }
 

@@ -26,15 +26,21 @@ export interface FreshEvent {
  * columns travel as one JSON array, zipped with the others by `ROWS FROM`: as elements of a text
  * array, each payload would be escaped once more on the way.
  */
-export async function insertEvents(trx: Transaction<Database>, items: readonly BatchItem[], issueOf: readonly number[]): Promise<FreshEvent[]> {
+export async function insertEvents(
+  trx: Transaction<Database>,
+  items: readonly BatchItem[],
+  issueOf: readonly number[],
+): Promise<FreshEvent[]> {
   const unique = new Map<string, FreshEvent>();
   items.forEach((item, index) => {
     const key = `${item.project.id}:${item.event.eventId}`;
     if (!unique.has(key)) unique.set(key, { item, issueId: issueOf[index] as number });
   });
   const candidates = [...unique.values()];
-  const column = <T>(pick: (event: NormalizedEvent, project: ProjectRef, issueId: number) => T, of: readonly FreshEvent[] = candidates) =>
-    of.map(({ item, issueId }) => pick(item.event, item.project, issueId));
+  const column = <T>(
+    pick: (event: NormalizedEvent, project: ProjectRef, issueId: number) => T,
+    of: readonly FreshEvent[] = candidates,
+  ) => of.map(({ item, issueId }) => pick(item.event, item.project, issueId));
 
   const claimed = await trx
     .insertInto("event_ids")
@@ -52,7 +58,29 @@ export async function insertEvents(trx: Transaction<Database>, items: readonly B
   const of = (pick: Parameters<typeof column>[0]) => column(pick, fresh);
   await trx
     .insertInto("events")
-    .columns(["organization_id", "project_id", "issue_id", "event_id", "timestamp", "received", "level", "platform", "environment", "release", "dist", "type", "title", "culprit", "message", "location", "user_key", "tags", "hashes", "size", "payload"])
+    .columns([
+      "organization_id",
+      "project_id",
+      "issue_id",
+      "event_id",
+      "timestamp",
+      "received",
+      "level",
+      "platform",
+      "environment",
+      "release",
+      "dist",
+      "type",
+      "title",
+      "culprit",
+      "message",
+      "location",
+      "user_key",
+      "tags",
+      "hashes",
+      "size",
+      "payload",
+    ])
     .expression(
       sql`SELECT organization_id, project_id, issue_id, event_id, timestamp, received, level, platform, environment, release, dist,
         type, title, culprit, message, location, user_key, document->'tags',

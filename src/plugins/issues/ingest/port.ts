@@ -62,7 +62,13 @@ export type { NormalizedEvent } from "../grouping/types.js";
  */
 export interface EventPayloadProcessor {
   readonly id: string;
-  process(input: { db: Kysely<Database>; project: ProjectRef; payload: Record<string, unknown> }): Promise<Record<string, unknown> | null>;
+  process(input: {
+    db: Kysely<Database>;
+    project: ProjectRef;
+    payload: Record<string, unknown>;
+  }): Promise<Record<string, unknown> | null>;
 }
 
-export const EventPayloadProcessorToken: InjectionToken<EventPayloadProcessor> = Symbol("faultline.EventPayloadProcessor");
+export const EventPayloadProcessorToken: InjectionToken<EventPayloadProcessor> = Symbol(
+  "faultline.EventPayloadProcessor",
+);

@@ -7,7 +7,14 @@ import type { EventBus } from "../../../events/event-bus.js";
 import { normalizeEvent } from "../grouping/index.js";
 import { type BatcherOptions, GroupCommitBatcher } from "../../../db/group-commit.js";
 import type { NormalizedEvent } from "../grouping/types.js";
-import type { CaptureOptions, EventPayloadProcessor, EventSink, EventStore, ProjectRef, StorableEvent } from "./port.js";
+import type {
+  CaptureOptions,
+  EventPayloadProcessor,
+  EventSink,
+  EventStore,
+  ProjectRef,
+  StorableEvent,
+} from "./port.js";
 import type { BatchItem } from "./insert-events.js";
 import { writeBatch } from "./write-batch.js";
 import { mapInTurns } from "../../../worker/yield.js";
@@ -41,7 +48,12 @@ export class EventProcessor implements EventSink, EventStore {
   async storeBatch(scope: TransactionScope, events: readonly StorableEvent[]): Promise<void> {
     // In slices, so that a batch of hundreds does not hold the host's requests.
     const processed =
-      this.processors().length === 0 ? events : await mapInTurns(events, async (item) => ({ ...item, event: await this.#process(scope.trx, item.project, item.event) }));
+      this.processors().length === 0
+        ? events
+        : await mapInTurns(events, async (item) => ({
+            ...item,
+            event: await this.#process(scope.trx, item.project, item.event),
+          }));
     return writeBatch(scope, processed, { events: this.events, now: this.clock.now() });
   }
 
@@ -72,9 +84,15 @@ export class EventProcessor implements EventSink, EventStore {
     // A connection lost mid-batch (a terminated backend, a failover) is retried once on a fresh
     // one. Safe even if the lost COMMIT had landed: events are unique per (project, event id)
     // and only newly inserted ones count. A second failure is an outage: 503, the SDK retries.
-    await retryTransientFailures(() => runInTransaction(this.db(), (scope) => writeBatch(scope, items, { events: this.events, now: this.clock.now() })), {
-      deadlock: true,
-      lostConnection: true,
-    });
+    await retryTransientFailures(
+      () =>
+        runInTransaction(this.db(), (scope) =>
+          writeBatch(scope, items, { events: this.events, now: this.clock.now() }),
+        ),
+      {
+        deadlock: true,
+        lostConnection: true,
+      },
+    );
   }
 }

@@ -20,11 +20,21 @@ const floorTo = (date: Date, size: number) => new Date(Math.floor(date.getTime()
  * stored (duplicates by event id dropped), counters, stats, facets, automatic transitions,
  * activity, and the domain events — set-based wherever a statement can cover the batch.
  */
-export async function writeBatch(scope: TransactionScope, items: readonly BatchItem[], deps: { events: EventBus; now: Date }): Promise<void> {
+export async function writeBatch(
+  scope: TransactionScope,
+  items: readonly BatchItem[],
+  deps: { events: EventBus; now: Date },
+): Promise<void> {
   const { trx } = scope;
   const assignment = await assignIssues(trx, items, deps.now);
   const issueIds = [...new Set(assignment.issueOf)].sort((a, b) => a - b);
-  const rows = await trx.selectFrom("issues").selectAll().where("id", "in", issueIds).orderBy("id").forUpdate().execute();
+  const rows = await trx
+    .selectFrom("issues")
+    .selectAll()
+    .where("id", "in", issueIds)
+    .orderBy("id")
+    .forUpdate()
+    .execute();
   const fresh = await insertEvents(trx, items, assignment.issueOf);
   const newUsers = await insertUsers(trx, fresh);
   const releases = releaseRows(fresh, assignment.created, deps.now);
@@ -60,7 +70,8 @@ async function insertUsers(trx: Transaction<Database>, fresh: FreshEvent[]): Pro
   const pairs = new Map<string, { issue_id: number; user_key: string; first_seen: Date }>();
   for (const { item, issueId } of fresh) {
     const userKey = item.event.userKey;
-    if (userKey && !pairs.has(`${issueId}:${userKey}`)) pairs.set(`${issueId}:${userKey}`, { issue_id: issueId, user_key: userKey, first_seen: item.event.received });
+    if (userKey && !pairs.has(`${issueId}:${userKey}`))
+      pairs.set(`${issueId}:${userKey}`, { issue_id: issueId, user_key: userKey, first_seen: item.event.received });
   }
   if (pairs.size === 0) return new Set();
   const inserted = await trx
@@ -72,7 +83,15 @@ async function insertUsers(trx: Transaction<Database>, fresh: FreshEvent[]): Pro
   return new Set(inserted.map((row) => `${row.issue_id}:${row.user_key}`));
 }
 
-type ReleaseRow = { organization_id: number; project_id: number; version: string; date_created: Date; first_event: Date; last_event: Date; new_groups: number };
+type ReleaseRow = {
+  organization_id: number;
+  project_id: number;
+  version: string;
+  date_created: Date;
+  first_event: Date;
+  last_event: Date;
+  new_groups: number;
+};
 
 /**
  * Each (project, release) of the batch with its first and last event time and the issues it
@@ -89,13 +108,23 @@ function releaseRows(fresh: FreshEvent[], created: Set<number>, now: Date): Rele
     if (!version) continue;
     const key = `${item.project.id}:${version}`;
     const time = item.event.timestamp;
-    const row = releases.get(key) ?? { organization_id: item.project.organizationId, project_id: item.project.id, version, date_created: now, first_event: time, last_event: time, new_groups: 0 };
+    const row = releases.get(key) ?? {
+      organization_id: item.project.organizationId,
+      project_id: item.project.id,
+      version,
+      date_created: now,
+      first_event: time,
+      last_event: time,
+      new_groups: 0,
+    };
     if (time < row.first_event) row.first_event = time;
     if (time > row.last_event) row.last_event = time;
     if (isNewGroup) row.new_groups += 1;
     releases.set(key, row);
   }
-  return [...releases.values()].sort((a, b) => a.project_id - b.project_id || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0));
+  return [...releases.values()].sort(
+    (a, b) => a.project_id - b.project_id || (a.version < b.version ? -1 : a.version > b.version ? 1 : 0),
+  );
 }
 
 /**
@@ -140,8 +169,10 @@ async function foldIssue(trx: Transaction<Database>, row: Issue, events: FreshEv
     if (newUser) seenUsers.add(key);
     return { event: item.event, newUser };
   });
-  const window = state.status === "ignored" ? await snoozeWindowCounts(trx, state, events.at(-1)?.item.event.received) : null;
-  const releaseDates = state.status === "resolved" ? await releaseFirstSeen(trx, state.projectId) : new Map<string, Date>();
+  const window =
+    state.status === "ignored" ? await snoozeWindowCounts(trx, state, events.at(-1)?.item.event.received) : null;
+  const releaseDates =
+    state.status === "resolved" ? await releaseFirstSeen(trx, state.projectId) : new Map<string, Date>();
   const fold = foldEvents(state, foldEventsInput, { window, releaseFirstSeen: (version) => releaseDates.get(version) });
   return { state, fold };
 }
@@ -153,10 +184,18 @@ async function foldIssue(trx: Transaction<Database>, row: Issue, events: FreshEv
 async function snoozeWindowCounts(trx: Transaction<Database>, state: IssueState, now: Date | undefined) {
   const snooze = state.snooze;
   if (!snooze || !now || (!snooze.window && !snooze.userWindow)) return null;
-  const since = (minutes: number | null) => new Date(Math.max(new Date(snooze.since).getTime() + 1, now.getTime() - (minutes ?? 0) * 60_000));
+  const since = (minutes: number | null) =>
+    new Date(Math.max(new Date(snooze.since).getTime() + 1, now.getTime() - (minutes ?? 0) * 60_000));
   const base = trx.selectFrom("events").where("issue_id", "=", state.id);
   const events = snooze.window
-    ? Number((await base.where("received", ">=", since(snooze.window)).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n)
+    ? Number(
+        (
+          await base
+            .where("received", ">=", since(snooze.window))
+            .select((eb) => eb.fn.countAll().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
     : 0;
   const users = snooze.userWindow
     ? Number(
@@ -172,7 +211,11 @@ async function snoozeWindowCounts(trx: Transaction<Database>, state: IssueState,
 }
 
 async function releaseFirstSeen(trx: Transaction<Database>, projectId: number): Promise<Map<string, Date>> {
-  const rows = await trx.selectFrom("releases").select(["version", "date_created"]).where("project_id", "=", projectId).execute();
+  const rows = await trx
+    .selectFrom("releases")
+    .select(["version", "date_created"])
+    .where("project_id", "=", projectId)
+    .execute();
   return new Map(rows.map((row) => [row.version, row.date_created]));
 }
 
@@ -227,7 +270,10 @@ async function updateIssues(trx: Transaction<Database>, outcomes: Map<number, { 
 
 /** Hourly and daily counters, aggregated per bucket so one statement covers the batch. */
 async function upsertStats(trx: Transaction<Database>, fresh: FreshEvent[]): Promise<void> {
-  for (const [table, size] of [["issue_stats_hourly", HOUR], ["issue_stats_daily", DAY]] as const) {
+  for (const [table, size] of [
+    ["issue_stats_hourly", HOUR],
+    ["issue_stats_daily", DAY],
+  ] as const) {
     const counts = new Map<string, { issue_id: number; bucket: Date; count: number }>();
     for (const { item, issueId } of fresh) {
       const bucket = floorTo(item.event.timestamp, size);
@@ -240,7 +286,11 @@ async function upsertStats(trx: Transaction<Database>, fresh: FreshEvent[]): Pro
     await trx
       .insertInto(table)
       .values([...counts.values()])
-      .onConflict((oc) => oc.columns(["issue_id", "bucket"]).doUpdateSet((eb) => ({ count: eb(eb.ref(`${table}.count`), "+", eb.ref("excluded.count")) })))
+      .onConflict((oc) =>
+        oc
+          .columns(["issue_id", "bucket"])
+          .doUpdateSet((eb) => ({ count: eb(eb.ref(`${table}.count`), "+", eb.ref("excluded.count")) })),
+      )
       .execute();
   }
 }
@@ -254,13 +304,28 @@ async function insertFacets(trx: Transaction<Database>, fresh: FreshEvent[]): Pr
     const { environment, release } = item.event;
     if (environment) environments.set(`${issueId}\0${environment}`, { issue_id: issueId, environment });
     if (release) releases.set(`${issueId}\0${release}`, { issue_id: issueId, release });
-    for (const [key, value] of item.event.tags) tags.set(`${issueId}\0${key}\0${value}`, { issue_id: issueId, key, value });
+    for (const [key, value] of item.event.tags)
+      tags.set(`${issueId}\0${key}\0${value}`, { issue_id: issueId, key, value });
   }
   if (environments.size > 0) {
-    await trx.insertInto("issue_environments").values([...environments.values()]).onConflict((oc) => oc.doNothing()).execute();
+    await trx
+      .insertInto("issue_environments")
+      .values([...environments.values()])
+      .onConflict((oc) => oc.doNothing())
+      .execute();
   }
-  if (releases.size > 0) await trx.insertInto("issue_releases").values([...releases.values()]).onConflict((oc) => oc.doNothing()).execute();
-  if (tags.size > 0) await trx.insertInto("issue_tags").values([...tags.values()]).onConflict((oc) => oc.doNothing()).execute();
+  if (releases.size > 0)
+    await trx
+      .insertInto("issue_releases")
+      .values([...releases.values()])
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  if (tags.size > 0)
+    await trx
+      .insertInto("issue_tags")
+      .values([...tags.values()])
+      .onConflict((oc) => oc.doNothing())
+      .execute();
 }
 
 async function insertActivities(
@@ -269,22 +334,50 @@ async function insertActivities(
   created: Set<number>,
   fresh: FreshEvent[],
 ): Promise<void> {
-  const rows: Array<{ organization_id: number; issue_id: number; type: string; data: string; user_id: null; date_created: Date }> = [];
+  const rows: Array<{
+    organization_id: number;
+    issue_id: number;
+    type: string;
+    data: string;
+    user_id: null;
+    date_created: Date;
+  }> = [];
   for (const [id, { state, fold }] of outcomes) {
     if (created.has(id)) {
       const first = fresh.find((f) => f.issueId === id);
-      rows.push({ organization_id: state.organizationId, issue_id: id, type: "first_seen", data: "{}", user_id: null, date_created: first?.item.event.received ?? state.firstSeen });
+      rows.push({
+        organization_id: state.organizationId,
+        issue_id: id,
+        type: "first_seen",
+        data: "{}",
+        user_id: null,
+        date_created: first?.item.event.received ?? state.firstSeen,
+      });
     }
     for (const activity of fold.activities) {
-      rows.push({ organization_id: state.organizationId, issue_id: id, type: activity.type, data: JSON.stringify(activity.data), user_id: null, date_created: activity.at });
+      rows.push({
+        organization_id: state.organizationId,
+        issue_id: id,
+        type: activity.type,
+        data: JSON.stringify(activity.data),
+        user_id: null,
+        date_created: activity.at,
+      });
     }
   }
   if (rows.length > 0) await trx.insertInto("issue_activity").values(rows).execute();
 }
 
-async function loadProjects(trx: Transaction<Database>, items: readonly BatchItem[]): Promise<Map<number, ProjectSnapshot>> {
+async function loadProjects(
+  trx: Transaction<Database>,
+  items: readonly BatchItem[],
+): Promise<Map<number, ProjectSnapshot>> {
   const ids = [...new Set(items.map((item) => item.project.id))];
-  const rows = await trx.selectFrom("projects").select(["id", "slug", "name", "platform"]).where("id", "in", ids).execute();
+  const rows = await trx
+    .selectFrom("projects")
+    .select(["id", "slug", "name", "platform"])
+    .where("id", "in", ids)
+    .execute();
   return new Map(rows.map((row) => [row.id, row]));
 }
 
@@ -315,7 +408,12 @@ async function emitDomainEvents(
     const seen = seenPerIssue.get(issueId) ?? 0;
     seenPerIssue.set(issueId, seen + 1);
     const transition = outcome.fold.transitions.find((t) => t.eventIndex === seen)?.reason ?? null;
-    await deps.events.emit(scope, { ...base, name: "error.created", payload: { issue, event, firstEvent, transition } });
-    if (transition) await deps.events.emit(scope, { ...base, name: "issue.unresolved", payload: { issue, reason: transition } });
+    await deps.events.emit(scope, {
+      ...base,
+      name: "error.created",
+      payload: { issue, event, firstEvent, transition },
+    });
+    if (transition)
+      await deps.events.emit(scope, { ...base, name: "issue.unresolved", payload: { issue, reason: transition } });
   }
 }

@@ -48,5 +48,7 @@ const isoText = (column: "issues.first_seen" | "issues.last_seen") =>
 
 /** Selects a {@link ListRow} from a query of issues. */
 export function selectListColumns<O>(query: SelectQueryBuilder<Database, "issues", O>) {
-  return query.select(SHOWN).select([isoText("issues.first_seen").as("first_seen"), isoText("issues.last_seen").as("last_seen")]);
+  return query
+    .select(SHOWN)
+    .select([isoText("issues.first_seen").as("first_seen"), isoText("issues.last_seen").as("last_seen")]);
 }

@@ -42,29 +42,49 @@ type Args = [
 ];
 
 /** A spec carrying only what the SQL reads (table and bucket range); key and size are the serializer's. */
-const sqlSpec = (table: StatsTable, first: Date, last: Date): TimelineSpec => ({ key: "", size: 0, table, first, last });
+const sqlSpec = (table: StatsTable, first: Date, last: Date): TimelineSpec => ({
+  key: "",
+  size: 0,
+  table,
+  first,
+  last,
+});
 
 /**
  * The statement of one shape: the same builders as the general path (queries.ts,
  * related-sql.ts), given stand-ins for every value and the shape fixed by the arguments here.
  */
-function statement(sort: IssueSort, windowed: boolean, withUser: boolean, statsTable: StatsTable | null, countTable: StatsTable | null) {
-  return new PreparedStatement(9, (db, ...[organizationId, userId, limit, windowStart, windowEnd, statsFirst, statsLast, countFirst, countLast]: Args) => {
-    const eb = expressionBuilder<Database, "issues">();
-    // What searchCondition makes of `is:unresolved`, and withinWindow of a window that ends now.
-    const unresolved = eb.and([eb("issues.status", "=", "unresolved")]);
-    const condition = windowed ? eb.and([unresolved, eb("issues.last_seen", ">=", windowStart), eb("issues.first_seen", "<=", windowEnd)]) : unresolved;
-    const bound: KeysetBound = { after: null, order: "desc", limit };
-    const page = withRelatedColumns(
-      pageQuery(db, organizationId, condition, sort, bound),
-      withUser ? userId : null,
-      statsTable ? sqlSpec(statsTable, statsFirst, statsLast) : null,
-      countTable ? sqlSpec(countTable, countFirst, countLast) : null,
-    ).select(hitsQuery(db, organizationId, condition).as("list_hits"));
-    // The page as one JSON array: the driver then makes one JSON.parse call instead of decoding
-    // ~30 fields of 100 rows one by one (the driver had 23 % of the profile samples, 13 % after).
-    return db.selectFrom(page.as("page")).select(sql<PageRow[]>`coalesce(json_agg(page), '[]')`.as("rows"));
-  });
+function statement(
+  sort: IssueSort,
+  windowed: boolean,
+  withUser: boolean,
+  statsTable: StatsTable | null,
+  countTable: StatsTable | null,
+) {
+  return new PreparedStatement(
+    9,
+    (
+      db,
+      ...[organizationId, userId, limit, windowStart, windowEnd, statsFirst, statsLast, countFirst, countLast]: Args
+    ) => {
+      const eb = expressionBuilder<Database, "issues">();
+      // What searchCondition makes of `is:unresolved`, and withinWindow of a window that ends now.
+      const unresolved = eb.and([eb("issues.status", "=", "unresolved")]);
+      const condition = windowed
+        ? eb.and([unresolved, eb("issues.last_seen", ">=", windowStart), eb("issues.first_seen", "<=", windowEnd)])
+        : unresolved;
+      const bound: KeysetBound = { after: null, order: "desc", limit };
+      const page = withRelatedColumns(
+        pageQuery(db, organizationId, condition, sort, bound),
+        withUser ? userId : null,
+        statsTable ? sqlSpec(statsTable, statsFirst, statsLast) : null,
+        countTable ? sqlSpec(countTable, countFirst, countLast) : null,
+      ).select(hitsQuery(db, organizationId, condition).as("list_hits"));
+      // The page as one JSON array: the driver then makes one JSON.parse call instead of decoding
+      // ~30 fields of 100 rows one by one (the driver had 23 % of the profile samples, 13 % after).
+      return db.selectFrom(page.as("page")).select(sql<PageRow[]>`coalesce(json_agg(page), '[]')`.as("rows"));
+    },
+  );
 }
 
 /**
@@ -129,4 +149,7 @@ function inOrder(rows: PageRow[], sort: IssueSort): PageRow[] {
   return rows;
 }
 
-const TEXT_KEYS: Partial<Record<IssueSort, (row: PageRow) => string>> = { date: (row) => row.last_seen, new: (row) => row.first_seen };
+const TEXT_KEYS: Partial<Record<IssueSort, (row: PageRow) => string>> = {
+  date: (row) => row.last_seen,
+  new: (row) => row.first_seen,
+};

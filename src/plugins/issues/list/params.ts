@@ -10,10 +10,19 @@ const seriesSchema = z.enum(["24h", "14d", "auto", ""], { error: 'must be "24h",
 /** What selects issues: shared by the list and the bulk PUT / DELETE without `id`. */
 export const issueFilterShape = {
   query: z.string().optional(),
-  status: z.enum(["resolved", "unresolved", "ignored"], { error: 'must be "resolved", "unresolved" or "ignored"' }).optional(),
+  status: z
+    .enum(["resolved", "unresolved", "ignored"], { error: 'must be "resolved", "unresolved" or "ignored"' })
+    .optional(),
   assignee: z.string().min(1).optional(),
   /** `-1` is Sentry's "all projects". */
-  project: repeatable.pipe(z.array(z.string().regex(/^(-1|\d{1,18})$/, "must be a project id").transform(Number))),
+  project: repeatable.pipe(
+    z.array(
+      z
+        .string()
+        .regex(/^(-1|\d{1,18})$/, "must be a project id")
+        .transform(Number),
+    ),
+  ),
   environment: repeatable.transform((values) => values.filter((value) => value !== "")),
 };
 
@@ -37,18 +46,34 @@ export const listIssuesQuery = z
   .superRefine((query, ctx) => {
     if (query.statsPeriod !== undefined) return;
     if ((query.start === undefined) !== (query.end === undefined)) {
-      ctx.addIssue({ code: "custom", path: [query.start ? "end" : "start"], message: "start and end must be given together" });
+      ctx.addIssue({
+        code: "custom",
+        path: [query.start ? "end" : "start"],
+        message: "start and end must be given together",
+      });
       // zod runs this check even when a field failed its own: only compare what parsed into dates.
-    } else if (query.start instanceof Date && query.end instanceof Date && query.start.getTime() >= query.end.getTime()) {
+    } else if (
+      query.start instanceof Date &&
+      query.end instanceof Date &&
+      query.start.getTime() >= query.end.getTime()
+    ) {
       ctx.addIssue({ code: "custom", path: ["end"], message: "must be after start" });
     }
   })
   .transform(({ statsPeriod, groupStatsPeriod, start, end, shortIdLookup, ...rest }, ctx) => {
     const window: TimeWindowParam =
-      typeof statsPeriod === "number" ? { periodMs: statsPeriod } : statsPeriod === undefined && start && end ? { start, end } : null;
+      typeof statsPeriod === "number"
+        ? { periodMs: statsPeriod }
+        : statsPeriod === undefined && start && end
+          ? { start, end }
+          : null;
     const series = seriesOf(groupStatsPeriod, statsPeriod);
     if (series === "auto" && window === null) {
-      ctx.addIssue({ code: "custom", path: ["groupStatsPeriod"], message: '"auto" needs a time window (statsPeriod, or start and end)' });
+      ctx.addIssue({
+        code: "custom",
+        path: ["groupStatsPeriod"],
+        message: '"auto" needs a time window (statsPeriod, or start and end)',
+      });
       return z.NEVER;
     }
     return { ...rest, window, series, shortIdLookup: shortIdLookup === "1" || shortIdLookup === "true" };
@@ -76,4 +101,7 @@ export type ListIssuesQuery = z.output<typeof listIssuesQuery>;
 export type IssueFilterParams = Pick<ListIssuesQuery, "query" | "status" | "assignee" | "project" | "environment">;
 
 /** What the list reads: the filters, sort, page and presentation of a list request. */
-export type ListParams = Pick<ListIssuesQuery, keyof IssueFilterParams | "sort" | "limit" | "cursor" | "shortIdLookup" | "window" | "series">;
+export type ListParams = Pick<
+  ListIssuesQuery,
+  keyof IssueFilterParams | "sort" | "limit" | "cursor" | "shortIdLookup" | "window" | "series"
+>;

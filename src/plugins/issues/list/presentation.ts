@@ -13,6 +13,7 @@ export interface ListPresentation {
 export function listPresentation(params: Pick<ListParams, "window" | "series">, now: Date): ListPresentation {
   const bounds = windowBounds(params.window, now);
   const series = params.series;
-  const stats = series === null ? null : series === "auto" ? (bounds ? autoSpec(bounds) : null) : periodSpec(series, now);
+  const stats =
+    series === null ? null : series === "auto" ? (bounds ? autoSpec(bounds) : null) : periodSpec(series, now);
   return { stats, window: bounds ? autoSpec(bounds) : null };
 }

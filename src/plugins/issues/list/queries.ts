@@ -12,10 +12,18 @@ export const MAX_HITS = 1000;
  * One keyset page in a sort's order: `ORDER BY key, id` in the direction of its
  * `issues_by_*` index and `(key, id) < cursor`, so the index is walked from the cursor on.
  */
-export function pageQuery(db: Kysely<Database>, organizationId: number, condition: IssueCondition, sortName: IssueSort, bound: KeysetBound) {
+export function pageQuery(
+  db: Kysely<Database>,
+  organizationId: number,
+  condition: IssueCondition,
+  sortName: IssueSort,
+  bound: KeysetBound,
+) {
   const sort = SORTS[sortName];
   const after = keysetCondition(bound, sort.column, "issues.id", sort.kind);
-  return selectListColumns(issuesWhere(db, organizationId, condition).$if(after !== null, (q) => q.where(after as NonNullable<typeof after>)))
+  return selectListColumns(
+    issuesWhere(db, organizationId, condition).$if(after !== null, (q) => q.where(after as NonNullable<typeof after>)),
+  )
     .orderBy(sort.column, bound.order)
     .orderBy("issues.id", bound.order)
     .limit(bound.limit);

@@ -46,17 +46,29 @@ export class IssueListQuery {
     if (isDefaultShape(params)) return this.#defaultList(params, bounds, presentation);
     const { condition: filtered, projects } = await issueCondition(this.db, params, this.ctx);
     const condition = bounds ? withinWindow(filtered, bounds, this.ctx.now) : filtered;
-    const direct = params.query ? await this.#directHit(params.query.trim(), params.shortIdLookup, projects) : undefined;
+    const direct = params.query
+      ? await this.#directHit(params.query.trim(), params.shortIdLookup, projects)
+      : undefined;
     if (direct) return { page: singlePage(direct, params.sort), hits: 1, directHit: true, presentation };
 
     const { organizationId, userId } = this.ctx;
     const hits = hitsQuery(this.db, organizationId, condition);
     const page = await keysetPage(
       (bound) =>
-        withRelatedColumns(pageQuery(this.db, organizationId, condition, params.sort, bound), userId, presentation.stats, presentation.window)
+        withRelatedColumns(
+          pageQuery(this.db, organizationId, condition, params.sort, bound),
+          userId,
+          presentation.stats,
+          presentation.window,
+        )
           .select(hits.as("list_hits"))
           .execute(),
-      { cursor: params.cursor, limit: params.limit, keyOf: (row) => SORTS[params.sort].keyOf(row), idOf: (row) => Number(row.id) },
+      {
+        cursor: params.cursor,
+        limit: params.limit,
+        keyOf: (row) => SORTS[params.sort].keyOf(row),
+        idOf: (row) => Number(row.id),
+      },
     );
     const counted = hitsOf(page.rows) ?? (await hits.executeTakeFirstOrThrow()).n;
     return { page, hits: Number(counted), directHit: false, presentation };
@@ -67,14 +79,21 @@ export class IssueListQuery {
    * statement compiled once. `is:unresolved` names no issue directly, and a first page that is
    * empty means nothing matches, so neither needs a statement of its own.
    */
-  async #defaultList(params: ListParams, bounds: { start: Date; end: Date } | null, presentation: ListPresentation): Promise<IssueListResult> {
+  async #defaultList(
+    params: ListParams,
+    bounds: { start: Date; end: Date } | null,
+    presentation: ListPresentation,
+  ): Promise<IssueListResult> {
     const { organizationId, userId } = this.ctx;
-    const page = await keysetPage((bound) => defaultPageRows(this.db, params.sort, { organizationId, userId }, bounds, presentation, bound), {
-      cursor: params.cursor,
-      limit: params.limit,
-      keyOf: (row) => SORTS[params.sort].keyOf(row),
-      idOf: (row) => Number(row.id),
-    });
+    const page = await keysetPage(
+      (bound) => defaultPageRows(this.db, params.sort, { organizationId, userId }, bounds, presentation, bound),
+      {
+        cursor: params.cursor,
+        limit: params.limit,
+        keyOf: (row) => SORTS[params.sort].keyOf(row),
+        idOf: (row) => Number(row.id),
+      },
+    );
     return { page, hits: Number(hitsOf(page.rows) ?? 0), directHit: false, presentation };
   }
 
@@ -109,16 +128,22 @@ export class IssueListQuery {
     const organizationId = this.ctx.organizationId;
     if (EVENT_ID.test(query)) {
       const eventId = query.replaceAll("-", "").toLowerCase();
-      return this.db
-        .selectFrom("events")
-        .innerJoin("issues", "issues.id", "events.issue_id")
-        .selectAll("issues")
-        // By project: (project_id, event_id) is the unique index events can be found by.
-        .where("events.project_id", "in", projects ?? this.db.selectFrom("projects").select("id").where("organization_id", "=", organizationId))
-        .where("events.event_id", "=", eventId)
-        .where("issues.organization_id", "=", organizationId)
-        .where("issues.deleted_at", "is", null)
-        .executeTakeFirst();
+      return (
+        this.db
+          .selectFrom("events")
+          .innerJoin("issues", "issues.id", "events.issue_id")
+          .selectAll("issues")
+          // By project: (project_id, event_id) is the unique index events can be found by.
+          .where(
+            "events.project_id",
+            "in",
+            projects ?? this.db.selectFrom("projects").select("id").where("organization_id", "=", organizationId),
+          )
+          .where("events.event_id", "=", eventId)
+          .where("issues.organization_id", "=", organizationId)
+          .where("issues.deleted_at", "is", null)
+          .executeTakeFirst()
+      );
     }
     const short = shortIdLookup ? parseShortId(query) : null;
     if (!short) return undefined;
@@ -169,5 +194,9 @@ function hitsOf(rows: readonly object[]): string | number | bigint | undefined {
 /** A one-row page whose cursors lead nowhere: a direct hit has nothing before or after it. */
 function singlePage(row: Issue, sort: IssueSort): Page<Issue> {
   const position = { value: SORTS[sort].keyOf(row), id: Number(row.id) };
-  return { rows: [row], previous: { cursor: { ...position, isPrev: true }, results: false }, next: { cursor: { ...position, isPrev: false }, results: false } };
+  return {
+    rows: [row],
+    previous: { cursor: { ...position, isPrev: true }, results: false },
+    next: { cursor: { ...position, isPrev: false }, results: false },
+  };
 }

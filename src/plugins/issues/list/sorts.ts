@@ -1,7 +1,10 @@
 import type { Issue } from "../tables.js";
 
 /** What a sort key is read from: an issue row, or a list row whose timestamps are ISO text (list/columns.ts). */
-export type SortKeyRow = Pick<Issue, "times_seen" | "user_count"> & { first_seen: Date | string; last_seen: Date | string };
+export type SortKeyRow = Pick<Issue, "times_seen" | "user_count"> & {
+  first_seen: Date | string;
+  last_seen: Date | string;
+};
 
 /** Epoch ms of a timestamp read as a Date or as ISO text. */
 const epochMs = (value: Date | string) => (typeof value === "string" ? Date.parse(value) : value.getTime());

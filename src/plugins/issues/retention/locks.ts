@@ -13,7 +13,9 @@ const LOCK_NOT_AVAILABLE = "55P03";
  * {@link unlessLockBusy}) and is left to the next run.
  */
 export async function takeRetentionLock(trx: Transaction<Database>, schema: string): Promise<boolean> {
-  const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`faultline.retention:${schema}`}, 0)) AS locked`.execute(trx);
+  const { rows } = await sql<{
+    locked: boolean;
+  }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`faultline.retention:${schema}`}, 0)) AS locked`.execute(trx);
   if (!rows[0]?.locked) return false;
   await sql`SET LOCAL lock_timeout = '5s'`.execute(trx);
   return true;

@@ -47,18 +47,26 @@ export async function listPartitions(trx: Transaction<Database>, schema: string)
  * (inserts go on), and a plain CREATE would fail if DEFAULT held rows of its range. The caller
  * holds the retention advisory lock. Returns the names created.
  */
-export async function ensurePartitions(trx: Transaction<Database>, schema: string, now: Date, oldestKept: Date): Promise<string[]> {
+export async function ensurePartitions(
+  trx: Transaction<Database>,
+  schema: string,
+  now: Date,
+  oldestKept: Date,
+): Promise<string[]> {
   const existing = new Set((await listPartitions(trx, schema)).map((p) => p.name));
   const s = sql.raw(quoteIdentifier(schema));
   const { rows: strays } = await sql<{ week: Date }>`
-    SELECT DISTINCT date_trunc('week', received AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS week FROM ${s}.events_default`.execute(trx);
+    SELECT DISTINCT date_trunc('week', received AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS week FROM ${s}.events_default`.execute(
+    trx,
+  );
   const current = weekStart(now).getTime();
   const wanted = new Set<number>();
   for (let week = 0; week <= PARTITIONS_AHEAD_WEEKS; week++) wanted.add(current + week * WEEK);
   // Rows older than every retention are deleted from DEFAULT instead (see the retention run); rows
   // beyond the weeks kept ahead (a clock far off) stay there rather than create partitions for them.
   const last = current + PARTITIONS_AHEAD_WEEKS * WEEK;
-  for (const { week } of strays) if (week.getTime() + WEEK > oldestKept.getTime() && week.getTime() <= last) wanted.add(week.getTime());
+  for (const { week } of strays)
+    if (week.getTime() + WEEK > oldestKept.getTime() && week.getTime() <= last) wanted.add(week.getTime());
   const created: string[] = [];
   for (const start of [...wanted].sort((a, b) => a - b)) {
     const partition = partitionOf(new Date(start));
@@ -70,7 +78,9 @@ export async function ensurePartitions(trx: Transaction<Database>, schema: strin
       await sql`CREATE TABLE ${table} (LIKE ${s}.events INCLUDING DEFAULTS INCLUDING CONSTRAINTS)`.execute(trx);
       await sql`WITH moved AS (DELETE FROM ${s}.events_default WHERE received >= ${partition.from} AND received < ${partition.to} RETURNING *)
         INSERT INTO ${table} SELECT * FROM moved`.execute(trx);
-      await sql`ALTER TABLE ${s}.events ATTACH PARTITION ${table} FOR VALUES FROM (${bound(partition.from)}) TO (${bound(partition.to)})`.execute(trx);
+      await sql`ALTER TABLE ${s}.events ATTACH PARTITION ${table} FOR VALUES FROM (${bound(partition.from)}) TO (${bound(partition.to)})`.execute(
+        trx,
+      );
       return true;
     });
     if (attached) created.push(partition.name);

@@ -46,7 +46,16 @@ export interface RetentionSettings {
  */
 export function runRetention(db: Kysely<Database>, settings: RetentionSettings): Promise<RetentionReport> {
   return runInTransaction(db, async ({ trx }) => {
-    const report: RetentionReport = { ran: false, partitionsCreated: [], partitionsDropped: [], eventsDeleted: 0, issuesExpired: 0, statsDeleted: 0, queueRowsDeleted: 0, more: false };
+    const report: RetentionReport = {
+      ran: false,
+      partitionsCreated: [],
+      partitionsDropped: [],
+      eventsDeleted: 0,
+      issuesExpired: 0,
+      statsDeleted: 0,
+      queueRowsDeleted: 0,
+      more: false,
+    };
     if (!(await takeRetentionLock(trx, settings.schema))) return report;
     report.ran = true;
     const { now, defaultDays, schema } = settings;
@@ -57,7 +66,12 @@ export function runRetention(db: Kysely<Database>, settings: RetentionSettings):
     const shorter = cutoffs.filter((c) => c.before > oldestKept);
 
     const table = tableIn(schema);
-    for (const { projectIds, before } of shorter) report.eventsDeleted += await deleteEvents(trx, schema, sql`project_id = ANY(${projectIds}) AND received < ${before}`);
+    for (const { projectIds, before } of shorter)
+      report.eventsDeleted += await deleteEvents(
+        trx,
+        schema,
+        sql`project_id = ANY(${projectIds}) AND received < ${before}`,
+      );
     // DEFAULT holds rows outside every weekly range: expired ones are deleted there.
     report.eventsDeleted += await deleteEvents(trx, schema, sql`received < ${oldestKept}`, ROW_BATCH, "events_default");
     const cutoff = cutoffOf(defaultDays, now);
@@ -71,7 +85,9 @@ export function runRetention(db: Kysely<Database>, settings: RetentionSettings):
       const dropped = await unlessLockBusy(trx, async () => {
         const locators = await sql`
         DELETE FROM ${table("event_ids")} WHERE (project_id, event_id) IN (
-          SELECT project_id, event_id FROM ${table("event_ids")} WHERE received >= ${partition.from} AND received < ${partition.to} LIMIT ${ROW_BATCH})`.execute(trx);
+          SELECT project_id, event_id FROM ${table("event_ids")} WHERE received >= ${partition.from} AND received < ${partition.to} LIMIT ${ROW_BATCH})`.execute(
+          trx,
+        );
         if (Number(locators.numAffectedRows ?? 0) === ROW_BATCH) return false;
         await sql`DROP TABLE ${table(partition.name)}`.execute(trx);
         return true;
@@ -83,7 +99,11 @@ export function runRetention(db: Kysely<Database>, settings: RetentionSettings):
       report.partitionsDropped.push(partition.name);
     }
     // Issues left without events are found by the next slice, once the drop is committed (and its lock released).
-    report.more = locatorsLeft || report.partitionsDropped.length > 0 || [report.eventsDeleted, report.statsDeleted, report.queueRowsDeleted].some((n) => n >= ROW_BATCH) || report.issuesExpired === ISSUE_BATCH;
+    report.more =
+      locatorsLeft ||
+      report.partitionsDropped.length > 0 ||
+      [report.eventsDeleted, report.statsDeleted, report.queueRowsDeleted].some((n) => n >= ROW_BATCH) ||
+      report.issuesExpired === ISSUE_BATCH;
     return report;
   });
 }
@@ -102,7 +122,10 @@ export function maintainPartitions(db: Kysely<Database>, settings: RetentionSett
 }
 
 async function longestRetentionDays(trx: Transaction<Database>, defaultDays: number): Promise<number> {
-  const row = await trx.selectFrom("projects").select((eb) => eb.fn.max("retention_days").as("days")).executeTakeFirst();
+  const row = await trx
+    .selectFrom("projects")
+    .select((eb) => eb.fn.max("retention_days").as("days"))
+    .executeTakeFirst();
   return Math.max(defaultDays, Number(row?.days ?? 0));
 }
 
@@ -118,7 +141,8 @@ async function projectCutoffs(trx: Transaction<Database>, { defaultDays, now }: 
 }
 
 /** Per project, the instant before which its events expire, as a SQL expression over a projects row `p`. */
-const cutoffOf = (defaultDays: number, now: Date) => sql<Date>`${now}::timestamptz - make_interval(days => coalesce(p.retention_days, ${defaultDays}))`;
+const cutoffOf = (defaultDays: number, now: Date) =>
+  sql<Date>`${now}::timestamptz - make_interval(days => coalesce(p.retention_days, ${defaultDays}))`;
 
 type TableIn = (name: string) => RawBuilder<unknown>;
 /** Raw SQL names its tables with the schema (the Kysely instance's `withSchema` covers built queries only). */
@@ -131,7 +155,13 @@ const tableIn =
  * Deletes up to `limit` events matching `where` (from `events`, or one partition of it), with their
  * event_ids so their ids can be sent again.
  */
-export async function deleteEvents(trx: Transaction<Database>, schema: string, where: RawBuilder<unknown>, limit = ROW_BATCH, from = "events"): Promise<number> {
+export async function deleteEvents(
+  trx: Transaction<Database>,
+  schema: string,
+  where: RawBuilder<unknown>,
+  limit = ROW_BATCH,
+  from = "events",
+): Promise<number> {
   const table = tableIn(schema);
   const { rows } = await sql<{ n: number }>`
     WITH gone AS (
@@ -144,7 +174,12 @@ export async function deleteEvents(trx: Transaction<Database>, schema: string, w
   return rows[0]?.n ?? 0;
 }
 
-async function expireIssues(trx: Transaction<Database>, table: TableIn, cutoff: RawBuilder<Date>, now: Date): Promise<number> {
+async function expireIssues(
+  trx: Transaction<Database>,
+  table: TableIn,
+  cutoff: RawBuilder<Date>,
+  now: Date,
+): Promise<number> {
   const { rows } = await sql<{ id: string }>`
     UPDATE ${table("issues")} SET deleted_at = ${now} WHERE id IN (
       SELECT i.id FROM ${table("issues")} i JOIN ${table("projects")} p ON p.id = i.project_id
@@ -154,7 +189,14 @@ async function expireIssues(trx: Transaction<Database>, table: TableIn, cutoff: 
     ) RETURNING id`.execute(trx);
   if (rows.length === 0) return 0;
   // A new event with the same fingerprint opens a new issue, as after a deletion.
-  await trx.deleteFrom("issue_hashes").where("issue_id", "in", rows.map((row) => Number(row.id))).execute();
+  await trx
+    .deleteFrom("issue_hashes")
+    .where(
+      "issue_id",
+      "in",
+      rows.map((row) => Number(row.id)),
+    )
+    .execute();
   return rows.length;
 }
 
@@ -171,7 +213,11 @@ async function deleteStats(trx: Transaction<Database>, table: TableIn, cutoff: R
 }
 
 /** Queued events the digest gave up on (left for inspection) go once their project's retention has passed. */
-async function deleteQueueLeftovers(trx: Transaction<Database>, table: TableIn, cutoff: RawBuilder<Date>): Promise<number> {
+async function deleteQueueLeftovers(
+  trx: Transaction<Database>,
+  table: TableIn,
+  cutoff: RawBuilder<Date>,
+): Promise<number> {
   const result = await sql`
     DELETE FROM ${table("ingest_queue")} WHERE id IN (
       SELECT q.id FROM ${table("ingest_queue")} q JOIN ${table("projects")} p ON p.id = q.project_id

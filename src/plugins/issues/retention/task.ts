@@ -40,7 +40,16 @@ export const partitionTask: TaskDefinition = {
 
 /** A whole retention run, slices added up (what `faultline retention run` prints). */
 export async function runRetentionToEnd(container: DependencyContainer): Promise<RetentionReport> {
-  const total: RetentionReport = { ran: false, partitionsCreated: [], partitionsDropped: [], eventsDeleted: 0, issuesExpired: 0, statsDeleted: 0, queueRowsDeleted: 0, more: false };
+  const total: RetentionReport = {
+    ran: false,
+    partitionsCreated: [],
+    partitionsDropped: [],
+    eventsDeleted: 0,
+    issuesExpired: 0,
+    statsDeleted: 0,
+    queueRowsDeleted: 0,
+    more: false,
+  };
   for (;;) {
     const slice = await retentionSlice(container);
     if (!slice.ran) return total;
@@ -61,12 +70,21 @@ const projectDays = z.number().int().min(1).max(3650).nullable();
 export function retentionApi(container: DependencyContainer) {
   return {
     run: () => runRetentionToEnd(container),
-    setProjectDays: async (organization: string | number, project: string | number, days: number | null): Promise<void> => {
+    setProjectDays: async (
+      organization: string | number,
+      project: string | number,
+      days: number | null,
+    ): Promise<void> => {
       const value = parseOrThrow(projectDays, days);
       const service = container.resolve(OrganizationServiceToken);
       const org = await service.requireOrganization(organization);
       const found = await service.requireProject(org.id, project);
-      const updated = await container.resolve(Db).updateTable("projects").set({ retention_days: value }).where("id", "=", found.id).executeTakeFirst();
+      const updated = await container
+        .resolve(Db)
+        .updateTable("projects")
+        .set({ retention_days: value })
+        .where("id", "=", found.id)
+        .executeTakeFirst();
       if (Number(updated.numUpdatedRows) === 0) throw notFound(`Unknown project ${JSON.stringify(project)}`);
     },
   };

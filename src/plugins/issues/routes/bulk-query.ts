@@ -14,7 +14,17 @@ import { bulkIdsSchema } from "./issue.js";
  */
 
 /** List parameters that only shape a page (order, size, stats): accepted, and they select nothing. */
-const PRESENTATION_PARAMETERS = ["sort", "limit", "per_page", "cursor", "statsPeriod", "groupStatsPeriod", "shortIdLookup", "expand", "collapse"];
+const PRESENTATION_PARAMETERS = [
+  "sort",
+  "limit",
+  "per_page",
+  "cursor",
+  "statsPeriod",
+  "groupStatsPeriod",
+  "shortIdLookup",
+  "expand",
+  "collapse",
+];
 
 const BLANK = "must not be empty: a blank filter would select more issues, not fewer";
 
@@ -34,10 +44,17 @@ const filters = {
   id: bulkIdsSchema,
   query: z
     .string()
-    .refine((query) => !selectsEverything(query), "must not be empty in a bulk change: leave it out (is:unresolved) or give a search")
+    .refine(
+      (query) => !selectsEverything(query),
+      "must not be empty in a bulk change: leave it out (is:unresolved) or give a search",
+    )
     .optional(),
   status: issueFilterShape.status,
-  assignee: z.string().min(1, BLANK).refine((value) => !isBlank(value), BLANK).optional(),
+  assignee: z
+    .string()
+    .min(1, BLANK)
+    .refine((value) => !isBlank(value), BLANK)
+    .optional(),
   project: issueFilterShape.project,
   environment: repeatable.refine((values) => !values.some(isBlank), BLANK),
 };
@@ -48,10 +65,22 @@ export const bulkQuery = z
   .looseObject(filters)
   .superRefine((params, ctx) => {
     for (const name of Object.keys(params)) {
-      if (!KNOWN.has(name)) ctx.addIssue({ code: "custom", path: [name], message: "unknown parameter: a bulk change does not guess what it was meant to select" });
+      if (!KNOWN.has(name))
+        ctx.addIssue({
+          code: "custom",
+          path: [name],
+          message: "unknown parameter: a bulk change does not guess what it was meant to select",
+        });
     }
   })
   // Only the filters go on: presentation parameters have been accepted, and that is all they get.
-  .transform(({ id, query, status, assignee, project, environment }) => ({ id, query, status, assignee, project, environment }));
+  .transform(({ id, query, status, assignee, project, environment }) => ({
+    id,
+    query,
+    status,
+    assignee,
+    project,
+    environment,
+  }));
 
 export type BulkQuery = z.output<typeof bulkQuery>;

@@ -16,7 +16,9 @@ export const listComments = defineEndpoint({
   scopes: ["event:read"],
   query: z.object({ per_page: pageSizeSchema, cursor: cursorSchema }),
   handler: async ({ organization, params, query, container, url }) => {
-    const page = await container.resolve(CommentServiceToken).list(organization.id, params.issue_id, query.cursor, query.per_page);
+    const page = await container
+      .resolve(CommentServiceToken)
+      .list(organization.id, params.issue_id, query.cursor, query.per_page);
     return pageReply(url, page, query.per_page, serializeComment);
   },
 });
@@ -29,7 +31,9 @@ export const createComment = defineEndpoint({
   scopes: ["event:write"],
   body: commentBody,
   handler: async ({ organization, principal, params, body, container }) => {
-    const comment = await container.resolve(CommentServiceToken).create({ organization, principal }, params.issue_id, body.text);
+    const comment = await container
+      .resolve(CommentServiceToken)
+      .create({ organization, principal }, params.issue_id, body.text);
     return { status: 201, body: serializeComment(comment) };
   },
 });
@@ -45,7 +49,13 @@ export const updateComment = defineEndpoint({
   body: commentBody,
   handler: async ({ organization, principal, params, body, container, scopes }) => {
     const service = container.resolve(CommentServiceToken);
-    const comment = await service.update({ organization, principal }, params.issue_id, params.comment_id, body.text, scopes.has("event:admin"));
+    const comment = await service.update(
+      { organization, principal },
+      params.issue_id,
+      params.comment_id,
+      body.text,
+      scopes.has("event:admin"),
+    );
     return { body: serializeComment(comment) };
   },
 });
@@ -57,7 +67,9 @@ export const deleteComment = defineEndpoint({
   summary: "Delete a comment (its author, or event:admin)",
   scopes: ["event:write"],
   handler: async ({ organization, principal, params, container, scopes }) => {
-    await container.resolve(CommentServiceToken).delete({ organization, principal }, params.issue_id, params.comment_id, scopes.has("event:admin"));
+    await container
+      .resolve(CommentServiceToken)
+      .delete({ organization, principal }, params.issue_id, params.comment_id, scopes.has("event:admin"));
     return { status: 204 };
   },
 });

@@ -14,7 +14,13 @@ import { issueLinks } from "../urls.js";
  * the request's own origin (which the adapters take from X-Forwarded-* only behind a trusted proxy).
  */
 export function serializeContext(
-  ctx: { container: DependencyContainer; principal: Principal | null; organization: Organization; url: URL; basePath: string },
+  ctx: {
+    container: DependencyContainer;
+    principal: Principal | null;
+    organization: Organization;
+    url: URL;
+    basePath: string;
+  },
   presentation: ListPresentation | null,
 ): SerializeContext {
   const base = requestBaseUrl(ctx.container.resolve(PublicBaseUrl), ctx.url, ctx.basePath);

@@ -16,10 +16,17 @@ const EVENT_PATH = "/api/0/projects/{organization_id_or_slug}/{project_id_or_slu
 const ISSUE_PATH = "/api/0/organizations/{organization_id_or_slug}/issues/{issue_id}/";
 
 /** An event of the project named in the path; any other event (or a malformed id) is "not found". */
-async function requireEvent(container: DependencyContainer, organizationId: number, params: { project_id_or_slug: string; event_id: string }): Promise<StoredEvent> {
-  const project = await container.resolve(OrganizationServiceToken).requireProject(organizationId, params.project_id_or_slug);
+async function requireEvent(
+  container: DependencyContainer,
+  organizationId: number,
+  params: { project_id_or_slug: string; event_id: string },
+): Promise<StoredEvent> {
+  const project = await container
+    .resolve(OrganizationServiceToken)
+    .requireProject(organizationId, params.project_id_or_slug);
   const eventId = parseEventId(params.event_id);
-  const event = eventId === null ? undefined : await findProjectEvent(container.resolve(Db), organizationId, project.id, eventId);
+  const event =
+    eventId === null ? undefined : await findProjectEvent(container.resolve(Db), organizationId, project.id, eventId);
   if (!event) throw new ApiError(404, "Event not found");
   return event;
 }
@@ -48,7 +55,9 @@ export const getEventJson = defineEndpoint({
   operationId: "events.json",
   summary: "The event as the SDK sent it",
   scopes: ["event:read"],
-  handler: async ({ organization, params, container }) => ({ body: (await requireEvent(container, organization.id, params)).payload }),
+  handler: async ({ organization, params, container }) => ({
+    body: (await requireEvent(container, organization.id, params)).payload,
+  }),
 });
 
 export const listIssueHashes = defineEndpoint({

@@ -7,7 +7,13 @@ import { ApiError, notFound } from "../../../http/errors.js";
 import { cursorSchema, pageReply, pageSizeSchema } from "../../../http/pagination.js";
 import { repeatable } from "../../../http/query-params.js";
 import { resolveTimeRange, timeRangeShape } from "../../../http/time-range.js";
-import { type EventOrder, type IssueEventFilter, issueEdgeEvent, issueEventById, issueEventPage } from "../events-api/issue-events.js";
+import {
+  type EventOrder,
+  type IssueEventFilter,
+  issueEdgeEvent,
+  issueEventById,
+  issueEventPage,
+} from "../events-api/issue-events.js";
 import { eventNeighbours, parseEventId } from "../events-api/queries.js";
 import { serializeEvent, serializeIssueEventItem } from "../events-api/serialize.js";
 import { IssueRepositoryToken } from "../tokens.js";
@@ -15,14 +21,21 @@ import { IssueRepositoryToken } from "../tokens.js";
 export const ISSUE_PATH = "/api/0/organizations/{organization_id_or_slug}/issues/{issue_id}/";
 
 /** The live issue of the organization an `{issue_id}` names (numeric or short id); 404 otherwise. */
-export async function requireIssue(container: DependencyContainer, organizationId: number, ref: string): Promise<Issue> {
+export async function requireIssue(
+  container: DependencyContainer,
+  organizationId: number,
+  ref: string,
+): Promise<Issue> {
   const issue = await container.resolve(IssueRepositoryToken).find(organizationId, ref);
   if (!issue) throw notFound();
   return issue;
 }
 
 const environments = repeatable.transform((values) => values.filter((value) => value !== ""));
-const flag = z.enum(["0", "1", "true", "false"], { error: 'must be "1", "0", "true" or "false"' }).optional().transform((value) => value === "1" || value === "true");
+const flag = z
+  .enum(["0", "1", "true", "false"], { error: 'must be "1", "0", "true" or "false"' })
+  .optional()
+  .transform((value) => value === "1" || value === "true");
 
 /**
  * The subset of Sentry's event search the issue's event list understands: `key:value` terms on
@@ -99,7 +112,9 @@ export const listIssueEvents = defineEndpoint({
     const noNeighbours = { previous: null, next: null };
     // A detailed event in a list keeps the list item's own fields too (Sentry's schema requires them).
     const serialize = (row: StoredEvent): object =>
-      query.full ? { ...serializeEvent(row, noNeighbours), "event.type": row.type, crashFile: null } : serializeIssueEventItem(row);
+      query.full
+        ? { ...serializeEvent(row, noNeighbours), "event.type": row.type, crashFile: null }
+        : serializeIssueEventItem(row);
     return pageReply(url, page, query.per_page, serialize);
   },
 });
@@ -114,7 +129,13 @@ export const getIssueEvent = defineEndpoint({
   handler: async ({ organization, params, query, container }) => {
     const issue = await requireIssue(container, organization.id, params.issue_id);
     const db = container.resolve(Db);
-    const filter: IssueEventFilter = { organizationId: organization.id, issueId: Number(issue.id), environments: query.environment, tags: [], text: [] };
+    const filter: IssueEventFilter = {
+      organizationId: organization.id,
+      issueId: Number(issue.id),
+      environments: query.environment,
+      tags: [],
+      text: [],
+    };
     const which = params.event_id.toLowerCase();
     let event;
     if (which === "latest" || which === "recommended") event = await issueEdgeEvent(db, filter, "newest");

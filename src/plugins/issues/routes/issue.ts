@@ -16,7 +16,9 @@ export const getIssue = defineEndpoint({
   scopes: ["event:read"],
   handler: async (ctx) => {
     const serialize = serializeContext(ctx, null);
-    const found = await ctx.container.resolve(IssueRepositoryToken).findDetail(ctx.organization.id, ctx.params.issue_id, serialize.userId, serialize.now);
+    const found = await ctx.container
+      .resolve(IssueRepositoryToken)
+      .findDetail(ctx.organization.id, ctx.params.issue_id, serialize.userId, serialize.now);
     if (!found) throw notFound();
     return { body: await serializeIssueDetail(found, serialize) };
   },
@@ -31,7 +33,9 @@ export const updateIssue = defineEndpoint({
   body: updateIssueBody,
   handler: async (ctx) => {
     const { organization, principal } = ctx;
-    const issue = await ctx.container.resolve(IssueWorkflowToken).update({ organization, principal }, ctx.params.issue_id, ctx.body);
+    const issue = await ctx.container
+      .resolve(IssueWorkflowToken)
+      .update({ organization, principal }, ctx.params.issue_id, ctx.body);
     return { body: await serializeIssueDetail(issue, serializeContext(ctx, null)) };
   },
 });
@@ -56,4 +60,13 @@ export const bulkIdsSchema = z
   .union([z.string(), z.array(z.string())])
   .optional()
   .transform((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]))
-  .pipe(z.array(z.string().regex(/^\d{1,15}$/, "must be a numeric issue id").transform(Number)).max(1000, "at most 1000 ids"));
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(/^\d{1,15}$/, "must be a numeric issue id")
+          .transform(Number),
+      )
+      .max(1000, "at most 1000 ids"),
+  );

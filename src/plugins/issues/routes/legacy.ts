@@ -4,7 +4,12 @@ import type { Principal } from "../../../auth/principal.js";
 import { Db } from "../../../container/tokens.js";
 import type { Database } from "../../../db/schema.js";
 import type { z } from "zod";
-import { type AnyEndpoint, defineEndpoint, type EndpointContext, type EndpointDefinition } from "../../../http/endpoint.js";
+import {
+  type AnyEndpoint,
+  defineEndpoint,
+  type EndpointContext,
+  type EndpointDefinition,
+} from "../../../http/endpoint.js";
 import { notFound } from "../../../http/errors.js";
 import { forbidden } from "../../../http/stages/access.js";
 import { parseOrThrow } from "../../../http/validate.js";
@@ -28,14 +33,26 @@ const LEGACY_PREFIX = "/api/0/issues/{issue_id}/";
 const ORGANIZATION_PREFIX = "/api/0/organizations/{organization_id_or_slug}/issues/{issue_id}/";
 
 /** The caller's organization that holds this live issue, if any. */
-async function issueOrganization(db: Kysely<Database>, principal: Principal, issueRef: string): Promise<number | undefined> {
+async function issueOrganization(
+  db: Kysely<Database>,
+  principal: Principal,
+  issueRef: string,
+): Promise<number | undefined> {
   if (!/^\d{1,15}$/.test(issueRef)) return undefined;
-  let query = db.selectFrom("issues").select("issues.organization_id").where("issues.id", "=", Number(issueRef)).where("issues.deleted_at", "is", null);
+  let query = db
+    .selectFrom("issues")
+    .select("issues.organization_id")
+    .where("issues.id", "=", Number(issueRef))
+    .where("issues.deleted_at", "is", null);
   if (principal.organizationId !== null) query = query.where("issues.organization_id", "=", principal.organizationId);
   else if (principal.userId !== null) {
     const userId = principal.userId;
     query = query.where("issues.organization_id", "in", (eb) =>
-      eb.selectFrom("organization_members").select("organization_id").where("user_id", "=", userId).where("active", "=", true),
+      eb
+        .selectFrom("organization_members")
+        .select("organization_id")
+        .where("user_id", "=", userId)
+        .where("active", "=", true),
     );
   } else return undefined;
   return (await query.executeTakeFirst())?.organization_id;
@@ -44,10 +61,14 @@ async function issueOrganization(db: Kysely<Database>, principal: Principal, iss
 /** The context of an endpoint whose path names an organization. */
 type OrganizationContext = EndpointContext<"{organization_id_or_slug}", Record<string, string>, unknown, unknown>;
 
-type LegacyPath<Path extends string> = Path extends `${typeof ORGANIZATION_PREFIX}${infer Rest}` ? `${typeof LEGACY_PREFIX}${Rest}` : never;
+type LegacyPath<Path extends string> = Path extends `${typeof ORGANIZATION_PREFIX}${infer Rest}`
+  ? `${typeof LEGACY_PREFIX}${Rest}`
+  : never;
 
 /** `issues.get` → `issues.legacyGet`, in the types as at run time (the twin's place in `faultline.api`). */
-type LegacyOperationId<Id extends string> = Id extends `${infer Area}.${infer Rest}` ? `${Area}.legacy${Capitalize<Rest>}` : string;
+type LegacyOperationId<Id extends string> = Id extends `${infer Area}.${infer Rest}`
+  ? `${Area}.legacy${Capitalize<Rest>}`
+  : string;
 
 /** `issues.get` → `issues.legacyGet`: the same area of the in-process API. */
 function legacyOperationId<Id extends string>(operationId: Id): LegacyOperationId<Id> {
@@ -56,10 +77,18 @@ function legacyOperationId<Id extends string>(operationId: Id): LegacyOperationI
 }
 
 /** The legacy twin of an organization-scoped issue endpoint (its path parameters are checked once the organization is known). */
-function legacyTwin<Path extends string, P extends z.ZodType | undefined, Q extends z.ZodType | undefined, B extends z.ZodType | undefined, R, Id extends string>(
+function legacyTwin<
+  Path extends string,
+  P extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+  B extends z.ZodType | undefined,
+  R,
+  Id extends string,
+>(
   endpoint: EndpointDefinition<Path, P, Q, B, R, Id>,
 ): EndpointDefinition<LegacyPath<Path>, undefined, Q, B, R, LegacyOperationId<Id>> {
-  if (!endpoint.path.startsWith(ORGANIZATION_PREFIX)) throw new Error(`${endpoint.operationId} is not an issue endpoint`);
+  if (!endpoint.path.startsWith(ORGANIZATION_PREFIX))
+    throw new Error(`${endpoint.operationId} is not an issue endpoint`);
   const { params: _params, ...rest } = endpoint as AnyEndpoint;
   return defineEndpoint({
     ...rest,
@@ -77,8 +106,15 @@ function legacyTwin<Path extends string, P extends z.ZodType | undefined, Q exte
       const required = endpoint.scopes ?? [];
       if (required.length > 0 && !required.some((scope) => access.scopes.has(scope))) throw forbidden(required);
       const organizationParams = { ...params, organization_id_or_slug: access.organization.slug };
-      const validated = (endpoint.params ? parseOrThrow(endpoint.params, organizationParams) : organizationParams) as Record<string, string>;
-      const scoped: OrganizationContext = { ...(ctx as unknown as OrganizationContext), organization: access.organization, scopes: access.scopes, params: validated };
+      const validated = (
+        endpoint.params ? parseOrThrow(endpoint.params, organizationParams) : organizationParams
+      ) as Record<string, string>;
+      const scoped: OrganizationContext = {
+        ...(ctx as unknown as OrganizationContext),
+        organization: access.organization,
+        scopes: access.scopes,
+        params: validated,
+      };
       return (endpoint as AnyEndpoint).handler(scoped);
     },
   }) as EndpointDefinition<LegacyPath<Path>, undefined, Q, B, R, LegacyOperationId<Id>>;
@@ -95,6 +131,13 @@ export const legacyListIssueTagValues = legacyTwin(listIssueTagValues);
 export const legacyListIssueHashes = legacyTwin(listIssueHashes);
 
 export const legacyIssueEndpoints = [
-  legacyGetIssue, legacyUpdateIssue, legacyDeleteIssue, legacyListIssueEvents, legacyGetIssueEvent,
-  legacyListIssueTags, legacyGetIssueTag, legacyListIssueTagValues, legacyListIssueHashes,
+  legacyGetIssue,
+  legacyUpdateIssue,
+  legacyDeleteIssue,
+  legacyListIssueEvents,
+  legacyGetIssueEvent,
+  legacyListIssueTags,
+  legacyGetIssueTag,
+  legacyListIssueTagValues,
+  legacyListIssueHashes,
 ];

@@ -16,7 +16,6 @@ import { serializeContext } from "./context.js";
 
 const LIST_PATH = "/api/0/organizations/{organization_id_or_slug}/issues/";
 
-
 interface Caller {
   container: DependencyContainer;
   principal: Principal;
@@ -59,7 +58,10 @@ async function bulkTargets(ctx: Caller, query: BulkQuery, projectId?: number): P
 /** A bulk PUT: the changed fields, or 204 when nothing matched. Shared by the organization and project paths. */
 async function bulkUpdate(ctx: Caller & { body: z.output<typeof updateIssueBody> }, ids: number[]) {
   const { organization, principal } = ctx;
-  const changed = ids.length > 0 ? await ctx.container.resolve(IssueWorkflowToken).bulkUpdate({ organization, principal }, ids, ctx.body) : null;
+  const changed =
+    ids.length > 0
+      ? await ctx.container.resolve(IssueWorkflowToken).bulkUpdate({ organization, principal }, ids, ctx.body)
+      : null;
   return changed ? { body: changed } : { status: 204 };
 }
 
@@ -155,7 +157,11 @@ export const listProjectIssues = defineEndpoint({
     successor.searchParams.set("project", String(project.id));
     return {
       ...reply,
-      headers: { ...reply.headers, Deprecation: "true", Link: `${reply.headers.Link}, <${successor.toString()}>; rel="successor-version"` },
+      headers: {
+        ...reply.headers,
+        Deprecation: "true",
+        Link: `${reply.headers.Link}, <${successor.toString()}>; rel="successor-version"`,
+      },
     };
   },
 });

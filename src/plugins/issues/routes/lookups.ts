@@ -22,11 +22,19 @@ export const resolveShortId = defineEndpoint({
     // Only a short id: a numeric id is not one (Sentry answers 404 too).
     if (!parseShortId(ctx.params.issue_id) || /^\d+$/.test(ctx.params.issue_id)) throw notFound();
     const serialize = serializeContext(ctx, null);
-    const found = await ctx.container.resolve(IssueRepositoryToken).findDetail(ctx.organization.id, ctx.params.issue_id, serialize.userId, serialize.now);
+    const found = await ctx.container
+      .resolve(IssueRepositoryToken)
+      .findDetail(ctx.organization.id, ctx.params.issue_id, serialize.userId, serialize.now);
     if (!found) throw notFound();
     const group = await serializeIssueDetail(found, serialize);
     return {
-      body: { organizationSlug: ctx.organization.slug, projectSlug: group.project.slug, groupId: group.id, shortId: group.shortId, group },
+      body: {
+        organizationSlug: ctx.organization.slug,
+        projectSlug: group.project.slug,
+        groupId: group.id,
+        shortId: group.shortId,
+        group,
+      },
     };
   },
 });

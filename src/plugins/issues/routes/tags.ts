@@ -4,7 +4,15 @@ import { defineEndpoint } from "../../../http/endpoint.js";
 import { ApiError } from "../../../http/errors.js";
 import { cursorSchema, linkHeader, type Page, pageSizeSchema, parseCursor } from "../../../http/pagination.js";
 import { repeatable } from "../../../http/query-params.js";
-import { serializeTagKey, serializeTagValue, TAG_VALUE_SORTS, tagKeys, type TagScope, tagValues, topValues } from "../events-api/tags.js";
+import {
+  serializeTagKey,
+  serializeTagValue,
+  TAG_VALUE_SORTS,
+  tagKeys,
+  type TagScope,
+  tagValues,
+  topValues,
+} from "../events-api/tags.js";
 import { ISSUE_PATH, requireIssue } from "./issue-events.js";
 
 /** Top values shown per key in the key list and the key detail (Sentry shows 9 and 10). */
@@ -24,10 +32,18 @@ export const listIssueTags = defineEndpoint({
   handler: async ({ organization, params, query, container }) => {
     const issue = await requireIssue(container, organization.id, params.issue_id);
     const db = container.resolve(Db);
-    const scope: TagScope = { organizationId: organization.id, issueId: Number(issue.id), environments: query.environment };
+    const scope: TagScope = {
+      organizationId: organization.id,
+      issueId: Number(issue.id),
+      environments: query.environment,
+    };
     const [keys, top] = await Promise.all([tagKeys(db, scope, null), topValues(db, scope, null, TOP_VALUES)]);
     const wanted = new Set(query.key);
-    return { body: keys.filter((key) => wanted.size === 0 || wanted.has(key.key)).map((key) => serializeTagKey(key, top.get(key.key) ?? [])) };
+    return {
+      body: keys
+        .filter((key) => wanted.size === 0 || wanted.has(key.key))
+        .map((key) => serializeTagKey(key, top.get(key.key) ?? [])),
+    };
   },
 });
 
@@ -42,8 +58,15 @@ export const getIssueTag = defineEndpoint({
   handler: async ({ organization, params, query, container }) => {
     const issue = await requireIssue(container, organization.id, params.issue_id);
     const db = container.resolve(Db);
-    const scope: TagScope = { organizationId: organization.id, issueId: Number(issue.id), environments: query.environment };
-    const [[summary], top] = await Promise.all([tagKeys(db, scope, params.key), topValues(db, scope, params.key, TOP_VALUES)]);
+    const scope: TagScope = {
+      organizationId: organization.id,
+      issueId: Number(issue.id),
+      environments: query.environment,
+    };
+    const [[summary], top] = await Promise.all([
+      tagKeys(db, scope, params.key),
+      topValues(db, scope, params.key, TOP_VALUES),
+    ]);
     if (!summary) throw new ApiError(404, "Tag key not found");
     return { body: serializeTagKey(summary, top.get(params.key) ?? []) };
   },
@@ -65,7 +88,11 @@ export const listIssueTagValues = defineEndpoint({
   handler: async ({ organization, params, query, container, url }) => {
     const issue = await requireIssue(container, organization.id, params.issue_id);
     const db = container.resolve(Db);
-    const scope: TagScope = { organizationId: organization.id, issueId: Number(issue.id), environments: query.environment };
+    const scope: TagScope = {
+      organizationId: organization.id,
+      issueId: Number(issue.id),
+      environments: query.environment,
+    };
     // An aggregate has no row id to keep a keyset on: these cursors are offsets (`0:{offset}:{isPrev}`).
     const cursor = parseCursor(query.cursor);
     const offset = cursor ? Math.max(0, cursor.isPrev ? cursor.id - query.per_page : cursor.id) : 0;
@@ -80,6 +107,9 @@ export const listIssueTagValues = defineEndpoint({
       previous: { cursor: { value: 0, id: offset, isPrev: true }, results: offset > 0 },
       next: { cursor: { value: 0, id: offset + rows.length, isPrev: false }, results: fetched.length > query.per_page },
     };
-    return { body: rows.map(serializeTagValue), headers: { Link: linkHeader(url, page), "X-Per-Page": String(query.per_page) } };
+    return {
+      body: rows.map(serializeTagValue),
+      headers: { Link: linkHeader(url, page), "X-Per-Page": String(query.per_page) },
+    };
   },
 });

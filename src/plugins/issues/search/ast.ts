@@ -2,7 +2,19 @@
 
 export type Comparison = ">" | ">=" | "<" | "<=" | "=";
 
-export const IS_VALUES = ["unresolved", "resolved", "ignored", "assigned", "unassigned", "linked", "unlinked", "new", "ongoing", "regressed", "escalating"] as const;
+export const IS_VALUES = [
+  "unresolved",
+  "resolved",
+  "ignored",
+  "assigned",
+  "unassigned",
+  "linked",
+  "unlinked",
+  "new",
+  "ongoing",
+  "regressed",
+  "escalating",
+] as const;
 export type IsValue = (typeof IS_VALUES)[number];
 
 export const LEVELS = ["fatal", "error", "warning", "info", "debug"] as const;
@@ -15,7 +27,12 @@ export type DateValue =
   | { kind: "absolute"; date: Date; precision: "day" | "instant" };
 
 /** Who `assigned:` names: `me`, `none`, `my_teams`, `#team-slug`, or a username / email / user id / team name. */
-export type AssigneeRef = { kind: "me" } | { kind: "none" } | { kind: "my_teams" } | { kind: "team"; slug: string } | { kind: "user"; ref: string };
+export type AssigneeRef =
+  | { kind: "me" }
+  | { kind: "none" }
+  | { kind: "my_teams" }
+  | { kind: "team"; slug: string }
+  | { kind: "user"; ref: string };
 
 /** Whose per-user flag `bookmarks:` / `subscribed:` reads: `me`, or a username / email / user id. */
 export type UserRef = { kind: "me" } | { kind: "user"; ref: string };

@@ -52,7 +52,20 @@ function toTerm(token: RawToken): SearchTerm {
   return { ...toFilter(key, token.key, value), negated };
 }
 
-const KNOWN_KEYS = new Set(["is", "assigned", "bookmarks", "subscribed", "level", "environment", "release", "firstSeen", "lastSeen", "timesSeen", "userCount", "has"]);
+const KNOWN_KEYS = new Set([
+  "is",
+  "assigned",
+  "bookmarks",
+  "subscribed",
+  "level",
+  "environment",
+  "release",
+  "firstSeen",
+  "lastSeen",
+  "timesSeen",
+  "userCount",
+  "has",
+]);
 const isTagKey = (key: string) => !KNOWN_KEYS.has(key);
 
 function toFilter(key: string, written: string, value: RawValue): SearchFilter {
@@ -119,7 +132,8 @@ function splitComparison(text: string): { op: Comparison | null; rest: string } 
 
 function countComparison(text: string, key: string): { op: Comparison; value: number } {
   const { op, rest } = splitComparison(text);
-  if (!/^\d{1,15}$/.test(rest)) throw searchError(`invalid number "${text}" for "${key}:" (expected e.g. 10, >10, >=10, <10, <=10)`);
+  if (!/^\d{1,15}$/.test(rest))
+    throw searchError(`invalid number "${text}" for "${key}:" (expected e.g. 10, >10, >=10, <10, <=10)`);
   return { op: op ?? "=", value: Number(rest) };
 }
 
@@ -133,7 +147,10 @@ function dateComparison(text: string, key: string): { op: Comparison; value: Dat
   }
   const { op, rest } = splitComparison(text);
   const date = parseIsoDate(rest);
-  if (!date) throw searchError(`invalid date "${text}" for "${key}:" (expected -24h, +7d, or an ISO 8601 date with an optional >, >=, < or <=)`);
+  if (!date)
+    throw searchError(
+      `invalid date "${text}" for "${key}:" (expected -24h, +7d, or an ISO 8601 date with an optional >, >=, < or <=)`,
+    );
   return { op: op ?? "=", value: { kind: "absolute", ...date } };
 }
 

@@ -43,22 +43,55 @@ function filterCondition(eb: IssuesEb, filter: SearchFilter, ctx: SearchContext)
       return eb.or(filter.values.map((ref) => assignedCondition(eb, ref, ctx)));
     case "bookmarks":
     case "subscribed":
-      return eb.or(filter.values.map((ref) => userFlagCondition(eb, filter.type === "bookmarks" ? "is_bookmarked" : "is_subscribed", ref, ctx)));
+      return eb.or(
+        filter.values.map((ref) =>
+          userFlagCondition(eb, filter.type === "bookmarks" ? "is_bookmarked" : "is_subscribed", ref, ctx),
+        ),
+      );
     case "level":
       return eb("issues.level", "in", filter.values);
     case "environment":
-      return eb.exists(eb.selectFrom("issue_environments as f").select(sql.lit(1).as("one")).whereRef("f.issue_id", "=", "issues.id").where("f.environment", "in", filter.values));
+      return eb.exists(
+        eb
+          .selectFrom("issue_environments as f")
+          .select(sql.lit(1).as("one"))
+          .whereRef("f.issue_id", "=", "issues.id")
+          .where("f.environment", "in", filter.values),
+      );
     case "release":
-      return eb.exists(eb.selectFrom("issue_releases as f").select(sql.lit(1).as("one")).whereRef("f.issue_id", "=", "issues.id").where("f.release", "in", filter.values));
+      return eb.exists(
+        eb
+          .selectFrom("issue_releases as f")
+          .select(sql.lit(1).as("one"))
+          .whereRef("f.issue_id", "=", "issues.id")
+          .where("f.release", "in", filter.values),
+      );
     case "date":
-      return dateCondition(eb, filter.field === "firstSeen" ? "issues.first_seen" : "issues.last_seen", filter.op, filter.value, ctx.now);
+      return dateCondition(
+        eb,
+        filter.field === "firstSeen" ? "issues.first_seen" : "issues.last_seen",
+        filter.op,
+        filter.value,
+        ctx.now,
+      );
     case "count":
       return eb(filter.field === "timesSeen" ? "issues.times_seen" : "issues.user_count", filter.op, filter.value);
     case "has":
-      return eb.exists(eb.selectFrom("issue_tags as f").select(sql.lit(1).as("one")).whereRef("f.issue_id", "=", "issues.id").where("f.key", "in", filter.keys));
+      return eb.exists(
+        eb
+          .selectFrom("issue_tags as f")
+          .select(sql.lit(1).as("one"))
+          .whereRef("f.issue_id", "=", "issues.id")
+          .where("f.key", "in", filter.keys),
+      );
     case "tag":
       return eb.exists(
-        eb.selectFrom("issue_tags as f").select(sql.lit(1).as("one")).whereRef("f.issue_id", "=", "issues.id").where("f.key", "=", filter.key).where("f.value", "in", filter.values),
+        eb
+          .selectFrom("issue_tags as f")
+          .select(sql.lit(1).as("one"))
+          .whereRef("f.issue_id", "=", "issues.id")
+          .where("f.key", "=", filter.key)
+          .where("f.value", "in", filter.values),
       );
   }
 }
@@ -78,7 +111,11 @@ function isCondition(eb: IssuesEb, value: IsValue, ctx: SearchContext): Conditio
     case "linked":
     case "unlinked": {
       const linked = eb.exists(
-        eb.selectFrom("external_issues as x").select(sql.lit(1).as("one")).whereRef("x.issue_id", "=", "issues.id").where("x.organization_id", "=", ctx.organizationId),
+        eb
+          .selectFrom("external_issues as x")
+          .select(sql.lit(1).as("one"))
+          .whereRef("x.issue_id", "=", "issues.id")
+          .where("x.organization_id", "=", ctx.organizationId),
       );
       return value === "linked" ? linked : eb.not(linked);
     }
@@ -87,7 +124,8 @@ function isCondition(eb: IssuesEb, value: IsValue, ctx: SearchContext): Conditio
   }
 }
 
-const unassigned = (eb: IssuesEb) => eb.and([eb("issues.assignee_user_id", "is", null), eb("issues.assignee_team_id", "is", null)]);
+const unassigned = (eb: IssuesEb) =>
+  eb.and([eb("issues.assignee_user_id", "is", null), eb("issues.assignee_team_id", "is", null)]);
 
 function assignedCondition(eb: IssuesEb, ref: AssigneeRef, ctx: SearchContext): Condition {
   switch (ref.kind) {
@@ -107,7 +145,15 @@ function assignedCondition(eb: IssuesEb, ref: AssigneeRef, ctx: SearchContext): 
           .where("m.user_id", "=", requireUser(ctx, "assigned:my_teams")),
       );
     case "team":
-      return eb("issues.assignee_team_id", "in", eb.selectFrom("teams as t").select("t.id").where("t.organization_id", "=", ctx.organizationId).where("t.slug", "=", ref.slug));
+      return eb(
+        "issues.assignee_team_id",
+        "in",
+        eb
+          .selectFrom("teams as t")
+          .select("t.id")
+          .where("t.organization_id", "=", ctx.organizationId)
+          .where("t.slug", "=", ref.slug),
+      );
     case "user":
       // As `assignedTo` on PUT: a member by username, email or id, else a team by name.
       return eb.or([
@@ -125,10 +171,21 @@ function assignedCondition(eb: IssuesEb, ref: AssigneeRef, ctx: SearchContext): 
   }
 }
 
-function userFlagCondition(eb: IssuesEb, flag: "is_bookmarked" | "is_subscribed", ref: UserRef, ctx: SearchContext): Condition {
-  const query = eb.selectFrom("issue_user_state as s").select(sql.lit(1).as("one")).whereRef("s.issue_id", "=", "issues.id").where(`s.${flag}`, "=", true);
+function userFlagCondition(
+  eb: IssuesEb,
+  flag: "is_bookmarked" | "is_subscribed",
+  ref: UserRef,
+  ctx: SearchContext,
+): Condition {
+  const query = eb
+    .selectFrom("issue_user_state as s")
+    .select(sql.lit(1).as("one"))
+    .whereRef("s.issue_id", "=", "issues.id")
+    .where(`s.${flag}`, "=", true);
   return eb.exists(
-    ref.kind === "me" ? query.where("s.user_id", "=", requireUser(ctx, `${flag === "is_bookmarked" ? "bookmarks" : "subscribed"}:me`)) : query.where("s.user_id", "in", memberIds(eb, ref.ref, ctx)),
+    ref.kind === "me"
+      ? query.where("s.user_id", "=", requireUser(ctx, `${flag === "is_bookmarked" ? "bookmarks" : "subscribed"}:me`))
+      : query.where("s.user_id", "in", memberIds(eb, ref.ref, ctx)),
   );
 }
 
@@ -154,7 +211,13 @@ function requireUser(ctx: SearchContext, token: string): number {
   return ctx.userId;
 }
 
-function dateCondition(eb: IssuesEb, column: "issues.first_seen" | "issues.last_seen", op: Comparison, value: DateValue, now: Date): Condition {
+function dateCondition(
+  eb: IssuesEb,
+  column: "issues.first_seen" | "issues.last_seen",
+  op: Comparison,
+  value: DateValue,
+  now: Date,
+): Condition {
   const date = value.kind === "relative" ? new Date(now.getTime() - value.ms) : value.date;
   if (op === "=" && value.kind === "absolute" && value.precision === "day") {
     return eb.and([eb(column, ">=", date), eb(column, "<", new Date(date.getTime() + DAY_MS))]);
@@ -165,5 +228,9 @@ function dateCondition(eb: IssuesEb, column: "issues.first_seen" | "issues.last_
 /** Each word or phrase must occur, case-insensitively, in the title, culprit or message. */
 function textCondition(eb: IssuesEb, text: string): Condition {
   const pattern = `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-  return eb.or([eb("issues.title", "ilike", pattern), eb("issues.culprit", "ilike", pattern), eb("issues.message", "ilike", pattern)]);
+  return eb.or([
+    eb("issues.title", "ilike", pattern),
+    eb("issues.culprit", "ilike", pattern),
+    eb("issues.message", "ilike", pattern),
+  ]);
 }

@@ -1,9 +1,11 @@
 import { searchError } from "./errors.js";
 
 /** A `key:value` token's value as written: bare, `"quoted"`, or a `[a, b]` list. */
-export type RawValue = { kind: "bare"; text: string } | { kind: "quoted"; text: string } | { kind: "list"; items: string[] };
+export type RawValue =
+  { kind: "bare"; text: string } | { kind: "quoted"; text: string } | { kind: "list"; items: string[] };
 
-export type RawToken = { kind: "text"; text: string } | { kind: "filter"; negated: boolean; key: string; value: RawValue };
+export type RawToken =
+  { kind: "text"; text: string } | { kind: "filter"; negated: boolean; key: string; value: RawValue };
 
 /** `tags[sentry:user]` names a tag whose key would not parse as a bare key. */
 const KEY = /^(?:[A-Za-z_][\w.-]*|tags\[[^\]\s]+\])$/;
@@ -56,14 +58,21 @@ function readFilter(input: string, start: number): { token: RawToken; end: numbe
   const valueStart = colon + 1;
   const next = input[valueStart];
   // An empty value is left to the parser: `is:` is an error, `TypeError:` is just a word.
-  if (next === undefined || isSpace(next)) return { token: { kind: "filter", negated, key, value: { kind: "bare", text: "" } }, end: valueStart };
+  if (next === undefined || isSpace(next))
+    return { token: { kind: "filter", negated, key, value: { kind: "bare", text: "" } }, end: valueStart };
   if (next === '"') {
     const { text, end } = readQuoted(input, valueStart);
-    return { token: { kind: "filter", negated, key, value: { kind: "quoted", text } }, end: expectBoundary(input, end, `the value of "${key}:"`) };
+    return {
+      token: { kind: "filter", negated, key, value: { kind: "quoted", text } },
+      end: expectBoundary(input, end, `the value of "${key}:"`),
+    };
   }
   if (next === "[") {
     const { items, end } = readList(input, valueStart, key);
-    return { token: { kind: "filter", negated, key, value: { kind: "list", items } }, end: expectBoundary(input, end, `the list of "${key}:"`) };
+    return {
+      token: { kind: "filter", negated, key, value: { kind: "list", items } },
+      end: expectBoundary(input, end, `the list of "${key}:"`),
+    };
   }
   let end = valueStart;
   while (end < input.length && !isSpace(input[end])) end++;

@@ -4,7 +4,14 @@ import { PreparedStatement } from "../../../db/prepared.js";
 import type { Database } from "../../../db/schema.js";
 import type { Issue } from "../tables.js";
 import { issueByRef, type IssueRef } from "../issue-ref.js";
-import { bucketsBetween, epochMs, type IssueQuery, type RelatedColumns, type TimelineBuckets, withRelatedColumns } from "./related-sql.js";
+import {
+  bucketsBetween,
+  epochMs,
+  type IssueQuery,
+  type RelatedColumns,
+  type TimelineBuckets,
+  withRelatedColumns,
+} from "./related-sql.js";
 import { timelineRange } from "./stats.js";
 
 /** How many activity entries the detail shows, newest first. */
@@ -112,9 +119,25 @@ type DetailArgs = [organizationId: number, ref: IssueRef, userId: number | null,
 function detailStatement(kind: IssueRef["kind"], withUser: boolean) {
   return new PreparedStatement(
     8,
-    (db, organizationId: number, a: number | string, b: number, userId: number, hourFirst: Date, hourLast: Date, dayFirst: Date, dayLast: Date) => {
-      const ref: IssueRef = kind === "id" ? { kind, id: a as number } : { kind, projectSlug: a as string, shortNumber: b };
-      return withDetailColumns(issueByRef(db, organizationId, ref), withUser ? userId : null, { hourFirst, hourLast, dayFirst, dayLast });
+    (
+      db,
+      organizationId: number,
+      a: number | string,
+      b: number,
+      userId: number,
+      hourFirst: Date,
+      hourLast: Date,
+      dayFirst: Date,
+      dayLast: Date,
+    ) => {
+      const ref: IssueRef =
+        kind === "id" ? { kind, id: a as number } : { kind, projectSlug: a as string, shortNumber: b };
+      return withDetailColumns(issueByRef(db, organizationId, ref), withUser ? userId : null, {
+        hourFirst,
+        hourLast,
+        dayFirst,
+        dayLast,
+      });
     },
   );
 }
@@ -124,12 +147,23 @@ const STATEMENTS = {
   short: { user: detailStatement("short", true), anonymous: detailStatement("short", false) },
 };
 
-async function runDetail(db: Kysely<Database>, ...[organizationId, ref, userId, windows]: DetailArgs): Promise<IssueWithDetail | undefined> {
+async function runDetail(
+  db: Kysely<Database>,
+  ...[organizationId, ref, userId, windows]: DetailArgs
+): Promise<IssueWithDetail | undefined> {
   const statement = STATEMENTS[ref.kind][userId === null ? "anonymous" : "user"];
   const [a, b] = ref.kind === "id" ? [ref.id, 0] : [ref.projectSlug, ref.shortNumber];
-  const row = (await statement.executeTakeFirst(db, organizationId, a, b, userId ?? 0, windows.hourFirst, windows.hourLast, windows.dayFirst, windows.dayLast)) as
-    | IssueWithDetail
-    | undefined;
+  const row = (await statement.executeTakeFirst(
+    db,
+    organizationId,
+    a,
+    b,
+    userId ?? 0,
+    windows.hourFirst,
+    windows.hourLast,
+    windows.dayFirst,
+    windows.dayLast,
+  )) as IssueWithDetail | undefined;
   // json_agg keeps the subquery's order in practice, but SQL does not promise it: sorted here.
   row?.detail_activity.sort((x, y) => y.date_ms - x.date_ms || y.id - x.id);
   return row;
@@ -142,11 +176,22 @@ function windowsAt(now: Date): Windows {
 }
 
 /** One issue by reference with its detail columns, or undefined. */
-export function findWithDetail(db: Kysely<Database>, organizationId: number, ref: IssueRef, userId: number | null, now: Date): Promise<IssueWithDetail | undefined> {
+export function findWithDetail(
+  db: Kysely<Database>,
+  organizationId: number,
+  ref: IssueRef,
+  userId: number | null,
+  now: Date,
+): Promise<IssueWithDetail | undefined> {
   return runDetail(db, organizationId, ref, userId, windowsAt(now));
 }
 
 /** The detail columns of an issue already read (after an update), by its id, in one statement. */
-export function loadDetail(db: Kysely<Database>, issue: Issue, userId: number | null, now: Date): Promise<IssueWithDetail | undefined> {
+export function loadDetail(
+  db: Kysely<Database>,
+  issue: Issue,
+  userId: number | null,
+  now: Date,
+): Promise<IssueWithDetail | undefined> {
   return runDetail(db, issue.organization_id, { kind: "id", id: Number(issue.id) }, userId, windowsAt(now));
 }

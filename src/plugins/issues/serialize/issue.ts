@@ -27,7 +27,10 @@ export interface SerializeContext {
  * What a list item is made from: an issue row, or a list page's row (list/columns.ts) with only
  * the shown columns and its timestamps already formatted.
  */
-export type ItemRow = Omit<ListRow, "first_seen" | "last_seen"> & { first_seen: Date | string; last_seen: Date | string };
+export type ItemRow = Omit<ListRow, "first_seen" | "last_seen"> & {
+  first_seen: Date | string;
+  last_seen: Date | string;
+};
 
 /** A timestamp in the API's format; list rows read it as text in that format already. */
 const iso = (value: Date | string) => (typeof value === "string" ? value : isoDate(value));
@@ -48,7 +51,10 @@ interface Related {
  * with a fixed number of queries: none when the rows were read with their related columns
  * (related-sql.ts), else one per related table.
  */
-export async function serializeIssues(rows: ReadonlyArray<ItemRow | (ItemRow & RelatedColumns)>, ctx: SerializeContext) {
+export async function serializeIssues(
+  rows: ReadonlyArray<ItemRow | (ItemRow & RelatedColumns)>,
+  ctx: SerializeContext,
+) {
   if (rows.length > 0 && rows.every(hasRelatedColumns)) {
     const related = relatedOf(rows as ReadonlyArray<ItemRow & RelatedColumns>, ctx);
     return rows.map((row) => issueListItem(row, related, ctx));
@@ -143,7 +149,8 @@ function issueListItem(row: ItemRow, related: Related, ctx: SerializeContext) {
 function assigneeOf(row: Pick<Issue, "assignee_user_id" | "assignee_team_id">, related: Related) {
   if (row.assignee_user_id !== null) {
     const user = related.users.get(row.assignee_user_id);
-    if (user) return { type: "user" as const, id: idString(user.id), name: user.username, email: user.email ?? undefined };
+    if (user)
+      return { type: "user" as const, id: idString(user.id), name: user.username, email: user.email ?? undefined };
   }
   if (row.assignee_team_id !== null) {
     const team = related.teams.get(row.assignee_team_id);
@@ -159,14 +166,31 @@ async function loadRelated(rows: readonly ItemRow[], ctx: SerializeContext): Pro
   const teamIds = [...new Set(rows.flatMap((row) => (row.assignee_team_id === null ? [] : [row.assignee_team_id])))];
   const { db } = ctx;
   const [projects, users, teams, state, stats, unhandled] = await Promise.all([
-    projectIds.length ? db.selectFrom("projects").select(["id", "slug", "name", "platform"]).where("id", "in", projectIds).execute() : [],
-    userIds.length ? db.selectFrom("users").select(["id", "username", "email", "name"]).where("id", "in", userIds).execute() : [],
+    projectIds.length
+      ? db.selectFrom("projects").select(["id", "slug", "name", "platform"]).where("id", "in", projectIds).execute()
+      : [],
+    userIds.length
+      ? db.selectFrom("users").select(["id", "username", "email", "name"]).where("id", "in", userIds).execute()
+      : [],
     teamIds.length ? db.selectFrom("teams").select(["id", "slug", "name"]).where("id", "in", teamIds).execute() : [],
     ctx.userId !== null && ids.length
-      ? db.selectFrom("issue_user_state").select(["issue_id", "is_bookmarked", "is_subscribed", "has_seen"]).where("user_id", "=", ctx.userId).where("issue_id", "in", ids).execute()
+      ? db
+          .selectFrom("issue_user_state")
+          .select(["issue_id", "is_bookmarked", "is_subscribed", "has_seen"])
+          .where("user_id", "=", ctx.userId)
+          .where("issue_id", "in", ids)
+          .execute()
       : [],
     ctx.stats ? loadTimelines(db, ids, ctx.stats) : null,
-    ids.length ? db.selectFrom("issue_tags").select("issue_id").where("issue_id", "in", ids).where("key", "=", "handled").where("value", "=", "no").execute() : [],
+    ids.length
+      ? db
+          .selectFrom("issue_tags")
+          .select("issue_id")
+          .where("issue_id", "in", ids)
+          .where("key", "=", "handled")
+          .where("value", "=", "no")
+          .execute()
+      : [],
   ]);
   return {
     projects: new Map(projects.map((p) => [p.id, p])),
@@ -179,9 +203,20 @@ async function loadRelated(rows: readonly ItemRow[], ctx: SerializeContext): Pro
   };
 }
 
-const userOf = (user: DetailUser) => ({ id: idString(user.id), username: user.username, name: user.name, email: user.email });
+const userOf = (user: DetailUser) => ({
+  id: idString(user.id),
+  username: user.username,
+  name: user.name,
+  email: user.email,
+});
 
-type ReleaseRow = { version: string; date_created: Date; first_event: Date | null; last_event: Date | null; new_groups: number };
+type ReleaseRow = {
+  version: string;
+  date_created: Date;
+  first_event: Date | null;
+  last_event: Date | null;
+  new_groups: number;
+};
 
 /**
  * Sentry's release summary of `firstRelease` / `lastRelease`: the project's release row ingest
@@ -203,7 +238,9 @@ function releaseOf(version: string | null, rows: ReleaseRow[]) {
 }
 
 async function releaseRows(ctx: SerializeContext, row: Issue): Promise<ReleaseRow[]> {
-  const versions = [...new Set([row.first_release, row.last_release].filter((version): version is string => version !== null))];
+  const versions = [
+    ...new Set([row.first_release, row.last_release].filter((version): version is string => version !== null)),
+  ];
   if (versions.length === 0) return [];
   return ctx.db
     .selectFrom("releases")
@@ -220,9 +257,15 @@ async function releaseRows(ctx: SerializeContext, row: Issue): Promise<ReleaseRo
  * needs; another (an issue just updated) has it read in one statement.
  */
 export async function serializeIssueDetail(row: Issue | IssueWithDetail, ctx: SerializeContext) {
-  const detail = "detail_activity" in row ? row : ((await loadDetail(ctx.db, row, ctx.userId, ctx.now)) ?? { ...row, ...NO_DETAIL });
+  const detail =
+    "detail_activity" in row ? row : ((await loadDetail(ctx.db, row, ctx.userId, ctx.now)) ?? { ...row, ...NO_DETAIL });
   const releases = await releaseRows(ctx, row);
-  const { stats: _listStats, lifetime: _lifetime, filtered: _filtered, ...item } = issueListItem(row, relatedOf([detail], { ...ctx, stats: null, window: null }), ctx);
+  const {
+    stats: _listStats,
+    lifetime: _lifetime,
+    filtered: _filtered,
+    ...item
+  } = issueListItem(row, relatedOf([detail], { ...ctx, stats: null, window: null }), ctx);
   return {
     ...item,
     firstRelease: releaseOf(row.first_release, releases),
@@ -237,9 +280,15 @@ export async function serializeIssueDetail(row: Issue | IssueWithDetail, ctx: Se
       type: entry.type,
       data: entry.data,
       dateCreated: isoDate(new Date(entry.date_ms)),
-      user: entry.user_id === null ? null : { id: idString(entry.user_id), username: entry.username, name: entry.name, email: entry.email },
+      user:
+        entry.user_id === null
+          ? null
+          : { id: idString(entry.user_id), username: entry.username, name: entry.name, email: entry.email },
     })),
-    stats: { "24h": timeline(detail.detail_hourly, periodSpec("24h", ctx.now)), "30d": timeline(detail.detail_daily, periodSpec("30d", ctx.now)) },
+    stats: {
+      "24h": timeline(detail.detail_hourly, periodSpec("24h", ctx.now)),
+      "30d": timeline(detail.detail_daily, periodSpec("30d", ctx.now)),
+    },
   };
 }
 
@@ -265,7 +314,10 @@ function timeline(buckets: TimelineBuckets, spec: TimelineSpec): Timeline {
 }
 
 /** The rows' related columns in the shape the list item reads them from. */
-function relatedOf(rows: ReadonlyArray<ItemRow & RelatedColumns>, ctx: Pick<SerializeContext, "stats" | "window">): Related {
+function relatedOf(
+  rows: ReadonlyArray<ItemRow & RelatedColumns>,
+  ctx: Pick<SerializeContext, "stats" | "window">,
+): Related {
   const related: Related = {
     projects: new Map(),
     users: new Map(),

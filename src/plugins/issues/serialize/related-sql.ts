@@ -37,7 +37,11 @@ export function bucketsBetween(eb: ExpressionBuilder<Database, "issues">, table:
   // The hourly and daily tables have the same columns: typed as one of them.
   return eb
     .selectFrom(`${table as "issue_stats_hourly"} as s`)
-    .select((inner) => sql<TimelineBuckets>`coalesce(json_agg(json_build_array(${epochMs(inner.ref("s.bucket"))}, ${inner.ref("s.count")})), '[]')`.as("buckets"))
+    .select((inner) =>
+      sql<TimelineBuckets>`coalesce(json_agg(json_build_array(${epochMs(inner.ref("s.bucket"))}, ${inner.ref("s.count")})), '[]')`.as(
+        "buckets",
+      ),
+    )
     .whereRef("s.issue_id", "=", "issues.id")
     .where("s.bucket", ">=", first)
     .where("s.bucket", "<=", last);
@@ -57,17 +61,31 @@ function countBetween(eb: ExpressionBuilder<Database, "issues">, window: Timelin
  * Adds the {@link RelatedColumns} to a query of issues; `stats` null leaves `related_stats` null,
  * `window` null leaves `related_window_count` null.
  */
-export function withRelatedColumns<O>(query: SelectQueryBuilder<Database, "issues", O>, userId: number | null, stats: TimelineSpec | null, window: TimelineSpec | null = null) {
+export function withRelatedColumns<O>(
+  query: SelectQueryBuilder<Database, "issues", O>,
+  userId: number | null,
+  stats: TimelineSpec | null,
+  window: TimelineSpec | null = null,
+) {
   return query.select((eb) => [
-    jsonObjectFrom(eb.selectFrom("projects as p").select(["p.id", "p.slug", "p.name", "p.platform"]).whereRef("p.id", "=", "issues.project_id")).as(
-      "related_project",
-    ),
     jsonObjectFrom(
-      eb.selectFrom("users as au").select(["au.id", "au.username", "au.email", "au.name"]).whereRef("au.id", "=", "issues.assignee_user_id"),
+      eb
+        .selectFrom("projects as p")
+        .select(["p.id", "p.slug", "p.name", "p.platform"])
+        .whereRef("p.id", "=", "issues.project_id"),
+    ).as("related_project"),
+    jsonObjectFrom(
+      eb
+        .selectFrom("users as au")
+        .select(["au.id", "au.username", "au.email", "au.name"])
+        .whereRef("au.id", "=", "issues.assignee_user_id"),
     ).as("related_assignee_user"),
-    jsonObjectFrom(eb.selectFrom("teams as at").select(["at.id", "at.slug", "at.name"]).whereRef("at.id", "=", "issues.assignee_team_id")).as(
-      "related_assignee_team",
-    ),
+    jsonObjectFrom(
+      eb
+        .selectFrom("teams as at")
+        .select(["at.id", "at.slug", "at.name"])
+        .whereRef("at.id", "=", "issues.assignee_team_id"),
+    ).as("related_assignee_team"),
     (userId === null
       ? sql<null>`null`
       : jsonObjectFrom(
@@ -78,9 +96,18 @@ export function withRelatedColumns<O>(query: SelectQueryBuilder<Database, "issue
             .where("st.user_id", "=", userId),
         )
     ).as("related_state"),
-    sql<TimelineBuckets | null>`${stats === null ? sql`null` : bucketsBetween(eb, stats.table, stats.first, stats.last)}`.as("related_stats"),
+    sql<TimelineBuckets | null>`${stats === null ? sql`null` : bucketsBetween(eb, stats.table, stats.first, stats.last)}`.as(
+      "related_stats",
+    ),
     eb
-      .exists(eb.selectFrom("issue_tags as ut").select(sql.lit(1).as("one")).whereRef("ut.issue_id", "=", "issues.id").where("ut.key", "=", "handled").where("ut.value", "=", "no"))
+      .exists(
+        eb
+          .selectFrom("issue_tags as ut")
+          .select(sql.lit(1).as("one"))
+          .whereRef("ut.issue_id", "=", "issues.id")
+          .where("ut.key", "=", "handled")
+          .where("ut.value", "=", "no"),
+      )
       .$castTo<boolean>()
       .as("related_unhandled"),
     sql<number | null>`${window === null ? sql`null` : countBetween(eb, window)}`.as("related_window_count"),

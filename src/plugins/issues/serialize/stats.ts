@@ -74,7 +74,11 @@ export function fillTimeline(buckets: Iterable<readonly [number, number]>, spec:
  * Stats timelines from the counters maintained at ingest: `[[epochSeconds, count], …]`, oldest
  * first, buckets aligned to the UTC hour or day, zero-filled. One query for all issues.
  */
-export async function loadTimelines(db: Kysely<Database>, issueIds: number[], spec: TimelineSpec): Promise<Map<number, Timeline>> {
+export async function loadTimelines(
+  db: Kysely<Database>,
+  issueIds: number[],
+  spec: TimelineSpec,
+): Promise<Map<number, Timeline>> {
   const rows =
     issueIds.length === 0
       ? []

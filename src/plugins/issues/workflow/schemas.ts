@@ -31,9 +31,18 @@ type WithSnooze<T> = T & { [K in keyof typeof SNOOZE_ALIASES]?: number | null };
 
 /** The `ignore*` fields, each taken from its `snooze*` spelling when only that was sent (as Sentry reads them). */
 function foldSnooze<T extends Conditions>(value: WithSnooze<T>): T {
-  const { snoozeDuration: _d, snoozeCount: _c, snoozeWindow: _w, snoozeUserCount: _uc, snoozeUserWindow: _uw, ...rest } = value;
+  const {
+    snoozeDuration: _d,
+    snoozeCount: _c,
+    snoozeWindow: _w,
+    snoozeUserCount: _uc,
+    snoozeUserWindow: _uw,
+    ...rest
+  } = value;
   const folded = { ...rest } as unknown as T & Conditions;
-  for (const [snooze, ignore] of Object.entries(SNOOZE_ALIASES) as Array<[keyof typeof SNOOZE_ALIASES, keyof Conditions]>) {
+  for (const [snooze, ignore] of Object.entries(SNOOZE_ALIASES) as Array<
+    [keyof typeof SNOOZE_ALIASES, keyof Conditions]
+  >) {
     if (folded[ignore] === undefined && value[snooze] !== undefined) folded[ignore] = value[snooze];
   }
   return folded;
@@ -55,7 +64,12 @@ export const updateIssueBody = z
       .object({
         inRelease: z.string().min(1).max(250).optional(),
         inNextRelease: z.boolean().optional(),
-        inCommit: z.union([z.string().min(1).max(64), z.object({ commit: z.string().min(1).max(64) }).transform((c) => c.commit)]).optional(),
+        inCommit: z
+          .union([
+            z.string().min(1).max(64),
+            z.object({ commit: z.string().min(1).max(64) }).transform((c) => c.commit),
+          ])
+          .optional(),
         ...ignoreConditions,
         ...snoozeConditions,
       })

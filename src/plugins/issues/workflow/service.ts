@@ -101,7 +101,8 @@ export class IssueWorkflow {
       Object.assign(columns, stateColumns(state));
       activities.push(status.activity);
     }
-    if (body.status !== undefined) Object.assign(changed, { status: state.status, substatus: state.substatus, statusDetails: state.statusDetails });
+    if (body.status !== undefined)
+      Object.assign(changed, { status: state.status, substatus: state.substatus, statusDetails: state.statusDetails });
     const assignment = assignmentChange(row, assignee);
     if (assignment) {
       Object.assign(columns, assignment.columns);
@@ -114,18 +115,34 @@ export class IssueWorkflow {
     }
     if (body.isPublic !== undefined) changed.isPublic = body.isPublic;
     await this.#saveUserFlags(trx, row, body, actor, changed);
-    if (Object.keys(columns).length > 0) await trx.updateTable("issues").set(columns).where("id", "=", Number(row.id)).execute();
+    if (Object.keys(columns).length > 0)
+      await trx.updateTable("issues").set(columns).where("id", "=", Number(row.id)).execute();
     if (activities.length > 0) {
       await trx
         .insertInto("issue_activity")
-        .values(activities.map((a) => ({ organization_id: organizationId, issue_id: Number(row.id), type: a.type, data: JSON.stringify(a.data), user_id: actor.userId, date_created: now })))
+        .values(
+          activities.map((a) => ({
+            organization_id: organizationId,
+            issue_id: Number(row.id),
+            type: a.type,
+            data: JSON.stringify(a.data),
+            user_id: actor.userId,
+            date_created: now,
+          })),
+        )
         .execute();
     }
     await this.#emit(scope, row, state, actor, status, assignment ? assignee : undefined, now);
     return changed;
   }
 
-  async #saveUserFlags(trx: Kysely<Database>, row: Issue, body: UpdateIssueBody, actor: ResolvedActor, changed: Record<string, unknown>) {
+  async #saveUserFlags(
+    trx: Kysely<Database>,
+    row: Issue,
+    body: UpdateIssueBody,
+    actor: ResolvedActor,
+    changed: Record<string, unknown>,
+  ) {
     const flags = {
       ...(body.hasSeen !== undefined && { has_seen: body.hasSeen }),
       ...(body.isBookmarked !== undefined && { is_bookmarked: body.isBookmarked }),
@@ -150,11 +167,19 @@ export class IssueWorkflow {
     now: Date,
   ): Promise<void> {
     if (!status && !assignee) return;
-    const project = await scope.trx.selectFrom("projects").select(["id", "slug", "name", "platform"]).where("id", "=", row.project_id).executeTakeFirstOrThrow();
+    const project = await scope.trx
+      .selectFrom("projects")
+      .select(["id", "slug", "name", "platform"])
+      .where("id", "=", row.project_id)
+      .executeTakeFirstOrThrow();
     const issue = issueSnapshot(state, project satisfies ProjectSnapshot);
     const base = { organizationId: row.organization_id, actor: actor.actor, occurredAt: now };
     if (status?.event.name === "issue.resolved") {
-      await this.events.emit(scope, { ...base, name: "issue.resolved", payload: { issue, resolutionType: status.event.resolutionType } });
+      await this.events.emit(scope, {
+        ...base,
+        name: "issue.resolved",
+        payload: { issue, resolutionType: status.event.resolutionType },
+      });
     } else if (status?.event.name === "issue.ignored") {
       await this.events.emit(scope, { ...base, name: "issue.ignored", payload: { issue } });
     } else if (status?.event.name === "issue.unresolved") {
@@ -169,7 +194,8 @@ export class IssueWorkflow {
 
 function requireUserFor(body: UpdateIssueBody, actor: ResolvedActor): void {
   const field = USER_FIELDS.find((name) => body[name] !== undefined);
-  if (field && actor.userId === null) throw badRequest("This field requires a user token", { [field]: ["This field requires a user token"] });
+  if (field && actor.userId === null)
+    throw badRequest("This field requires a user token", { [field]: ["This field requires a user token"] });
 }
 
 /** The assignment columns and activity when the assignee actually changes. */
@@ -180,6 +206,10 @@ function assignmentChange(row: Issue, assignee: ResolvedAssignee | null | undefi
   if (row.assignee_user_id === userId && row.assignee_team_id === teamId) return null;
   const columns = { assignee_user_id: userId, assignee_team_id: teamId };
   if (!assignee) return { columns, activity: { type: "unassigned", data: {} } };
-  const data = { assignee: assignee.id, assigneeType: assignee.type, ...(assignee.email ? { assigneeEmail: assignee.email } : {}) };
+  const data = {
+    assignee: assignee.id,
+    assigneeType: assignee.type,
+    ...(assignee.email ? { assigneeEmail: assignee.email } : {}),
+  };
   return { columns, activity: { type: "assigned", data } };
 }

@@ -8,9 +8,7 @@ import { type IgnoreConditions, ignoreConditionsOf, type UpdateIssueBody } from 
 export type StatusActor = ActingUser;
 
 export type StatusEvent =
-  | { name: "issue.resolved"; resolutionType: ResolutionType }
-  | { name: "issue.ignored" }
-  | { name: "issue.unresolved" };
+  { name: "issue.resolved"; resolutionType: ResolutionType } | { name: "issue.ignored" } | { name: "issue.unresolved" };
 
 export interface StatusChange {
   activity: { type: string; data: Record<string, unknown> };
@@ -27,7 +25,11 @@ export interface StatusContext {
 const NO_RELEASE_DATA = "No release data present in the system to form a basis for 'Next Release'";
 
 /** Applies a PUT's status fields to the state; null when nothing actually changed. */
-export async function applyStatus(state: IssueState, body: UpdateIssueBody, ctx: StatusContext): Promise<StatusChange | null> {
+export async function applyStatus(
+  state: IssueState,
+  body: UpdateIssueBody,
+  ctx: StatusContext,
+): Promise<StatusChange | null> {
   if (body.status === undefined) return null;
   const before = fingerprint(state);
   const change = await transition(state, body, ctx);
@@ -39,10 +41,18 @@ async function transition(state: IssueState, body: UpdateIssueBody, ctx: StatusC
   if (body.status === "resolvedInNextRelease" || (body.status === "resolved" && details.inNextRelease === true)) {
     return resolveInNextRelease(state, ctx);
   }
-  if (body.status === "resolved" && details.inRelease !== undefined) return resolveInRelease(state, details.inRelease, ctx);
+  if (body.status === "resolved" && details.inRelease !== undefined)
+    return resolveInRelease(state, details.inRelease, ctx);
   if (body.status === "resolved" && details.inCommit !== undefined) {
-    resolve(state, { type: "in_commit", commit: details.inCommit }, { inCommit: { id: details.inCommit }, actor: ctx.actor });
-    return { activity: { type: "set_resolved_in_commit", data: { commit: details.inCommit } }, event: { name: "issue.resolved", resolutionType: "in_commit" } };
+    resolve(
+      state,
+      { type: "in_commit", commit: details.inCommit },
+      { inCommit: { id: details.inCommit }, actor: ctx.actor },
+    );
+    return {
+      activity: { type: "set_resolved_in_commit", data: { commit: details.inCommit } },
+      event: { name: "issue.resolved", resolutionType: "in_commit" },
+    };
   }
   if (body.status === "resolved") {
     resolve(state, { type: "now" }, {});
@@ -61,14 +71,20 @@ async function resolveInRelease(state: IssueState, requested: string, ctx: Statu
     throw fieldErrors({ "statusDetails.inRelease": [`Unknown release "${requested}"`] });
   }
   resolve(state, { type: "in_release", version }, { inRelease: version, actor: ctx.actor });
-  return { activity: { type: "set_resolved_in_release", data: { version } }, event: { name: "issue.resolved", resolutionType: "in_release" } };
+  return {
+    activity: { type: "set_resolved_in_release", data: { version } },
+    event: { name: "issue.resolved", resolutionType: "in_release" },
+  };
 }
 
 async function resolveInNextRelease(state: IssueState, ctx: StatusContext): Promise<StatusChange> {
   const current = state.lastRelease ?? (await ctx.latestRelease());
   if (!current) throw badRequest(NO_RELEASE_DATA, { "statusDetails.inNextRelease": [NO_RELEASE_DATA] });
   resolve(state, { type: "in_next_release", releaseAtResolve: current }, { inNextRelease: true, actor: ctx.actor });
-  return { activity: { type: "set_resolved_in_release", data: { version: "" } }, event: { name: "issue.resolved", resolutionType: "in_next_release" } };
+  return {
+    activity: { type: "set_resolved_in_release", data: { version: "" } },
+    event: { name: "issue.resolved", resolutionType: "in_next_release" },
+  };
 }
 
 function resolve(state: IssueState, resolution: Resolution, statusDetails: Record<string, unknown>): void {
@@ -89,7 +105,9 @@ function ignore(state: IssueState, conditions: IgnoreConditions, ctx: StatusCont
     state.snooze = null;
     return { activity: { type: "set_ignored", data: {} }, event: { name: "issue.ignored" } };
   }
-  const until = conditions.ignoreDuration ? new Date(ctx.now.getTime() + conditions.ignoreDuration * 60_000).toISOString() : null;
+  const until = conditions.ignoreDuration
+    ? new Date(ctx.now.getTime() + conditions.ignoreDuration * 60_000).toISOString()
+    : null;
   state.substatus = "archived_until_condition_met";
   state.statusDetails = { ignoreUntil: until, ...conditions, actor: ctx.actor };
   state.snooze = snoozeFor(state, conditions, until, ctx.now);

@@ -76,20 +76,36 @@ export async function assembleBundle(
     if (!(error instanceof InvalidBundleError)) {
       // Not the bundle's fault (the database, the store): the next poll tries again rather than
       // finding it `assembling` until it goes stale. Best effort: the database may be what failed.
-      await withReleaseTables(db()).deleteFrom("artifact_bundles").where("id", "=", bundleId).where("state", "=", "assembling").execute().catch(() => undefined);
+      await withReleaseTables(db())
+        .deleteFrom("artifact_bundles")
+        .where("id", "=", bundleId)
+        .where("state", "=", "assembling")
+        .execute()
+        .catch(() => undefined);
       throw error;
     }
     const detail = `Invalid artifact bundle: ${error.message}`;
-    await withReleaseTables(db()).updateTable("artifact_bundles").set({ state: "error", detail }).where("id", "=", bundleId).execute();
+    await withReleaseTables(db())
+      .updateTable("artifact_bundles")
+      .set({ state: "error", detail })
+      .where("id", "=", bundleId)
+      .execute();
     return { state: "error", detail, missingChunks: [] };
   }
 }
 
 const isStale = (bundle: { state: AssembleState; date_started: Date | null }, now: Date): boolean =>
-  bundle.state === "assembling" && (bundle.date_started === null || now.getTime() - bundle.date_started.getTime() > STALE_ASSEMBLY_MS);
+  bundle.state === "assembling" &&
+  (bundle.date_started === null || now.getTime() - bundle.date_started.getTime() > STALE_ASSEMBLY_MS);
 
 /** Marks the bundle `assembling` for this call: its id, or null when another call holds it. */
-async function claim(db: Kysely<Database>, organizationId: number, input: AssembleRequest, now: Date, stale: { id: number; date_started: Date | null } | undefined): Promise<number | null> {
+async function claim(
+  db: Kysely<Database>,
+  organizationId: number,
+  input: AssembleRequest,
+  now: Date,
+  stale: { id: number; date_started: Date | null } | undefined,
+): Promise<number | null> {
   const rdb = withReleaseTables(db);
   if (stale) {
     const taken = await rdb
@@ -97,14 +113,26 @@ async function claim(db: Kysely<Database>, organizationId: number, input: Assemb
       .set({ date_started: now })
       .where("id", "=", stale.id)
       .where("state", "=", "assembling")
-      .where((eb) => (stale.date_started === null ? eb("date_started", "is", null) : eb("date_started", "=", stale.date_started)))
+      .where((eb) =>
+        stale.date_started === null ? eb("date_started", "is", null) : eb("date_started", "=", stale.date_started),
+      )
       .returning("id")
       .executeTakeFirst();
     return taken?.id ?? null;
   }
   const created = await rdb
     .insertInto("artifact_bundles")
-    .values({ organization_id: organizationId, checksum: input.checksum, release: input.version, dist: input.dist, project_ids: input.projectIds, state: "assembling", detail: null, date_created: now, date_started: now })
+    .values({
+      organization_id: organizationId,
+      checksum: input.checksum,
+      release: input.version,
+      dist: input.dist,
+      project_ids: input.projectIds,
+      state: "assembling",
+      detail: null,
+      date_created: now,
+      date_started: now,
+    })
     .onConflict((oc) => oc.columns(["organization_id", "checksum"]).doNothing())
     .returning("id")
     .executeTakeFirst();
@@ -112,11 +140,20 @@ async function claim(db: Kysely<Database>, organizationId: number, input: Assemb
 }
 
 /** Streams the chunks, in order, through the ZIP reader into the store; then reads the manifest. */
-async function unpack(store: ArtifactStore, organizationId: number, input: AssembleRequest, limits: ZipLimits): Promise<Array<ManifestFile & StoredFile>> {
+async function unpack(
+  store: ArtifactStore,
+  organizationId: number,
+  input: AssembleRequest,
+  limits: ZipLimits,
+): Promise<Array<ManifestFile & StoredFile>> {
   const writer = new PieceWriter(store, organizationId);
   const stored = new Map<string, StoredFile>();
   const manifest = new ManifestSink();
-  const reader = new ZipStreamReader(limits, (name) => (name === "manifest.json" ? manifest : writer.open((file) => stored.set(name, file))), () => writer.drain());
+  const reader = new ZipStreamReader(
+    limits,
+    (name) => (name === "manifest.json" ? manifest : writer.open((file) => stored.set(name, file))),
+    () => writer.drain(),
+  );
   const archive = createHash("sha1");
   for (const [index, chunk] of input.chunks.entries()) {
     const data = await store.get(organizationId, chunk);
@@ -124,12 +161,18 @@ async function unpack(store: ArtifactStore, organizationId: number, input: Assem
     archive.update(data);
     await reader.push(data, index === input.chunks.length - 1);
   }
-  if (archive.digest("hex") !== input.checksum) throw new InvalidBundleError("the chunks do not add up to the bundle's checksum");
+  if (archive.digest("hex") !== input.checksum)
+    throw new InvalidBundleError("the chunks do not add up to the bundle's checksum");
   const files: Array<ManifestFile & StoredFile> = [];
   for (const [path, info] of Object.entries(manifest.parse().files ?? {})) {
     const file = stored.get(path);
     if (!file || typeof info.url !== "string") continue;
-    const headers = Object.fromEntries(Object.entries(info.headers ?? {}).map(([key, value]) => [key.toLowerCase(), typeof value === "string" ? value : null]));
+    const headers = Object.fromEntries(
+      Object.entries(info.headers ?? {}).map(([key, value]) => [
+        key.toLowerCase(),
+        typeof value === "string" ? value : null,
+      ]),
+    );
     const debugId = headers["debug-id"] ?? null;
     files.push({
       url: info.url,
@@ -152,7 +195,8 @@ class ManifestSink implements ZipEntrySink {
 
   write(data: Uint8Array): void {
     this.#size += data.byteLength;
-    if (this.#size > MAX_MANIFEST_BYTES) throw new InvalidBundleError(`manifest.json is larger than ${MAX_MANIFEST_BYTES} bytes`);
+    if (this.#size > MAX_MANIFEST_BYTES)
+      throw new InvalidBundleError(`manifest.json is larger than ${MAX_MANIFEST_BYTES} bytes`);
     this.#parts.push(Buffer.from(data));
   }
 
@@ -172,9 +216,18 @@ class ManifestSink implements ZipEntrySink {
   }
 }
 
-async function recordFiles(db: Kysely<Database>, organizationId: number, bundleId: number, files: ReadonlyArray<ManifestFile & StoredFile>): Promise<void> {
+async function recordFiles(
+  db: Kysely<Database>,
+  organizationId: number,
+  bundleId: number,
+  files: ReadonlyArray<ManifestFile & StoredFile>,
+): Promise<void> {
   const rdb = withReleaseTables(db);
-  await rdb.updateTable("artifact_bundles").set({ state: "ok", detail: null, file_count: files.length }).where("id", "=", bundleId).execute();
+  await rdb
+    .updateTable("artifact_bundles")
+    .set({ state: "ok", detail: null, file_count: files.length })
+    .where("id", "=", bundleId)
+    .execute();
   if (files.length === 0) return;
   await rdb
     .insertInto("artifact_files")

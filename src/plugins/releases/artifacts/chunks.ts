@@ -22,9 +22,13 @@ const CHECKSUM = /^[0-9a-f]{40}$/;
  * (gzip), each part's filename its SHA-1. A checksum that does not match the bytes is refused:
  * the store is content-addressed, so a wrong name would poison every bundle using that chunk.
  */
-export async function readChunks(raw: Uint8Array, contentType: string | null): Promise<Array<{ checksum: string; data: Uint8Array }>> {
+export async function readChunks(
+  raw: Uint8Array,
+  contentType: string | null,
+): Promise<Array<{ checksum: string; data: Uint8Array }>> {
   if (raw.byteLength === 0) return [];
-  if (!contentType?.toLowerCase().startsWith("multipart/form-data")) throw badRequest("Chunks must be sent as multipart/form-data");
+  if (!contentType?.toLowerCase().startsWith("multipart/form-data"))
+    throw badRequest("Chunks must be sent as multipart/form-data");
   let form: FormData;
   try {
     // Not `raw.slice()`: the Response copies its body already (a second copy was one more chunk-sized garbage).
@@ -37,7 +41,8 @@ export async function readChunks(raw: Uint8Array, contentType: string | null): P
   for (const [field, value] of form.entries()) {
     if ((field !== "file" && field !== "file_gzip") || typeof value === "string") continue;
     const checksum = value.name.toLowerCase();
-    if (!CHECKSUM.test(checksum)) throw badRequest(`Chunk file name must be its SHA-1 checksum (40 hex digits), got "${value.name.slice(0, 64)}"`);
+    if (!CHECKSUM.test(checksum))
+      throw badRequest(`Chunk file name must be its SHA-1 checksum (40 hex digits), got "${value.name.slice(0, 64)}"`);
     let data: Uint8Array = new Uint8Array(await value.arrayBuffer());
     if (field === "file_gzip") {
       try {

@@ -23,5 +23,14 @@ export async function listArtifactFiles(db: Kysely<Database>, organizationId: nu
     .orderBy("b.id", "desc")
     .orderBy("f.url")
     .execute();
-  return rows.map((row) => ({ url: row.url, type: row.type, debugId: row.debug_id, sourcemap: row.sourcemap, size: row.size, release: row.release, dist: row.dist, bundleChecksum: row.checksum }));
+  return rows.map((row) => ({
+    url: row.url,
+    type: row.type,
+    debugId: row.debug_id,
+    sourcemap: row.sourcemap,
+    size: row.size,
+    release: row.release,
+    dist: row.dist,
+    bundleChecksum: row.checksum,
+  }));
 }

@@ -55,7 +55,7 @@ export class PieceWriter {
       write: (data) => {
         whole.update(data);
         size += data.byteLength;
-        for (let at = 0; at < data.byteLength; ) {
+        for (let at = 0; at < data.byteLength;) {
           const taken = Math.min(PIECE_BYTES - filled, data.byteLength - at);
           piece.set(data.subarray(at, at + taken), filled);
           filled += taken;
@@ -87,12 +87,25 @@ export class PieceWriter {
  * Records which pieces make up each file stored in more than one (a file of one piece is that
  * blob itself, found by its own checksum).
  */
-export async function recordPieces(db: Kysely<Database>, organizationId: number, files: readonly StoredFile[]): Promise<void> {
-  const multi = [...new Map(files.filter((file) => file.pieces.length > 1).map((file) => [file.checksum, file])).values()];
+export async function recordPieces(
+  db: Kysely<Database>,
+  organizationId: number,
+  files: readonly StoredFile[],
+): Promise<void> {
+  const multi = [
+    ...new Map(files.filter((file) => file.pieces.length > 1).map((file) => [file.checksum, file])).values(),
+  ];
   if (multi.length === 0) return;
   await withReleaseTables(db)
     .insertInto("artifact_blob_pieces")
-    .values(multi.map((file) => ({ organization_id: organizationId, checksum: file.checksum, size: file.size, pieces: file.pieces })))
+    .values(
+      multi.map((file) => ({
+        organization_id: organizationId,
+        checksum: file.checksum,
+        size: file.size,
+        pieces: file.pieces,
+      })),
+    )
     .onConflict((oc) => oc.columns(["organization_id", "checksum"]).doNothing())
     .execute();
 }
@@ -101,7 +114,13 @@ export async function recordPieces(db: Kysely<Database>, organizationId: number,
 export type StoredFileRead = { data: Uint8Array } | { tooLarge: number; limit: number } | null;
 
 /** A stored file's content: its pieces joined, or the blob of that checksum (files of one piece, and those stored before pieces). */
-export async function readStoredFile(db: Kysely<Database>, store: ArtifactStore, organizationId: number, checksum: string, maxBytes: number): Promise<StoredFileRead> {
+export async function readStoredFile(
+  db: Kysely<Database>,
+  store: ArtifactStore,
+  organizationId: number,
+  checksum: string,
+  maxBytes: number,
+): Promise<StoredFileRead> {
   const pieced = await withReleaseTables(db)
     .selectFrom("artifact_blob_pieces")
     .select(["size", "pieces"])

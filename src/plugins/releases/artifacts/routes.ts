@@ -66,14 +66,25 @@ export const assembleArtifactBundle = defineEndpoint({
   scopes: WRITE,
   body: assembleBody,
   handler: async ({ organization, body, container }) => {
-    if (body.projects.length === 0) throw badRequest("You need to specify at least one project", { projects: ["You need to specify at least one project"] });
-    const projectIds = await container.resolve(ReleaseRepositoryToken).projectIds(organization.id, [...new Set(body.projects)]);
+    if (body.projects.length === 0)
+      throw badRequest("You need to specify at least one project", {
+        projects: ["You need to specify at least one project"],
+      });
+    const projectIds = await container
+      .resolve(ReleaseRepositoryToken)
+      .projectIds(organization.id, [...new Set(body.projects)]);
     const { maxBundleBytes, maxBundleFiles } = container.resolve(Options).releases;
     const reply = await assembleBundle(
       () => container.resolve(Db),
       container.resolve(ArtifactStoreToken),
       organization.id,
-      { checksum: body.checksum, chunks: body.chunks, projectIds, version: body.version ?? null, dist: body.dist ?? null },
+      {
+        checksum: body.checksum,
+        chunks: body.chunks,
+        projectIds,
+        version: body.version ?? null,
+        dist: body.dist ?? null,
+      },
       container.resolve(Clock).now(),
       { maxBytes: maxBundleBytes, maxEntries: maxBundleFiles },
     );

@@ -15,7 +15,11 @@ export interface StoreContext {
  */
 export interface ArtifactStore {
   /** Stores the blobs not stored yet (a checksum already there is left alone). */
-  put(organizationId: number, blobs: ReadonlyArray<{ checksum: string; data: Uint8Array }>, ctx?: StoreContext): Promise<void>;
+  put(
+    organizationId: number,
+    blobs: ReadonlyArray<{ checksum: string; data: Uint8Array }>,
+    ctx?: StoreContext,
+  ): Promise<void>;
   /** The subset of `checksums` that is stored. */
   has(organizationId: number, checksums: readonly string[], ctx?: StoreContext): Promise<Set<string>>;
   get(organizationId: number, checksum: string, ctx?: StoreContext): Promise<Uint8Array | null>;
@@ -33,13 +37,22 @@ export interface ArtifactStore {
 export class PostgresArtifactStore implements ArtifactStore {
   constructor(private readonly db: () => Kysely<Database>) {}
 
-  async put(organizationId: number, blobs: ReadonlyArray<{ checksum: string; data: Uint8Array }>, ctx: StoreContext = {}): Promise<void> {
+  async put(
+    organizationId: number,
+    blobs: ReadonlyArray<{ checksum: string; data: Uint8Array }>,
+    ctx: StoreContext = {},
+  ): Promise<void> {
     const unique = new Map(blobs.map((blob) => [blob.checksum, blob]));
     for (const { checksum, data } of [...unique.values()].sort((a, b) => (a.checksum < b.checksum ? -1 : 1))) {
       const base64 = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("base64");
       await withReleaseTables(ctx.db ?? this.db())
         .insertInto("artifact_blobs")
-        .values({ organization_id: organizationId, checksum, size: data.byteLength, data: sql<Uint8Array>`decode(${base64}, 'base64')` })
+        .values({
+          organization_id: organizationId,
+          checksum,
+          size: data.byteLength,
+          data: sql<Uint8Array>`decode(${base64}, 'base64')`,
+        })
         .onConflict((oc) => oc.columns(["organization_id", "checksum"]).doNothing())
         .execute();
     }

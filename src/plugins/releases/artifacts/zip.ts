@@ -54,9 +54,18 @@ export class ZipStreamReader {
     this.#unzip = new Unzip((file) => {
       this.#headers += 1;
       if (this.#failure || isDirectory(file.name)) return;
-      if (++this.#entries > limits.maxEntries) return this.#fail(new InvalidBundleError(`the bundle has more than ${limits.maxEntries} files; at most ${limits.maxEntries} are accepted`));
-      if (file.compression !== 0 && file.compression !== 8) return this.#fail(new InvalidBundleError(`unsupported ZIP compression method ${file.compression} for ${file.name}`));
-      if (file.originalSize !== undefined && this.#unpacked + file.originalSize > limits.maxBytes) return this.#fail(this.#tooLarge());
+      if (++this.#entries > limits.maxEntries)
+        return this.#fail(
+          new InvalidBundleError(
+            `the bundle has more than ${limits.maxEntries} files; at most ${limits.maxEntries} are accepted`,
+          ),
+        );
+      if (file.compression !== 0 && file.compression !== 8)
+        return this.#fail(
+          new InvalidBundleError(`unsupported ZIP compression method ${file.compression} for ${file.name}`),
+        );
+      if (file.originalSize !== undefined && this.#unpacked + file.originalSize > limits.maxBytes)
+        return this.#fail(this.#tooLarge());
       const sink = openEntry(file.name);
       let size = 0;
       file.ondata = (error, data, final) => {
@@ -65,7 +74,12 @@ export class ZipStreamReader {
         size += data.byteLength;
         this.#unpacked += data.byteLength;
         // Streamed archives declare no size here (it follows the data): only the total bounds them.
-        if (file.originalSize !== undefined && size > file.originalSize) return this.#fail(new InvalidBundleError(`${file.name} inflates to more than the ${file.originalSize} bytes its header declares`));
+        if (file.originalSize !== undefined && size > file.originalSize)
+          return this.#fail(
+            new InvalidBundleError(
+              `${file.name} inflates to more than the ${file.originalSize} bytes its header declares`,
+            ),
+          );
         if (this.#unpacked > limits.maxBytes) return this.#fail(this.#tooLarge());
         if (data.byteLength > 0) sink.write(data);
         if (final) sink.end();
@@ -89,7 +103,8 @@ export class ZipStreamReader {
       if (++slices % SLICES_PER_TURN === 0) await yieldToEventLoop();
     }
     // fflate skips bytes that are not a local header: an archive of none of them was not a ZIP.
-    if (final && this.#headers === 0) throw (this.#failure = new InvalidBundleError("not a ZIP archive (no file headers found)"));
+    if (final && this.#headers === 0)
+      throw (this.#failure = new InvalidBundleError("not a ZIP archive (no file headers found)"));
   }
 
   #step(slice: Uint8Array, final: boolean): void {

@@ -67,6 +67,11 @@ export class AbsentMaps {
 }
 
 /** The memo key of an event's lookup. */
-export function absentMapsKey(projectId: number, release: string | null, dist: string | null, debugIds: Iterable<string>): string {
+export function absentMapsKey(
+  projectId: number,
+  release: string | null,
+  dist: string | null,
+  debugIds: Iterable<string>,
+): string {
   return JSON.stringify([projectId, release, dist, [...new Set(debugIds)].sort()]);
 }

@@ -36,7 +36,10 @@ export class SourceMapCache {
       loaded === null
         ? { ok: false, reason: "the source map's file is missing from the artifact store" }
         : "tooLarge" in loaded
-          ? { ok: false, reason: `the source map is ${loaded.tooLarge} bytes, more than the ${loaded.limit} read for symbolication` }
+          ? {
+              ok: false,
+              reason: `the source map is ${loaded.tooLarge} bytes, more than the ${loaded.limit} read for symbolication`,
+            }
           : parse(loaded.data);
     const bytes = loaded && "data" in loaded ? loaded.data.byteLength : 0;
     if (bytes <= this.maxBytes) {

@@ -2,7 +2,9 @@ import { type Kysely, sql } from "kysely";
 import type { Database } from "../../../db/schema.js";
 import { withReleaseTables } from "../tables.js";
 
-export type MapLocation = { found: true; checksum: string; url: string; resolvedWith: "debug-id" | "release" } | { found: false; reason: string; url: string };
+export type MapLocation =
+  | { found: true; checksum: string; url: string; resolvedWith: "debug-id" | "release" }
+  | { found: false; reason: string; url: string };
 
 /**
  * Where an event's source maps are: by debug ID first (the SDK's `debug_meta.images` pair each
@@ -35,7 +37,11 @@ export async function locateMaps(
     for (const debugId of debugIds) {
       if (rows.some((row) => row.debug_id === debugId && row.type === "source_map")) continue;
       const minified = rows.find((row) => row.debug_id === debugId && row.type !== "source_map");
-      if (minified) viaHeader.set(debugId, { bundleId: minified.bundle_id, url: minified.sourcemap ? resolveRelative(minified.url, minified.sourcemap) : `${minified.url}.map` });
+      if (minified)
+        viaHeader.set(debugId, {
+          bundleId: minified.bundle_id,
+          url: minified.sourcemap ? resolveRelative(minified.url, minified.sourcemap) : `${minified.url}.map`,
+        });
     }
     const referenced =
       viaHeader.size === 0
@@ -51,8 +57,15 @@ export async function locateMaps(
       const debugId = input.images.get(path);
       if (!debugId) continue;
       const ref = viaHeader.get(debugId);
-      const row = rows.find((candidate) => candidate.debug_id === debugId && candidate.type === "source_map") ?? (ref && referenced.find((file) => file.bundle_id === ref.bundleId && file.url === ref.url));
-      located.set(path, row ? { found: true, checksum: row.blob_checksum, url: row.url, resolvedWith: "debug-id" } : { found: false, reason: `no source map was uploaded with debug ID ${debugId}`, url: path });
+      const row =
+        rows.find((candidate) => candidate.debug_id === debugId && candidate.type === "source_map") ??
+        (ref && referenced.find((file) => file.bundle_id === ref.bundleId && file.url === ref.url));
+      located.set(
+        path,
+        row
+          ? { found: true, checksum: row.blob_checksum, url: row.url, resolvedWith: "debug-id" }
+          : { found: false, reason: `no source map was uploaded with debug ID ${debugId}`, url: path },
+      );
     }
   }
   const rest = input.absPaths.filter((path) => !located.has(path));
@@ -72,14 +85,27 @@ export async function locateMaps(
     .execute();
   if (files.length === 0) return located;
   for (const [path, urlsOfPath] of candidates) {
-    const minified = urlsOfPath.map((url) => files.find((file) => file.url === url && file.type !== "source_map")).find((file) => file !== undefined);
+    const minified = urlsOfPath
+      .map((url) => files.find((file) => file.url === url && file.type !== "source_map"))
+      .find((file) => file !== undefined);
     if (!minified) {
-      located.set(path, { found: false, reason: `no file matching ${urlsOfPath[0] ?? path} in release ${input.release}`, url: path });
+      located.set(path, {
+        found: false,
+        reason: `no file matching ${urlsOfPath[0] ?? path} in release ${input.release}`,
+        url: path,
+      });
       continue;
     }
     const mapUrl = minified.sourcemap ? resolveRelative(minified.url, minified.sourcemap) : `${minified.url}.map`;
-    const map = files.find((file) => file.bundle_id === minified.bundle_id && file.url === mapUrl) ?? files.find((file) => file.url === mapUrl);
-    located.set(path, map ? { found: true, checksum: map.blob_checksum, url: map.url, resolvedWith: "release" } : { found: false, reason: `the source map ${mapUrl} was not uploaded`, url: path });
+    const map =
+      files.find((file) => file.bundle_id === minified.bundle_id && file.url === mapUrl) ??
+      files.find((file) => file.url === mapUrl);
+    located.set(
+      path,
+      map
+        ? { found: true, checksum: map.blob_checksum, url: map.url, resolvedWith: "release" }
+        : { found: false, reason: `the source map ${mapUrl} was not uploaded`, url: path },
+    );
   }
   return located;
 }

@@ -17,7 +17,11 @@ export interface MappedFrame {
  * lines around it from `sourcesContent`. The function name is settled by the caller (it comes
  * from the calling frame's token). Returns null when the position is not in the map.
  */
-export function mapFrame(frame: Frame, parsed: ParsedMap, info: { sourcemap: string; resolvedWith: string }): MappedFrame | null {
+export function mapFrame(
+  frame: Frame,
+  parsed: ParsedMap,
+  info: { sourcemap: string; resolvedWith: string },
+): MappedFrame | null {
   const line = frame.lineno;
   const column = frame.colno;
   if (typeof line !== "number" || typeof column !== "number") return null;
@@ -31,7 +35,12 @@ export function mapFrame(frame: Frame, parsed: ParsedMap, info: { sourcemap: str
     filename: displayName(source),
     lineno: position.line,
     colno: position.column + 1,
-    data: { ...(isObject(frame.data) ? frame.data : {}), sourcemap: info.sourcemap, resolved_with: info.resolvedWith, symbolicated: true },
+    data: {
+      ...(isObject(frame.data) ? frame.data : {}),
+      sourcemap: info.sourcemap,
+      resolved_with: info.resolvedWith,
+      symbolicated: true,
+    },
   };
   // `module` names the minified file (hashed names differ per build); grouping uses the mapped filename.
   delete mapped.module;
@@ -52,7 +61,8 @@ export function mapFrame(frame: Frame, parsed: ParsedMap, info: { sourcemap: str
 /** The name of the function enclosing `line` in the original source, found by scanning back for its declaration. */
 export function enclosingFunction(lines: string[] | null, line: number): string | null {
   if (!lines) return null;
-  const declaration = /(?:function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(|([A-Za-z_$][\w$]*)\s*[:=]\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)|^\s*(?:(?:public|private|protected|static|async|override)\s+)*([A-Za-z_$][\w$]*)\s*\([^()]*\)\s*(?::[^{]+)?\{)/;
+  const declaration =
+    /(?:function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(|([A-Za-z_$][\w$]*)\s*[:=]\s*(?:async\s+)?(?:function\b|\([^()]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)|^\s*(?:(?:public|private|protected|static|async|override)\s+)*([A-Za-z_$][\w$]*)\s*\([^()]*\)\s*(?::[^{]+)?\{)/;
   for (let at = Math.min(line, lines.length) - 1; at >= Math.max(0, line - 200); at--) {
     const match = declaration.exec(lines[at] ?? "");
     const name = match?.[1] ?? match?.[2] ?? match?.[3];
@@ -72,4 +82,5 @@ function clip(line: string): string {
   return line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);

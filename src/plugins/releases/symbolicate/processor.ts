@@ -7,14 +7,26 @@ import { locateMaps, type MapLocation } from "./lookup.js";
 import { enclosingFunction, type Frame, mapFrame } from "./map-frame.js";
 
 type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
-const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : isObject(value) && Array.isArray(value.values) ? value.values : []);
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const list = (value: unknown): unknown[] =>
+  Array.isArray(value) ? value : isObject(value) && Array.isArray(value.values) ? value.values : [];
 /** Where a frame's code was loaded from: browser SDKs send `abs_path`, Node's an absolute `filename`. */
-const pathOf = (frame: Json): string | null => (typeof frame.abs_path === "string" && frame.abs_path ? frame.abs_path : typeof frame.filename === "string" ? frame.filename : null);
+const pathOf = (frame: Json): string | null =>
+  typeof frame.abs_path === "string" && frame.abs_path
+    ? frame.abs_path
+    : typeof frame.filename === "string"
+      ? frame.filename
+      : null;
 /** Frames worth a lookup: a JavaScript file with a position (not `node:internal/…`, not `<anonymous>`). */
 const scriptPath = (frame: Json): string | null => {
   const path = pathOf(frame);
-  return path && /\.(?:m|c)?js(?:[?#].*)?$/s.test(path) && typeof frame.lineno === "number" && typeof frame.colno === "number" ? path : null;
+  return path &&
+    /\.(?:m|c)?js(?:[?#].*)?$/s.test(path) &&
+    typeof frame.lineno === "number" &&
+    typeof frame.colno === "number"
+    ? path
+    : null;
 };
 
 /**
@@ -40,15 +52,32 @@ export class SourceMapProcessor implements EventPayloadProcessor {
 
   async process({ db, project, payload }: Parameters<EventPayloadProcessor["process"]>[0]): Promise<Json | null> {
     const exceptionList = list(payload.exception);
-    const stacks = exceptionList.filter(isObject).filter((value) => isObject(value.stacktrace) && !value.raw_stacktrace);
-    const absPaths = [...new Set(stacks.flatMap((value) => list((value.stacktrace as Json).frames).filter(isObject).flatMap((frame) => scriptPath(frame) ?? [])))];
+    const stacks = exceptionList
+      .filter(isObject)
+      .filter((value) => isObject(value.stacktrace) && !value.raw_stacktrace);
+    const absPaths = [
+      ...new Set(
+        stacks.flatMap((value) =>
+          list((value.stacktrace as Json).frames)
+            .filter(isObject)
+            .flatMap((frame) => scriptPath(frame) ?? []),
+        ),
+      ),
+    ];
     if (absPaths.length === 0) return null;
     const images = debugImages(payload);
     const release = typeof payload.release === "string" ? payload.release : null;
     if (images.size === 0 && !release) return null;
     const dist = typeof payload.dist === "string" ? payload.dist : null;
-    const absentKey = absentMapsKey(project.id, release, dist, absPaths.flatMap((path) => images.get(path) ?? []));
-    const locations = await this.absent.lookup(absentKey, () => locateMaps(db, project.organizationId, project.id, { absPaths, images, release, dist }));
+    const absentKey = absentMapsKey(
+      project.id,
+      release,
+      dist,
+      absPaths.flatMap((path) => images.get(path) ?? []),
+    );
+    const locations = await this.absent.lookup(absentKey, () =>
+      locateMaps(db, project.organizationId, project.id, { absPaths, images, release, dist }),
+    );
     if (locations === null || locations.size === 0) return null;
 
     const errors: Json[] = [];
@@ -73,7 +102,11 @@ export class SourceMapProcessor implements EventPayloadProcessor {
         continue;
       }
       changed = true;
-      values.push({ ...exception, stacktrace: { ...(exception.stacktrace as Json), frames: mapped }, raw_stacktrace: exception.stacktrace });
+      values.push({
+        ...exception,
+        stacktrace: { ...(exception.stacktrace as Json), frames: mapped },
+        raw_stacktrace: exception.stacktrace,
+      });
     }
     if (!changed && errors.length === 0) return null;
     const previous = Array.isArray(payload.errors) ? payload.errors : [];
@@ -82,7 +115,13 @@ export class SourceMapProcessor implements EventPayloadProcessor {
   }
 
   /** The frames mapped (oldest first, as sent), or null when none could be. */
-  async #mapFrames(organizationId: number, frames: unknown[], locations: Map<string, MapLocation>, report: (error: Json) => void, db: Parameters<EventPayloadProcessor["process"]>[0]["db"]): Promise<Frame[] | null> {
+  async #mapFrames(
+    organizationId: number,
+    frames: unknown[],
+    locations: Map<string, MapLocation>,
+    report: (error: Json) => void,
+    db: Parameters<EventPayloadProcessor["process"]>[0]["db"],
+  ): Promise<Frame[] | null> {
     const out: Frame[] = [];
     const callees: Array<string | null> = [];
     const enclosing: Array<string | null> = [];
@@ -105,7 +144,9 @@ export class SourceMapProcessor implements EventPayloadProcessor {
         enclosing.push(null);
         continue;
       }
-      const parsed = await this.cache.get(`${organizationId}:${location.checksum}`, () => readStoredFile(db, this.store, organizationId, location.checksum, MAX_MAP_BYTES));
+      const parsed = await this.cache.get(`${organizationId}:${location.checksum}`, () =>
+        readStoredFile(db, this.store, organizationId, location.checksum, MAX_MAP_BYTES),
+      );
       if (!parsed.ok) {
         report({ type: "js_invalid_sourcemap", url: location.url, reason: parsed.reason });
         out.push(frame);
@@ -118,7 +159,11 @@ export class SourceMapProcessor implements EventPayloadProcessor {
         result = mapFrame(frame, parsed.map, { sourcemap: location.url, resolvedWith: location.resolvedWith });
       } catch (error) {
         // Mappings are decoded lazily: a corrupt `mappings` string shows up here.
-        report({ type: "js_invalid_sourcemap", url: location.url, reason: `invalid source map: ${(error as Error).message}` });
+        report({
+          type: "js_invalid_sourcemap",
+          url: location.url,
+          reason: `invalid source map: ${(error as Error).message}`,
+        });
         out.push(frame);
         callees.push(null);
         enclosing.push(null);
@@ -135,7 +180,9 @@ export class SourceMapProcessor implements EventPayloadProcessor {
       out.push(result.frame);
       callees.push(result.calleeName);
       const sourceIndex = parsed.map.map.resolvedSources.indexOf(result.frame.abs_path as string);
-      enclosing.push(enclosingFunction(sourceIndex >= 0 ? parsed.map.lines(sourceIndex) : null, result.frame.lineno as number));
+      enclosing.push(
+        enclosingFunction(sourceIndex >= 0 ? parsed.map.lines(sourceIndex) : null, result.frame.lineno as number),
+      );
     }
     if (!any) return null;
     // A frame's original function name: the name its caller's call site refers to (the frame
@@ -154,7 +201,12 @@ function debugImages(payload: Json): Map<string, string> {
   const meta = payload.debug_meta;
   if (!isObject(meta) || !Array.isArray(meta.images)) return images;
   for (const image of meta.images) {
-    if (isObject(image) && image.type === "sourcemap" && typeof image.code_file === "string" && typeof image.debug_id === "string") {
+    if (
+      isObject(image) &&
+      image.type === "sourcemap" &&
+      typeof image.code_file === "string" &&
+      typeof image.debug_id === "string"
+    ) {
       images.set(image.code_file, image.debug_id.toLowerCase());
     }
   }
