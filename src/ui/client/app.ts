@@ -33,8 +33,8 @@ function OrganizationPicker() {
       ${
         list?.length
           ? html`<ul class="orgs">
-              ${list.map((o) => html`<li><a href=${href(`/${encodeURIComponent(o.slug)}`)}>${o.name}</a> <span class="muted">${o.slug}</span></li>`)}
-            </ul>`
+            ${list.map((o) => html`<li><a href=${href(`/${encodeURIComponent(o.slug)}`)}>${o.name}</a> <span class="muted">${o.slug}</span></li>`)}
+          </ul>`
           : null
       }
     </section>
@@ -46,14 +46,7 @@ function OrganizationPicker() {
       }}
     >
       <label for="org-slug">Organization slug</label>
-      <div class="row">
-        <input
-          id="org-slug"
-          value=${slug}
-          onInput=${(e: Event) => setSlug((e.target as HTMLInputElement).value)}
-          required
-        /><button>Open</button>
-      </div>
+      <div class="row"><input id="org-slug" value=${slug} onInput=${(e: Event) => setSlug((e.target as HTMLInputElement).value)} required /><button>Open</button></div>
     </form>
   </main>`;
 }
@@ -91,13 +84,7 @@ export function App() {
         <ul>
           ${SECTIONS.map(
             ([path, label]) =>
-              html`<li>
-                <a
-                  href=${href(`/${encodeURIComponent(org)}${path}`)}
-                  aria-current=${current === path ? "page" : undefined}
-                  >${label}</a
-                >
-              </li>`,
+              html`<li><a href=${href(`/${encodeURIComponent(org)}${path}`)} aria-current=${current === path ? "page" : undefined}>${label}</a></li>`,
           )}
         </ul>
       </nav>

@@ -9,13 +9,7 @@ export function Sparkline({ points, label }: { points: Points | undefined; label
   const step = 100 / Math.max(1, points.length - 1);
   const line = points.map(([, n], i) => `${(i * step).toFixed(1)},${(22 - (n / max) * 20).toFixed(1)}`).join(" ");
   const total = points.reduce((sum, [, n]) => sum + n, 0);
-  return html`<svg
-    class="spark"
-    viewBox="0 0 100 24"
-    preserveAspectRatio="none"
-    role="img"
-    aria-label=${`${label}: ${total} events`}
-  >
+  return html`<svg class="spark" viewBox="0 0 100 24" preserveAspectRatio="none" role="img" aria-label=${`${label}: ${total} events`}>
     <polyline points=${line} fill="none" stroke="currentColor" stroke-width="1.5" vector-effect="non-scaling-stroke" />
   </svg>`;
 }
@@ -31,22 +25,14 @@ export function BarChart({ points, label, daily }: { points: Points | undefined;
       ? new Date(seconds * 1000).toLocaleDateString()
       : new Date(seconds * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
   return html`<figure class="chart">
-    <svg
-      viewBox="0 0 100 40"
-      preserveAspectRatio="none"
-      role="img"
-      aria-label=${`${label}: ${total} events, at most ${max} per ${daily ? "day" : "hour"}`}
-    >
+    <svg viewBox="0 0 100 40" preserveAspectRatio="none" role="img" aria-label=${`${label}: ${total} events, at most ${max} per ${daily ? "day" : "hour"}`}>
       ${points.map(
-        ([at, n], i) =>
-          html`<rect
-            x=${i * width + width * 0.1}
-            width=${width * 0.8}
-            y=${40 - (n / max) * 38}
-            height=${Math.max((n / max) * 38, n ? 0.5 : 0)}
-          >
-            <title>${when(at)}: ${n}</title>
-          </rect>`,
+        (
+          [at, n],
+          i,
+        ) => html`<rect x=${i * width + width * 0.1} width=${width * 0.8} y=${40 - (n / max) * 38} height=${Math.max((n / max) * 38, n ? 0.5 : 0)}>
+          <title>${when(at)}: ${n}</title>
+        </rect>`,
       )}
     </svg>
     <figcaption class="muted">${label}: ${total} events</figcaption>

@@ -14,9 +14,7 @@ export function Level({ level }: { level: string }) {
 }
 
 export function Status({ status, substatus }: { status: string; substatus?: string | null }) {
-  return html`<span class=${`badge status-${status}`}
-    >${status}${substatus && status === "unresolved" ? ` · ${substatus}` : ""}</span
-  >`;
+  return html`<span class=${`badge status-${status}`}>${status}${substatus && status === "unresolved" ? ` · ${substatus}` : ""}</span>`;
 }
 
 /**
@@ -47,9 +45,8 @@ export function Failure({ error }: { error: Error | undefined }) {
   return html`<div class="error" role="alert">
     <p>You are not signed in to this application (the Faultline API answered 401). Sign in to it, then reload.</p>
     <p class="muted">
-      For the host: the <code>authenticate</code> hook given to <code>createFaultline</code> found no session for this
-      browser. Pass <code>signInUrl</code> to <code>createDashboard</code> to show a sign-in link here (see
-      docs/dashboard.md, "Signing in").
+      For the host: the <code>authenticate</code> hook given to <code>createFaultline</code> found no session for this browser. Pass
+      <code>signInUrl</code> to <code>createDashboard</code> to show a sign-in link here (see docs/dashboard.md, "Signing in").
     </p>
   </div>`;
 }
@@ -59,20 +56,13 @@ export function Loading({ when }: { when: boolean }) {
 }
 
 export function Section({ title, children }: { title: string; children: ComponentChildren }) {
-  return html`<section class="card">
-    <h2>${title}</h2>
-    ${children}
-  </section>`;
+  return html`<section class="card"><h2>${title}</h2>${children}</section>`;
 }
 
 /** A definition list of a plain object's entries (contexts, user, request headers). */
 export function Pairs({ entries }: { entries: Array<[string, unknown]> }) {
   if (!entries.length) return html`<p class="muted">None.</p>`;
   return html`<dl class="pairs">
-    ${entries.map(
-      ([key, value]) =>
-        html`<dt>${key}</dt>
-          <dd>${typeof value === "string" ? value : JSON.stringify(value)}</dd>`,
-    )}
+    ${entries.map(([key, value]) => html`<dt>${key}</dt><dd>${typeof value === "string" ? value : JSON.stringify(value)}</dd>`)}
   </dl>`;
 }

@@ -21,10 +21,8 @@ const WORDS: Record<string, string> = {
 function Line({ item }: { item: Activity }) {
   const who = item.user ? item.user.name || item.user.username : "Faultline";
   const text = typeof item.data.text === "string" ? item.data.text : null;
-  return html`<li>
-    <strong>${who}</strong> ${WORDS[item.type] ?? item.type.replace(/_/g, " ")}
-    <${Time} iso=${item.dateCreated} /> ${text ? html`<blockquote>${text}</blockquote>` : null}
-  </li>`;
+  return html`<li><strong>${who}</strong> ${WORDS[item.type] ?? item.type.replace(/_/g, " ")} <${Time} iso=${item.dateCreated} />
+    ${text ? html`<blockquote>${text}</blockquote>` : null}</li>`;
 }
 
 export function ActivityView({ org, issue, onChange }: { org: string; issue: Issue; onChange(): void }) {

@@ -37,15 +37,12 @@ function Incidents({ org, rule }: { org: string; rule: string }) {
   );
   return html`<${Failure} error=${list.error} /><${Loading} when=${list.loading && !list.data} />
     ${list.data && !list.data.length ? html`<p class="muted">No incidents.</p>` : null}
-    <ul class="plain">
-      ${(list.data ?? []).map(
-        (i) =>
-          html`<li>
-            #${i.identifier} <span class="badge">${String(i.status)}</span> started
-            <${Time} iso=${i.dateStarted} /> ${i.dateClosed ? html` · closed <${Time} iso=${i.dateClosed} />` : null}
-          </li>`,
-      )}
-    </ul>`;
+    <ul class="plain">${(list.data ?? []).map(
+      (
+        i,
+      ) => html`<li>#${i.identifier} <span class="badge">${String(i.status)}</span> started <${Time} iso=${i.dateStarted} />
+      ${i.dateClosed ? html` · closed <${Time} iso=${i.dateClosed} />` : null}</li>`,
+    )}</ul>`;
 }
 
 export function Alerts({ org }: { org: string }) {
@@ -69,34 +66,19 @@ export function Alerts({ org }: { org: string }) {
       <${Failure} error=${metric.error} /><${Loading} when=${metric.loading && !metric.data} />
       ${metric.data && !metric.data.length ? html`<p class="muted">No metric alert rules.</p>` : null}
       <ul class="plain">${(metric.data ?? []).map(
-        (rule) =>
-          html`<li>
-            <button
-              class="link"
-              aria-expanded=${open === rule.id}
-              onClick=${() => setOpen(open === rule.id ? null : rule.id)}
-            >
-              ${rule.name}
-            </button>
-            <span class="muted"
-              >${rule.aggregate} ${rule.query} · ${rule.timeWindow} min · ${rule.projects.join(", ")}</span
-            >
-            ${open === rule.id ? html`<${Incidents} org=${org} rule=${rule.id} />` : null}
-          </li>`,
+        (rule) => html`<li>
+        <button class="link" aria-expanded=${open === rule.id} onClick=${() => setOpen(open === rule.id ? null : rule.id)}>${rule.name}</button>
+        <span class="muted">${rule.aggregate} ${rule.query} · ${rule.timeWindow} min · ${rule.projects.join(", ")}</span>
+        ${open === rule.id ? html`<${Incidents} org=${org} rule=${rule.id} />` : null}
+      </li>`,
       )}</ul>
     </${Section}>
     <${Section} title="Issue alert rules">
       <${Failure} error=${issueRules.error} /><${Loading} when=${issueRules.loading && !issueRules.data} />
       ${issueRules.data && !issueRules.data.length ? html`<p class="muted">No issue alert rules.</p>` : null}
       <ul class="plain">${(issueRules.data ?? []).map(
-        (rule) =>
-          html`<li>
-            <strong>${rule.name}</strong> <span class="badge">${rule.status}</span>
-            <span class="muted"
-              >${rule.project} · ${rule.actionMatch} of ${rule.conditions.map((c) => c.id.split(".").pop()).join(", ")}
-              · every ${rule.frequency} min</span
-            >
-          </li>`,
+        (rule) => html`<li><strong>${rule.name}</strong> <span class="badge">${rule.status}</span>
+        <span class="muted">${rule.project} · ${rule.actionMatch} of ${rule.conditions.map((c) => c.id.split(".").pop()).join(", ")} · every ${rule.frequency} min</span></li>`,
       )}</ul>
     </${Section}>`;
 }

@@ -64,9 +64,7 @@ function Outcome({
   durationMs: number | null;
 }) {
   const failed = code === null || code < 200 || code >= 300;
-  return html`<span class=${failed ? "outcome-failed" : "outcome-ok"}
-      >${code === null ? "no answer" : `HTTP ${code}`}</span
-    >${durationMs === null ? "" : html` <span class="muted">${durationMs} ms</span>`}${error ? html`<div class="delivery-error">${error}</div>` : null}`;
+  return html`<span class=${failed ? "outcome-failed" : "outcome-ok"}>${code === null ? "no answer" : `HTTP ${code}`}</span>${durationMs === null ? "" : html` <span class="muted">${durationMs} ms</span>`}${error ? html`<div class="delivery-error">${error}</div>` : null}`;
 }
 
 /** An opened delivery: every recorded attempt, reloaded when its attempt count changes. */
@@ -79,28 +77,13 @@ function AttemptHistory({ org, id, attempts }: { org: string; id: string; attemp
   if (!detail.data) return html`<${Loading} when=${true} />`;
   if (!detail.data.history.length) return html`<p class="muted">Not attempted yet.</p>`;
   return html`<table class="attempts">
-    <caption class="sr-only">
-      Attempts of delivery ${id}
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">#</th>
-        <th scope="col">When</th>
-        <th scope="col">Outcome</th>
-        <th scope="col">URL</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${detail.data.history.map(
-        (a) =>
-          html`<tr>
-            <td>${a.attempt}</td>
-            <td><${Time} iso=${a.date} /></td>
-            <td><${Outcome} code=${a.responseCode} error=${a.error} durationMs=${a.durationMs} /></td>
-            <td><code>${a.url}</code></td>
-          </tr>`,
-      )}
-    </tbody>
+    <caption class="sr-only">Attempts of delivery ${id}</caption>
+    <thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Outcome</th><th scope="col">URL</th></tr></thead>
+    <tbody>${detail.data.history.map(
+      (a) => html`<tr>
+      <td>${a.attempt}</td><td><${Time} iso=${a.date} /></td><td><${Outcome} code=${a.responseCode} error=${a.error} durationMs=${a.durationMs} /></td><td><code>${a.url}</code></td>
+    </tr>`,
+    )}</tbody>
   </table>`;
 }
 
@@ -121,11 +104,8 @@ function Hooks({ org }: { org: string }) {
     <${Failure} error=${hooks.error} /><${Loading} when=${hooks.loading && !hooks.data} />
     ${hooks.data && !hooks.data.length ? html`<p class="muted">No service hooks.</p>` : null}
     ${(hooks.data ?? []).map(
-      ({ project, hooks: list }) =>
-        html`<h3>${project.slug}</h3>
-          <ul class="plain">
-            ${list.map((hook) => html`<li><code>${hook.url}</code> <span class="badge">${hook.status}</span> <span class="muted">${hook.events.join(", ")}</span></li>`)}
-          </ul>`,
+      ({ project, hooks: list }) => html`<h3>${project.slug}</h3><ul class="plain">
+      ${list.map((hook) => html`<li><code>${hook.url}</code> <span class="badge">${hook.status}</span> <span class="muted">${hook.events.join(", ")}</span></li>`)}</ul>`,
     )}
   </${Section}>`;
 }
@@ -135,13 +115,8 @@ function Installations({ org }: { org: string }) {
   return html`<${Section} title="App installations">
     <${Failure} error=${list.error} /><${Loading} when=${list.loading && !list.data} />
     <ul class="plain">${(list.data ?? []).map(
-      (inst) =>
-        html`<li>
-          <strong>${inst.app.name ?? inst.app.slug}</strong> <span class="badge">${inst.status}</span>
-          <span class="muted"
-            >${(inst.scopes ?? []).join(" ")}${inst.pendingScopes?.length ? ` · pending: ${inst.pendingScopes.join(" ")}` : ""}</span
-          >
-        </li>`,
+      (inst) => html`<li><strong>${inst.app.name ?? inst.app.slug}</strong> <span class="badge">${inst.status}</span>
+      <span class="muted">${(inst.scopes ?? []).join(" ")}${inst.pendingScopes?.length ? ` · pending: ${inst.pendingScopes.join(" ")}` : ""}</span></li>`,
     )}</ul>
   </${Section}>`;
 }
@@ -179,45 +154,16 @@ function Deliveries({ org }: { org: string }) {
     <div class="scroll"><table class="deliveries">
       <thead><tr><th scope="col">Event</th><th scope="col">Target</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last attempt</th><th scope="col">Next retry</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
       <tbody>${rows.map(
-        (d) =>
-          html`<tr class="delivery">
-              <td>
-                <button
-                  class="link"
-                  aria-expanded=${opened === d.id}
-                  aria-controls=${`attempts-${d.id}`}
-                  onClick=${() => setOpened(opened === d.id ? null : d.id)}
-                  aria-label=${`Attempts of ${d.eventType} ${d.id}`}
-                >
-                  ${d.eventType}
-                </button>
-              </td>
-              <td>
-                <strong>${d.target.name ?? d.target.type}</strong>
-                <div><code class="target-url">${d.target.url}</code></div>
-              </td>
-              <td><span class=${`badge state-${d.state}`}>${d.state}</span></td>
-              <td>${d.attempts}</td>
-              <td>
-                ${d.lastAttemptAt ? html`<${Outcome} code=${d.lastResponseCode} error=${d.lastError} durationMs=${d.lastDurationMs} />` : html`<span class="muted">—</span>`}
-              </td>
-              <td>
-                ${d.state === "queued" || d.state === "retrying" ? html`<${Time} iso=${d.nextAttemptAt} />` : html`<span class="muted">—</span>`}
-              </td>
-              <td><${Time} iso=${d.dateCreated} /></td>
-              <td>
-                <button onClick=${() => redeliver(d.id)} aria-label=${`Redeliver ${d.eventType} ${d.id}`}>
-                  Redeliver
-                </button>
-              </td>
-            </tr>
-            ${
-              opened === d.id
-                ? html`<tr class="delivery-attempts" id=${`attempts-${d.id}`}>
-                    <td colspan="8"><${AttemptHistory} org=${org} id=${d.id} attempts=${d.attempts} /></td>
-                  </tr>`
-                : null
-            }`,
+        (d) => html`<tr class="delivery">
+        <td><button class="link" aria-expanded=${opened === d.id} aria-controls=${`attempts-${d.id}`} onClick=${() => setOpened(opened === d.id ? null : d.id)}
+          aria-label=${`Attempts of ${d.eventType} ${d.id}`}>${d.eventType}</button></td>
+        <td><strong>${d.target.name ?? d.target.type}</strong><div><code class="target-url">${d.target.url}</code></div></td>
+        <td><span class=${`badge state-${d.state}`}>${d.state}</span></td><td>${d.attempts}</td>
+        <td>${d.lastAttemptAt ? html`<${Outcome} code=${d.lastResponseCode} error=${d.lastError} durationMs=${d.lastDurationMs} />` : html`<span class="muted">—</span>`}</td>
+        <td>${d.state === "queued" || d.state === "retrying" ? html`<${Time} iso=${d.nextAttemptAt} />` : html`<span class="muted">—</span>`}</td>
+        <td><${Time} iso=${d.dateCreated} /></td>
+        <td><button onClick=${() => redeliver(d.id)} aria-label=${`Redeliver ${d.eventType} ${d.id}`}>Redeliver</button></td>
+      </tr>${opened === d.id ? html`<tr class="delivery-attempts" id=${`attempts-${d.id}`}><td colspan="8"><${AttemptHistory} org=${org} id=${d.id} attempts=${d.attempts} /></td></tr>` : null}`,
       )}</tbody>
     </table></div>
     <nav class="pager" aria-label="Delivery pages">
@@ -228,6 +174,5 @@ function Deliveries({ org }: { org: string }) {
 }
 
 export function Integrations({ org }: { org: string }) {
-  return html`<h1>Integrations</h1>
-    <${Installations} org=${org} /><${Hooks} org=${org} /><${Deliveries} org=${org} />`;
+  return html`<h1>Integrations</h1><${Installations} org=${org} /><${Hooks} org=${org} /><${Deliveries} org=${org} />`;
 }

@@ -26,59 +26,27 @@ export function IssueActions({ org, issue, onChange }: { org: string; issue: Iss
   };
   const resolved = issue.status === "resolved";
   return html`<div class="actions card" role="group" aria-label="Issue actions">
-    <button
-      class="primary"
-      onClick=${() => update({ status: resolved ? "unresolved" : "resolved" }, resolved ? "Unresolved." : "Resolved.")}
-    >
-      ${resolved ? "Unresolve" : "Resolve"}
-    </button>
+    <button class="primary" onClick=${() => update({ status: resolved ? "unresolved" : "resolved" }, resolved ? "Unresolved." : "Resolved.")}>${resolved ? "Unresolve" : "Resolve"}</button>
     <span class="row">
       <label class="sr-only" for="ignore-how">Ignore how long</label>
-      <select
-        id="ignore-how"
-        value=${ignore}
-        onChange=${(e: Event) => setIgnore((e.target as HTMLSelectElement).value)}
-      >
+      <select id="ignore-how" value=${ignore} onChange=${(e: Event) => setIgnore((e.target as HTMLSelectElement).value)}>
         ${IGNORE.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
       </select>
-      <button
-        onClick=${() => update({ status: "ignored", ...(IGNORE.find(([v]) => v === ignore)?.[2] ?? {}) }, "Ignored.")}
-      >
-        Ignore
-      </button>
+      <button onClick=${() => update({ status: "ignored", ...(IGNORE.find(([v]) => v === ignore)?.[2] ?? {}) }, "Ignored.")}>Ignore</button>
     </span>
-    <form
-      class="row"
-      onSubmit=${(e: Event) => {
-        e.preventDefault();
-        void update(
-          { assignedTo: assignee.trim() || null },
-          assignee.trim() ? `Assigned to ${assignee.trim()}.` : "Unassigned.",
-        );
-      }}
-    >
+    <form class="row" onSubmit=${(e: Event) => {
+      e.preventDefault();
+      void update(
+        { assignedTo: assignee.trim() || null },
+        assignee.trim() ? `Assigned to ${assignee.trim()}.` : "Unassigned.",
+      );
+    }}>
       <label class="sr-only" for="assignee">Assignee (username, email or #team)</label>
-      <input
-        id="assignee"
-        value=${assignee}
-        placeholder="username or #team"
-        size="14"
-        onInput=${(e: Event) => setAssignee((e.target as HTMLInputElement).value)}
-      />
+      <input id="assignee" value=${assignee} placeholder="username or #team" size="14" onInput=${(e: Event) => setAssignee((e.target as HTMLInputElement).value)} />
       <button>Assign</button>
     </form>
-    <button
-      aria-pressed=${issue.isBookmarked}
-      onClick=${() => update({ isBookmarked: !issue.isBookmarked }, issue.isBookmarked ? "Bookmark removed." : "Bookmarked.")}
-    >
-      Bookmark
-    </button>
-    <button
-      aria-pressed=${issue.isPublic}
-      onClick=${() => update({ isPublic: !issue.isPublic }, issue.isPublic ? "No longer shared." : "Shared publicly.")}
-    >
-      Share
-    </button>
+    <button aria-pressed=${issue.isBookmarked} onClick=${() => update({ isBookmarked: !issue.isBookmarked }, issue.isBookmarked ? "Bookmark removed." : "Bookmarked.")}>Bookmark</button>
+    <button aria-pressed=${issue.isPublic} onClick=${() => update({ isPublic: !issue.isPublic }, issue.isPublic ? "No longer shared." : "Shared publicly.")}>Share</button>
     <span class="muted" role="status">${notice}</span>
   </div>`;
 }

@@ -28,28 +28,20 @@ export function TagDistribution({ org, id, lastSeen }: { org: string; id: string
     ${keys && !keys.length ? html`<p class="muted">No tags.</p>` : null}
     <div class="tag-keys">
       ${keys?.map(
-        (key) =>
-          html`<div class="tag-key">
-            <h3>
-              ${key.key}
-              <span class="muted">${count(key.uniqueValues)} ${key.uniqueValues === 1 ? "value" : "values"}</span>
-            </h3>
-            <ul class="tag-values">
-              ${key.topValues.slice(0, SHOWN).map(
-                (value) =>
-                  html`<li>
-                    <span class="tag-value">${value.value}</span>
-                    <span class="tag-share" title=${`${value.count} of ${key.totalValues} events`}
-                      >${share(value.count, key.totalValues)}</span
-                    >
-                    <svg class="tag-bar" viewBox="0 0 100 6" preserveAspectRatio="none" aria-hidden="true">
-                      <rect width="100" height="6" class="track" />
-                      <rect width=${key.totalValues > 0 ? (value.count / key.totalValues) * 100 : 0} height="6" />
-                    </svg>
-                  </li>`,
-              )}
-            </ul>
-          </div>`,
+        (key) => html`<div class="tag-key">
+          <h3>${key.key} <span class="muted">${count(key.uniqueValues)} ${key.uniqueValues === 1 ? "value" : "values"}</span></h3>
+          <ul class="tag-values">
+            ${key.topValues.slice(0, SHOWN).map(
+              (value) => html`<li>
+                <span class="tag-value">${value.value}</span>
+                <span class="tag-share" title=${`${value.count} of ${key.totalValues} events`}>${share(value.count, key.totalValues)}</span>
+                <svg class="tag-bar" viewBox="0 0 100 6" preserveAspectRatio="none" aria-hidden="true">
+                  <rect width="100" height="6" class="track" /><rect width=${key.totalValues > 0 ? (value.count / key.totalValues) * 100 : 0} height="6" />
+                </svg>
+              </li>`,
+            )}
+          </ul>
+        </div>`,
       )}
     </div>
   </section>`;

@@ -24,29 +24,20 @@ function CopyField({ id, value, label }: { id: string; value: string; label: str
       setCopied("Selected: press Ctrl+C.");
     }
   };
-  return html`<div class="row">
-    <input id=${id} class="mono grow" readonly value=${value} aria-label=${label} />
-    <button onClick=${copy} aria-label=${`Copy ${label}`}>Copy DSN</button
-    ><span class="muted" role="status">${copied}</span>
-  </div>`;
+  return html`<div class="row"><input id=${id} class="mono grow" readonly value=${value} aria-label=${label} />
+    <button onClick=${copy} aria-label=${`Copy ${label}`}>Copy DSN</button><span class="muted" role="status">${copied}</span></div>`;
 }
 
 function ProjectKeys({ org, project }: { org: string; project: Project }) {
   const keys = useAsync(() => get<Key[]>(`/projects/${enc(org)}/${enc(project.slug)}/keys/`), [org, project.slug]);
   return html`<section class="card">
-    <h2>
-      ${project.name || project.slug} <span class="muted">${project.slug} · ${project.platform ?? "no platform"}</span>
-    </h2>
+    <h2>${project.name || project.slug} <span class="muted">${project.slug} · ${project.platform ?? "no platform"}</span></h2>
     <${Failure} error=${keys.error} /><${Loading} when=${keys.loading && !keys.data} />
     ${(keys.data ?? []).map(
-      (key) =>
-        html`<div class="key">
-          <p>
-            ${key.name} ${key.isActive ? null : html`<span class="badge">inactive</span>`}
-            <span class="muted">created <${Time} iso=${key.dateCreated} /></span>
-          </p>
-          <${CopyField} id=${`dsn-${key.id}`} value=${key.dsn.public} label=${`DSN of ${project.slug} (${key.name})`} />
-        </div>`,
+      (key) => html`<div class="key">
+      <p>${key.name} ${key.isActive ? null : html`<span class="badge">inactive</span>`} <span class="muted">created <${Time} iso=${key.dateCreated} /></span></p>
+      <${CopyField} id=${`dsn-${key.id}`} value=${key.dsn.public} label=${`DSN of ${project.slug} (${key.name})`} />
+    </div>`,
     )}
   </section>`;
 }

@@ -34,19 +34,9 @@ export function SearchBox({ value }: { value: string }) {
   const head = text.includes(" ") ? text.slice(0, text.lastIndexOf(" ") + 1) : "";
   const last = text.slice(head.length);
   const options = TOKENS.filter((token) => token.startsWith(last) && token !== last).slice(0, 12);
-  return html`<label class="grow"
-    >Search
-    <input
-      id="search"
-      name="query"
-      type="search"
-      value=${text}
-      list="search-suggestions"
-      autocomplete="off"
-      spellcheck=${false}
-      onInput=${(e: Event) => setText((e.target as HTMLInputElement).value)}
-      placeholder="is:unresolved level:error TypeError"
-    />
+  return html`<label class="grow">Search
+    <input id="search" name="query" type="search" value=${text} list="search-suggestions" autocomplete="off" spellcheck=${false}
+      onInput=${(e: Event) => setText((e.target as HTMLInputElement).value)} placeholder="is:unresolved level:error TypeError" />
     <datalist id="search-suggestions">${options.map((token) => html`<option value=${head + token} />`)}</datalist>
   </label>`;
 }

@@ -60,118 +60,69 @@ export function Stream({ org, params }: { org: string; params: URLSearchParams }
 
   return html`
     <h1>Issues</h1>
-    <form
-      class="filters"
-      role="search"
-      onSubmit=${(e: Event) => {
-        e.preventDefault();
-        const data = new FormData(e.target as HTMLFormElement);
-        go({ query: String(data.get("query") ?? ""), environment: String(data.get("environment") ?? "") });
-      }}
-    >
+    <form class="filters" role="search" onSubmit=${(e: Event) => {
+      e.preventDefault();
+      const data = new FormData(e.target as HTMLFormElement);
+      go({ query: String(data.get("query") ?? ""), environment: String(data.get("environment") ?? "") });
+    }}>
       <${SearchBox} key=${filters.query} value=${filters.query} />
-      <label
-        >Project
-        <select
-          name="project"
-          value=${filters.project}
-          onChange=${(e: Event) => go({ project: (e.target as HTMLSelectElement).value })}
-        >
+      <label>Project
+        <select name="project" value=${filters.project} onChange=${(e: Event) => go({ project: (e.target as HTMLSelectElement).value })}>
           <option value="">All projects</option>
           ${(projects.data ?? []).map((p) => html`<option value=${p.id}>${p.slug}</option>`)}
         </select>
       </label>
       <label>Environment <input name="environment" value=${filters.environment} placeholder="any" size="10" /></label>
-      <label
-        >Period
-        <select
-          value=${filters.statsPeriod}
-          onChange=${(e: Event) => go({ statsPeriod: (e.target as HTMLSelectElement).value })}
-        >
-          <option value="24h">24 hours</option>
-          <option value="14d">14 days</option>
+      <label>Period
+        <select value=${filters.statsPeriod} onChange=${(e: Event) => go({ statsPeriod: (e.target as HTMLSelectElement).value })}>
+          <option value="24h">24 hours</option><option value="14d">14 days</option>
         </select>
       </label>
-      <label
-        >Sort
+      <label>Sort
         <select value=${filters.sort} onChange=${(e: Event) => go({ sort: (e.target as HTMLSelectElement).value })}>
-          <option value="date">Last seen</option>
-          <option value="new">First seen</option>
-          <option value="freq">Events</option>
-          <option value="user">Users</option>
+          <option value="date">Last seen</option><option value="new">First seen</option><option value="freq">Events</option><option value="user">Users</option>
         </select>
       </label>
       <button type="submit">Search</button>
     </form>
     <div class="toolbar" role="toolbar" aria-label="Bulk actions">
-      <label class="check"
-        ><input
-          type="checkbox"
-          checked=${issues.length > 0 && selected.size === issues.length}
-          onChange=${(e: Event) => setSelected(new Set((e.target as HTMLInputElement).checked ? issues.map((i) => i.id) : []))}
-        />
-        Select all</label
-      >
+      <label class="check"><input type="checkbox" checked=${issues.length > 0 && selected.size === issues.length}
+        onChange=${(e: Event) => setSelected(new Set((e.target as HTMLInputElement).checked ? issues.map((i) => i.id) : []))} /> Select all</label>
       <button disabled=${!selected.size} onClick=${() => bulk({ status: "resolved" }, "Resolved")}>Resolve</button>
       <button disabled=${!selected.size} onClick=${() => bulk({ status: "ignored" }, "Ignored")}>Ignore</button>
       <button disabled=${!selected.size} onClick=${() => bulk({ status: "unresolved" }, "Reopened")}>Unresolve</button>
-      <form
-        class="row"
-        onSubmit=${(e: Event) => {
-          e.preventDefault();
-          const to = String(new FormData(e.target as HTMLFormElement).get("assignee") ?? "").trim();
-          void bulk({ assignedTo: to || null }, to ? `Assigned to ${to}:` : "Unassigned");
-        }}
-      >
-        <label class="sr-only" for="bulk-assignee"
-          >Assign selected issues to (username, email or #team; empty unassigns)</label
-        >
+      <form class="row" onSubmit=${(e: Event) => {
+        e.preventDefault();
+        const to = String(new FormData(e.target as HTMLFormElement).get("assignee") ?? "").trim();
+        void bulk({ assignedTo: to || null }, to ? `Assigned to ${to}:` : "Unassigned");
+      }}>
+        <label class="sr-only" for="bulk-assignee">Assign selected issues to (username, email or #team; empty unassigns)</label>
         <input id="bulk-assignee" name="assignee" placeholder="username or #team" size="14" />
         <button disabled=${!selected.size}>Assign</button>
       </form>
-      <span class="muted" aria-live="polite"
-        >${hitsText(page.data?.hits ?? issues.length, page.data?.maxHits ?? null)}
-        issues${selected.size ? ` · ${selected.size} selected` : ""} ${notice}</span
-      >
+      <span class="muted" aria-live="polite">${hitsText(page.data?.hits ?? issues.length, page.data?.maxHits ?? null)} issues${selected.size ? ` · ${selected.size} selected` : ""} ${notice}</span>
     </div>
     <${Failure} error=${page.error} />
     <${Loading} when=${page.loading && !page.data} />
     ${page.data && !issues.length ? html`<p class="empty">No issues match.</p>` : null}
     <ul class="issues" ref=${list} aria-label="Issues (j/k to move, x to select)">
       ${issues.map(
-        (issue) =>
-          html`<li class="issue" key=${issue.id}>
-            <input
-              type="checkbox"
-              aria-label=${`Select ${issue.shortId}`}
-              checked=${selected.has(issue.id)}
-              onChange=${() => toggle(issue.id)}
-            />
-            <div class="what">
-              <a class="title" href=${href(`/${enc(org)}/issues/${issue.id}`)}>${issue.title}</a>
-              <div class="meta">
-                <span>${issue.shortId}</span> <${Level} level=${issue.level} />
-                <${Status} status=${issue.status} substatus=${issue.substatus} />
-                <span class="culprit">${issue.culprit}</span>
-                <${Time} iso=${issue.lastSeen} />${issue.assignedTo ? html` · ${issue.assignedTo}` : null}
-              </div>
-            </div>
-            <${Sparkline}
-              points=${issue.stats?.[filters.statsPeriod]}
-              label=${`${issue.shortId}, last ${filters.statsPeriod}`}
-            />
-            <div class="num"><strong>${count(issue.count)}</strong><span class="muted">events</span></div>
-            <div class="num"><strong>${count(issue.userCount)}</strong><span class="muted">users</span></div>
-          </li>`,
+        (issue) => html`<li class="issue" key=${issue.id}>
+        <input type="checkbox" aria-label=${`Select ${issue.shortId}`} checked=${selected.has(issue.id)} onChange=${() => toggle(issue.id)} />
+        <div class="what">
+          <a class="title" href=${href(`/${enc(org)}/issues/${issue.id}`)}>${issue.title}</a>
+          <div class="meta"><span>${issue.shortId}</span> <${Level} level=${issue.level} /> <${Status} status=${issue.status} substatus=${issue.substatus} />
+            <span class="culprit">${issue.culprit}</span> <${Time} iso=${issue.lastSeen} />${issue.assignedTo ? html` · ${issue.assignedTo}` : null}</div>
+        </div>
+        <${Sparkline} points=${issue.stats?.[filters.statsPeriod]} label=${`${issue.shortId}, last ${filters.statsPeriod}`} />
+        <div class="num"><strong>${count(issue.count)}</strong><span class="muted">events</span></div>
+        <div class="num"><strong>${count(issue.userCount)}</strong><span class="muted">users</span></div>
+      </li>`,
       )}
     </ul>
     <nav class="pager" aria-label="Pages">
-      <button disabled=${!page.data?.previous} onClick=${() => go({ ...filters, cursor: page.data?.previous ?? "" })}>
-        Previous
-      </button>
-      <button disabled=${!page.data?.next} onClick=${() => go({ ...filters, cursor: page.data?.next ?? "" })}>
-        Next
-      </button>
+      <button disabled=${!page.data?.previous} onClick=${() => go({ ...filters, cursor: page.data?.previous ?? "" })}>Previous</button>
+      <button disabled=${!page.data?.next} onClick=${() => go({ ...filters, cursor: page.data?.next ?? "" })}>Next</button>
     </nav>
   `;
 }
