@@ -1,3 +1,4 @@
+import type { Kysely } from "kysely";
 import type { DependencyContainer } from "tsyringe";
 import { TokenCache } from "../auth/token-cache.js";
 import type { Clock } from "../clock.js";
@@ -15,7 +16,6 @@ import type { Metrics } from "../observability/metrics.js";
 import type { ResolvedOptions } from "../options.js";
 import type { Composition } from "../plugin/compose.js";
 import type { FaultlinePlugin, PluginEventHandler } from "../plugin/plugin.js";
-import type { Kysely } from "kysely";
 
 export interface InstanceServices {
   options: ResolvedOptions;
