@@ -69,6 +69,8 @@ interface IncomingRequest {
  */
 export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   const hooks = deps.composition.plugins.flatMap((plugin) => (plugin.hooks ? [plugin.hooks] : []));
+  // Known at composition: without any `after` hook, replies stay plain data until the adapter writes them.
+  const anyAfterHook = hooks.some((hook) => hook.after !== undefined);
   const renderers = deps.composition.plugins.flatMap((plugin) => (plugin.errorRenderer ? [plugin.errorRenderer] : []));
   const tokenCache = deps.container.resolve(TokenCacheToken);
   const bodies = new BodyReader(deps.options.limits, deps.logger);
@@ -146,7 +148,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
       container: deps.container,
       logger: info.logger,
     } as HookContext;
-    return handleWithHooks(hooks, ctx);
+    return handleWithHooks(hooks, anyAfterHook, ctx);
   }
 
   const serveWire: WireHandler = (request, handlerOptions) => {
@@ -170,13 +172,17 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
  * `after` hooks take and give a Response; without any, the reply stays plain data until the
  * adapter writes it.
  */
-async function handleWithHooks(hooks: readonly PluginHooks[], ctx: HookContext): Promise<Reply | Response> {
+async function handleWithHooks(
+  hooks: readonly PluginHooks[],
+  anyAfterHook: boolean,
+  ctx: HookContext,
+): Promise<Reply | Response> {
   for (const hook of hooks) {
     const early = await hook.before?.(ctx);
     if (early) return early;
   }
   const reply = await ctx.endpoint.handler(ctx);
-  if (!hooks.some((hook) => hook.after !== undefined)) return reply;
+  if (!anyAfterHook) return reply;
   let response = replyToResponse(reply);
   for (const hook of hooks) response = (await hook.after?.(ctx, response)) ?? response;
   return response;
