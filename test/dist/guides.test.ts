@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium } from "../helpers/browser.js";
 import { type CodeBlock, codeBlocks } from "../helpers/markdown.js";
-import { type Host, installFreshApp, installSideBySide, nextBuild, run, startHost } from "./hosts.js";
+import { type Host, installFreshApp, nextBuild, run, startHost } from "./hosts.js";
 import { nextHostChecks } from "./next-host-checks.js";
 
 /**
@@ -185,23 +185,22 @@ describe("the embedding guides, run as written against the packed tarball", () =
   let root = "";
   const dir = (guide: Guide) => join(root, guide.project, guide.app);
 
-  let projectReady: (name: string) => Promise<void> = () => Promise.reject(new Error("not installing yet"));
-
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "faultline-guides-"));
-    projectReady = installSideBySide(Object.keys(PROJECTS), async (name) => {
-      const project = PROJECTS[name as keyof typeof PROJECTS];
-      const files: Record<string, string> = { ...project.scaffold };
-      for (const guide of GUIDES.filter((g) => g.project === name)) {
-        files[join(guide.app, "send-error.mjs")] = titled(guide.doc, "send-error.mjs");
-        for (const [path, title] of Object.entries(guide.files)) files[join(guide.app, path)] = titled(guide.doc, title);
-      }
-      const installed = await installFreshApp(join(root, name), { files, dependencies: project.dependencies });
-      const built = GUIDES.some((g) => g.project === name && g.build) ? await nextBuild(join(root, name), env) : undefined;
-      // What this costs CI, in the log.
-      console.info(`guides: project ${name} installed in ${installed} s${built ? `, built in ${built} s` : ""}`);
-    });
-  });
+    await Promise.all(
+      Object.entries(PROJECTS).map(async ([name, project]) => {
+        const files: Record<string, string> = { ...project.scaffold };
+        for (const guide of GUIDES.filter((g) => g.project === name)) {
+          files[join(guide.app, "send-error.mjs")] = titled(guide.doc, "send-error.mjs");
+          for (const [path, title] of Object.entries(guide.files)) files[join(guide.app, path)] = titled(guide.doc, title);
+        }
+        const installed = await installFreshApp(join(root, name), { files, dependencies: project.dependencies });
+        const built = GUIDES.some((g) => g.project === name && g.build) ? await nextBuild(join(root, name), env) : undefined;
+        // What this costs CI, in the log.
+        console.info(`guides: project ${name} installed in ${installed} s${built ? `, built in ${built} s` : ""}`);
+      }),
+    );
+  }, 900_000);
 
   afterAll(async () => {
     // KEEP_GUIDE_APPS=1 leaves the apps in place, to run and inspect one by hand.
@@ -217,10 +216,9 @@ describe("the embedding guides, run as written against the packed tarball", () =
       startHost({ args: guide.args, portArg: guide.portArg, cwd: dir(guide), env, ready: ({ output }) => SIGN_IN.test(output()) });
 
     beforeAll(async () => {
-      await projectReady(guide.project);
       host = await start();
       origin = `http://localhost:${host.port}`;
-    }, 900_000);
+    }, 180_000);
 
     afterAll(async () => {
       await host?.stop();

@@ -107,18 +107,3 @@ export async function startHost(options: {
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
-
-/**
- * Starts every project's install (and build) at once and lets each test await only its own: the
- * hosts of a project installed early are tested while the Next.js projects still build (CI's
- * budget). A failed install fails the tests that await it.
- */
-export function installSideBySide(names: readonly string[], install: (name: string) => Promise<void>): (name: string) => Promise<void> {
-  const installs = new Map<string, Promise<void>>();
-  for (const name of names) {
-    const installing = install(name);
-    installing.catch(() => undefined); // awaited (and reported) by the tests of that project
-    installs.set(name, installing);
-  }
-  return (name) => installs.get(name) ?? Promise.reject(new Error(`no project named ${name}`));
-}
