@@ -8,7 +8,9 @@ import { HANDLER_LOGGER, type Logger, RequestLogger } from "../logging/logger.js
 import type { Metrics } from "../observability/metrics.js";
 import type { ResolvedOptions } from "../options.js";
 import type { Composition } from "../plugin/compose.js";
-import type { HookContext, PluginHooks } from "../plugin/plugin.js";
+import type { ErrorRenderer, HookContext, PluginHooks } from "../plugin/plugin.js";
+import type { TokenCache } from "../auth/token-cache.js";
+import type { Histogram } from "prom-client";
 import type { Reply } from "./endpoint.js";
 import type { HandlerOptions } from "./handler-options.js";
 import { requestIdFor } from "./request-id.js";
@@ -68,20 +70,52 @@ interface IncomingRequest {
  * plugins' hooks and the handler → render; any stage's error becomes the reply (render.ts).
  */
 export function createPipeline(deps: PipelineDeps): FaultlineHandler {
-  const hooks = deps.composition.plugins.flatMap((plugin) => (plugin.hooks ? [plugin.hooks] : []));
-  // Known at composition: without any `after` hook, replies stay plain data until the adapter writes them.
-  const anyAfterHook = hooks.some((hook) => hook.after !== undefined);
-  const renderers = deps.composition.plugins.flatMap((plugin) => (plugin.errorRenderer ? [plugin.errorRenderer] : []));
-  const tokenCache = deps.container.resolve(TokenCacheToken);
-  const bodies = new BodyReader(deps.options.limits, deps.logger);
-  const tracer = trace.getTracer("faultline");
-  const latency = deps.metrics.histogram(
-    "http_request_duration_seconds",
-    "Time to answer an HTTP request, by route template",
-    ["method", "route", "status"],
-  );
+  const pipeline = new RequestPipeline(deps);
+  const serveWire: WireHandler = (request, handlerOptions) => pipeline.serve(request, handlerOptions);
+  const handle = async (request: Request, handlerOptions?: HandlerOptions): Promise<Response> => {
+    const reply = await serveWire(request, handlerOptions);
+    return isWireReply(reply) ? wireToResponse(reply) : reply;
+  };
+  return Object.assign(handle, { [WIRE_HANDLER]: serveWire, [HANDLER_LOGGER]: deps.logger });
+}
 
-  async function serve(
+/** What the stages share across requests, composed once per instance. */
+class RequestPipeline {
+  readonly #hooks: PluginHooks[];
+  /** Known at composition: without any `after` hook, replies stay plain data until the adapter writes them. */
+  readonly #anyAfterHook: boolean;
+  readonly #renderers: ErrorRenderer[];
+  readonly #tokenCache: TokenCache;
+  readonly #bodies: BodyReader;
+  readonly #tracer = trace.getTracer("faultline");
+  readonly #latency: Histogram<"method" | "route" | "status">;
+
+  constructor(private readonly deps: PipelineDeps) {
+    this.#hooks = deps.composition.plugins.flatMap((plugin) => (plugin.hooks ? [plugin.hooks] : []));
+    this.#anyAfterHook = this.#hooks.some((hook) => hook.after !== undefined);
+    this.#renderers = deps.composition.plugins.flatMap((plugin) =>
+      plugin.errorRenderer ? [plugin.errorRenderer] : [],
+    );
+    this.#tokenCache = deps.container.resolve(TokenCacheToken);
+    this.#bodies = new BodyReader(deps.options.limits, deps.logger);
+    this.#latency = deps.metrics.histogram(
+      "http_request_duration_seconds",
+      "Time to answer an HTTP request, by route template",
+      ["method", "route", "status"],
+    );
+  }
+
+  serve(request: Request, handlerOptions: HandlerOptions | undefined): Promise<Response | WireReply> {
+    const method = KNOWN_METHODS.has(request.method) ? request.method : "_OTHER";
+    // A server span per request, child of the host's own when it traces (a no-op without an SDK).
+    return this.#tracer.startActiveSpan(
+      method,
+      { kind: SpanKind.SERVER, attributes: { "http.request.method": method } },
+      (span) => this.#serve(request, handlerOptions, method, span).finally(() => span.end()),
+    );
+  }
+
+  async #serve(
     request: Request,
     handlerOptions: HandlerOptions | undefined,
     method: string,
@@ -89,7 +123,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   ): Promise<Response | WireReply> {
     const started = performance.now();
     const url = new URL(request.url);
-    const basePath = trimSlash(handlerOptions?.basePath ?? deps.options.basePath);
+    const basePath = trimSlash(handlerOptions?.basePath ?? this.deps.options.basePath);
     const requestId = requestIdFor(request);
     const info: IncomingRequest = {
       request,
@@ -97,19 +131,19 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
       path: stripBasePath(url.pathname, basePath),
       basePath,
       requestId,
-      logger: new RequestLogger(deps.logger, requestId),
+      logger: new RequestLogger(this.deps.logger, requestId),
       clientAddress: handlerOptions?.clientAddress ?? null,
     };
     const routed: Routed = { template: UNMATCHED };
     let reply: Reply | Response;
     try {
-      reply = await route(info, routed);
+      reply = await this.#route(info, routed);
     } catch (error) {
-      reply = errorReply(error, info.path ?? url.pathname, requestId, info.logger, renderers);
+      reply = errorReply(error, info.path ?? url.pathname, requestId, info.logger, this.#renderers);
     }
     const response = finish(reply, requestId, request.method === "HEAD");
     const seconds = (performance.now() - started) / 1000;
-    latency.observe({ method, route: routed.template, status: response.status }, seconds);
+    this.#latency.observe({ method, route: routed.template, status: response.status }, seconds);
     if (span.isRecording()) describeSpan(span, method, routed.template, url, response.status, requestId);
     info.logger.debug(
       { method: request.method, path: url.pathname, status: response.status, ms: Math.round(seconds * 1000) },
@@ -118,7 +152,8 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     return response;
   }
 
-  async function route(info: IncomingRequest, routed: Routed): Promise<Reply | Response> {
+  async #route(info: IncomingRequest, routed: Routed): Promise<Reply | Response> {
+    const { deps } = this;
     const { request, url } = info;
     const matched = matchRoute(deps.composition.router, request.method, info.path, url, deps.options.limits.urlLength);
     routed.template = matched.endpoint.path;
@@ -129,7 +164,7 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
       db,
       clock: deps.clock,
       hook: deps.options.authenticate,
-      cache: tokenCache,
+      cache: this.#tokenCache,
     });
     const { organization, scopes } = await authorizeFor(endpoint, principal, matched.params, db);
     const ctx = {
@@ -144,27 +179,12 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
       scopes,
       params: validated(endpoint.params, matched.params),
       query: validated(endpoint.query, queryObject(url.searchParams)),
-      ...(await bodies.read(endpoint, request)),
+      ...(await this.#bodies.read(endpoint, request)),
       container: deps.container,
       logger: info.logger,
     } as HookContext;
-    return handleWithHooks(hooks, anyAfterHook, ctx);
+    return handleWithHooks(this.#hooks, this.#anyAfterHook, ctx);
   }
-
-  const serveWire: WireHandler = (request, handlerOptions) => {
-    const method = KNOWN_METHODS.has(request.method) ? request.method : "_OTHER";
-    // A server span per request, child of the host's own when it traces (a no-op without an SDK).
-    return tracer.startActiveSpan(
-      method,
-      { kind: SpanKind.SERVER, attributes: { "http.request.method": method } },
-      (span) => serve(request, handlerOptions, method, span).finally(() => span.end()),
-    );
-  };
-  const handle = async (request: Request, handlerOptions?: HandlerOptions): Promise<Response> => {
-    const reply = await serveWire(request, handlerOptions);
-    return isWireReply(reply) ? wireToResponse(reply) : reply;
-  };
-  return Object.assign(handle, { [WIRE_HANDLER]: serveWire, [HANDLER_LOGGER]: deps.logger });
 }
 
 /**

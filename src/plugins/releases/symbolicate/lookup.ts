@@ -1,6 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../../../db/schema.js";
-import { withReleaseTables } from "../tables.js";
+import { type ReleasesDb, withReleaseTables } from "../tables.js";
 
 export type MapLocation =
   | { found: true; checksum: string; url: string; resolvedWith: "debug-id" | "release" }
@@ -16,61 +16,92 @@ export async function locateMaps(
   db: Kysely<Database>,
   organizationId: number,
   projectId: number,
-  input: { absPaths: string[]; images: Map<string, string>; release: string | null; dist: string | null },
+  input: MapLookupInput,
 ): Promise<Map<string, MapLocation>> {
-  const rdb = withReleaseTables(db);
+  const scope: LookupScope = { rdb: withReleaseTables(db), organizationId, projectId };
   const located = new Map<string, MapLocation>();
-  const debugIds = [...new Set(input.absPaths.flatMap((path) => input.images.get(path) ?? []))];
-  if (debugIds.length > 0) {
-    const rows = await rdb
-      .selectFrom("artifact_files as f")
-      .innerJoin("artifact_bundles as b", "b.id", "f.bundle_id")
-      .select(["f.debug_id", "f.type", "f.url", "f.sourcemap", "f.blob_checksum", "f.bundle_id", "f.id"])
-      .where("f.organization_id", "=", organizationId)
-      .where("b.organization_id", "=", organizationId)
-      .where(forProject(projectId))
-      .where("f.debug_id", "in", debugIds)
-      .orderBy("f.id", "desc")
-      .execute();
-    // A map uploaded without its debug ID is found through the minified file's `sourcemap` header.
-    const viaHeader = new Map<string, { bundleId: number; url: string }>();
-    for (const debugId of debugIds) {
-      if (rows.some((row) => row.debug_id === debugId && row.type === "source_map")) continue;
-      const minified = rows.find((row) => row.debug_id === debugId && row.type !== "source_map");
-      if (minified)
-        viaHeader.set(debugId, {
-          bundleId: minified.bundle_id,
-          url: minified.sourcemap ? resolveRelative(minified.url, minified.sourcemap) : `${minified.url}.map`,
-        });
-    }
-    const referenced =
-      viaHeader.size === 0
-        ? []
-        : await rdb
-            .selectFrom("artifact_files")
-            .select(["bundle_id", "url", "blob_checksum"])
-            .where("organization_id", "=", organizationId)
-            .where("bundle_id", "in", [...new Set([...viaHeader.values()].map((ref) => ref.bundleId))])
-            .where("url", "in", [...new Set([...viaHeader.values()].map((ref) => ref.url))])
-            .execute();
-    for (const path of input.absPaths) {
-      const debugId = input.images.get(path);
-      if (!debugId) continue;
-      const ref = viaHeader.get(debugId);
-      const row =
-        rows.find((candidate) => candidate.debug_id === debugId && candidate.type === "source_map") ??
-        (ref && referenced.find((file) => file.bundle_id === ref.bundleId && file.url === ref.url));
-      located.set(
-        path,
-        row
-          ? { found: true, checksum: row.blob_checksum, url: row.url, resolvedWith: "debug-id" }
-          : { found: false, reason: `no source map was uploaded with debug ID ${debugId}`, url: path },
-      );
-    }
-  }
+  await locateByDebugId(scope, input, located);
   const rest = input.absPaths.filter((path) => !located.has(path));
-  if (rest.length === 0 || !input.release) return located;
-  const candidates = new Map(rest.map((path) => [path, candidateUrls(path)]));
+  if (rest.length > 0 && input.release) await locateByRelease(scope, rest, input.release, input.dist, located);
+  return located;
+}
+
+export interface MapLookupInput {
+  absPaths: string[];
+  images: Map<string, string>;
+  release: string | null;
+  dist: string | null;
+}
+
+interface LookupScope {
+  rdb: ReleasesDb;
+  organizationId: number;
+  projectId: number;
+}
+
+/** The paths whose file has a debug ID: its map uploaded with that ID, or named by the file's `sourcemap` header. */
+async function locateByDebugId(
+  { rdb, organizationId, projectId }: LookupScope,
+  input: MapLookupInput,
+  located: Map<string, MapLocation>,
+): Promise<void> {
+  const debugIds = [...new Set(input.absPaths.flatMap((path) => input.images.get(path) ?? []))];
+  if (debugIds.length === 0) return;
+  const rows = await rdb
+    .selectFrom("artifact_files as f")
+    .innerJoin("artifact_bundles as b", "b.id", "f.bundle_id")
+    .select(["f.debug_id", "f.type", "f.url", "f.sourcemap", "f.blob_checksum", "f.bundle_id", "f.id"])
+    .where("f.organization_id", "=", organizationId)
+    .where("b.organization_id", "=", organizationId)
+    .where(forProject(projectId))
+    .where("f.debug_id", "in", debugIds)
+    .orderBy("f.id", "desc")
+    .execute();
+  // A map uploaded without its debug ID is found through the minified file's `sourcemap` header.
+  const viaHeader = new Map<string, { bundleId: number; url: string }>();
+  for (const debugId of debugIds) {
+    if (rows.some((row) => row.debug_id === debugId && row.type === "source_map")) continue;
+    const minified = rows.find((row) => row.debug_id === debugId && row.type !== "source_map");
+    if (minified)
+      viaHeader.set(debugId, {
+        bundleId: minified.bundle_id,
+        url: minified.sourcemap ? resolveRelative(minified.url, minified.sourcemap) : `${minified.url}.map`,
+      });
+  }
+  const referenced =
+    viaHeader.size === 0
+      ? []
+      : await rdb
+          .selectFrom("artifact_files")
+          .select(["bundle_id", "url", "blob_checksum"])
+          .where("organization_id", "=", organizationId)
+          .where("bundle_id", "in", [...new Set([...viaHeader.values()].map((ref) => ref.bundleId))])
+          .where("url", "in", [...new Set([...viaHeader.values()].map((ref) => ref.url))])
+          .execute();
+  for (const path of input.absPaths) {
+    const debugId = input.images.get(path);
+    if (!debugId) continue;
+    const ref = viaHeader.get(debugId);
+    const row =
+      rows.find((candidate) => candidate.debug_id === debugId && candidate.type === "source_map") ??
+      (ref && referenced.find((file) => file.bundle_id === ref.bundleId && file.url === ref.url));
+    located.set(
+      path,
+      row
+        ? { found: true, checksum: row.blob_checksum, url: row.url, resolvedWith: "debug-id" }
+        : { found: false, reason: `no source map was uploaded with debug ID ${debugId}`, url: path },
+    );
+  }
+}
+
+/** The other paths, by release (+ dist) and URL: the minified file, then the map its header names. */
+async function locateByRelease(
+  { rdb, organizationId, projectId }: LookupScope,
+  paths: string[],
+  release: string,
+  dist: string | null,
+  located: Map<string, MapLocation>,
+): Promise<void> {
   const files = await rdb
     .selectFrom("artifact_files as f")
     .innerJoin("artifact_bundles as b", "b.id", "f.bundle_id")
@@ -78,20 +109,21 @@ export async function locateMaps(
     .where("f.organization_id", "=", organizationId)
     .where("b.organization_id", "=", organizationId)
     .where(forProject(projectId))
-    .where("b.release", "=", input.release)
-    .where((eb) => (input.dist ? eb("b.dist", "=", input.dist) : eb.val(true)))
+    .where("b.release", "=", release)
+    .where((eb) => (dist ? eb("b.dist", "=", dist) : eb.val(true)))
     .where("b.state", "=", "ok")
     .orderBy("b.id", "desc")
     .execute();
-  if (files.length === 0) return located;
-  for (const [path, urlsOfPath] of candidates) {
+  if (files.length === 0) return;
+  for (const path of paths) {
+    const urlsOfPath = candidateUrls(path);
     const minified = urlsOfPath
       .map((url) => files.find((file) => file.url === url && file.type !== "source_map"))
       .find((file) => file !== undefined);
     if (!minified) {
       located.set(path, {
         found: false,
-        reason: `no file matching ${urlsOfPath[0] ?? path} in release ${input.release}`,
+        reason: `no file matching ${urlsOfPath[0] ?? path} in release ${release}`,
         url: path,
       });
       continue;
@@ -107,7 +139,6 @@ export async function locateMaps(
         : { found: false, reason: `the source map ${mapUrl} was not uploaded`, url: path },
     );
   }
-  return located;
 }
 
 /** Bundles are uploaded for projects (`sentry-cli … --project`): only theirs map the project's events. */

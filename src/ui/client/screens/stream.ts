@@ -27,7 +27,6 @@ type Filters = ReturnType<typeof filtersOf>;
 export function Stream({ org, params }: { org: string; params: URLSearchParams }) {
   const filters = filtersOf(params);
   const go = (change: Partial<Filters>) => navigate(`/${enc(org)}${qs({ ...filters, cursor: "", ...change })}`);
-  const projects = useAsync(() => get<Project[]>(`/organizations/${enc(org)}/projects/`), [org]);
   const page = useAsync(
     () => request<Issue[]>("GET", `/organizations/${enc(org)}/issues/${qs({ ...filters, limit: String(PAGE) })}`),
     [org, params.toString()],
@@ -57,9 +56,41 @@ export function Stream({ org, params }: { org: string; params: URLSearchParams }
     else next.add(id);
     setSelected(next);
   };
+  const hits = hitsText(page.data?.hits ?? issues.length, page.data?.maxHits ?? null);
 
   return html`
     <h1>Issues</h1>
+    <${StreamFilters} org=${org} filters=${filters} go=${go} />
+    <${BulkToolbar} issues=${issues} selected=${selected} setSelected=${setSelected} bulk=${bulk}
+      status=${`${hits} issues${selected.size ? ` · ${selected.size} selected` : ""} ${notice}`} />
+    <${Failure} error=${page.error} />
+    <${Loading} when=${page.loading && !page.data} />
+    ${page.data && !issues.length ? html`<p class="empty">No issues match.</p>` : null}
+    <ul class="issues" ref=${list} aria-label="Issues (j/k to move, x to select)">
+      ${issues.map(
+        (issue) => html`<${IssueRow} key=${issue.id} org=${org} issue=${issue} period=${filters.statsPeriod}
+          selected=${selected.has(issue.id)} toggle=${toggle} />`,
+      )}
+    </ul>
+    <nav class="pager" aria-label="Pages">
+      <button disabled=${!page.data?.previous} onClick=${() => go({ ...filters, cursor: page.data?.previous ?? "" })}>Previous</button>
+      <button disabled=${!page.data?.next} onClick=${() => go({ ...filters, cursor: page.data?.next ?? "" })}>Next</button>
+    </nav>
+  `;
+}
+
+/** Search, project, environment, period and sort: each change navigates (the state is the URL). */
+function StreamFilters({
+  org,
+  filters,
+  go,
+}: {
+  org: string;
+  filters: Filters;
+  go: (change: Partial<Filters>) => void;
+}) {
+  const projects = useAsync(() => get<Project[]>(`/organizations/${enc(org)}/projects/`), [org]);
+  return html`
     <form class="filters" role="search" onSubmit=${(e: Event) => {
       e.preventDefault();
       const data = new FormData(e.target as HTMLFormElement);
@@ -85,6 +116,20 @@ export function Stream({ org, params }: { org: string; params: URLSearchParams }
       </label>
       <button type="submit">Search</button>
     </form>
+  `;
+}
+
+interface BulkToolbarProps {
+  issues: Issue[];
+  selected: Set<string>;
+  setSelected: (ids: Set<string>) => void;
+  bulk: (body: Record<string, unknown>, what: string) => Promise<void>;
+  status: string;
+}
+
+/** Select all, and resolve, ignore, reopen or assign the selected issues in one request. */
+function BulkToolbar({ issues, selected, setSelected, bulk, status }: BulkToolbarProps) {
+  return html`
     <div class="toolbar" role="toolbar" aria-label="Bulk actions">
       <label class="check"><input type="checkbox" checked=${issues.length > 0 && selected.size === issues.length}
         onChange=${(e: Event) => setSelected(new Set((e.target as HTMLInputElement).checked ? issues.map((i) => i.id) : []))} /> Select all</label>
@@ -100,31 +145,31 @@ export function Stream({ org, params }: { org: string; params: URLSearchParams }
         <input id="bulk-assignee" name="assignee" placeholder="username or #team" size="14" />
         <button disabled=${!selected.size}>Assign</button>
       </form>
-      <span class="muted" aria-live="polite">${hitsText(page.data?.hits ?? issues.length, page.data?.maxHits ?? null)} issues${selected.size ? ` · ${selected.size} selected` : ""} ${notice}</span>
+      <span class="muted" aria-live="polite">${status}</span>
     </div>
-    <${Failure} error=${page.error} />
-    <${Loading} when=${page.loading && !page.data} />
-    ${page.data && !issues.length ? html`<p class="empty">No issues match.</p>` : null}
-    <ul class="issues" ref=${list} aria-label="Issues (j/k to move, x to select)">
-      ${issues.map(
-        (issue) => html`<li class="issue" key=${issue.id}>
-        <input type="checkbox" aria-label=${`Select ${issue.shortId}`} checked=${selected.has(issue.id)} onChange=${() => toggle(issue.id)} />
-        <div class="what">
-          <a class="title" href=${href(`/${enc(org)}/issues/${issue.id}`)}>${issue.title}</a>
-          <div class="meta"><span>${issue.shortId}</span> <${Level} level=${issue.level} /> <${Status} status=${issue.status} substatus=${issue.substatus} />
-            <span class="culprit">${issue.culprit}</span> <${Time} iso=${issue.lastSeen} />${issue.assignedTo ? html` · ${issue.assignedTo}` : null}</div>
-        </div>
-        <${Sparkline} points=${issue.stats?.[filters.statsPeriod]} label=${`${issue.shortId}, last ${filters.statsPeriod}`} />
-        <div class="num"><strong>${count(issue.count)}</strong><span class="muted">events</span></div>
-        <div class="num"><strong>${count(issue.userCount)}</strong><span class="muted">users</span></div>
-      </li>`,
-      )}
-    </ul>
-    <nav class="pager" aria-label="Pages">
-      <button disabled=${!page.data?.previous} onClick=${() => go({ ...filters, cursor: page.data?.previous ?? "" })}>Previous</button>
-      <button disabled=${!page.data?.next} onClick=${() => go({ ...filters, cursor: page.data?.next ?? "" })}>Next</button>
-    </nav>
   `;
+}
+
+interface IssueRowProps {
+  org: string;
+  issue: Issue;
+  period: string;
+  selected: boolean;
+  toggle: (id: string) => void;
+}
+
+function IssueRow({ org, issue, period, selected, toggle }: IssueRowProps) {
+  return html`<li class="issue">
+    <input type="checkbox" aria-label=${`Select ${issue.shortId}`} checked=${selected} onChange=${() => toggle(issue.id)} />
+    <div class="what">
+      <a class="title" href=${href(`/${enc(org)}/issues/${issue.id}`)}>${issue.title}</a>
+      <div class="meta"><span>${issue.shortId}</span> <${Level} level=${issue.level} /> <${Status} status=${issue.status} substatus=${issue.substatus} />
+        <span class="culprit">${issue.culprit}</span> <${Time} iso=${issue.lastSeen} />${issue.assignedTo ? html` · ${issue.assignedTo}` : null}</div>
+    </div>
+    <${Sparkline} points=${issue.stats?.[period]} label=${`${issue.shortId}, last ${period}`} />
+    <div class="num"><strong>${count(issue.count)}</strong><span class="muted">events</span></div>
+    <div class="num"><strong>${count(issue.userCount)}</strong><span class="muted">users</span></div>
+  </li>`;
 }
 
 /** The API counts up to X-Max-Hits: at the cap, "1000+". */
