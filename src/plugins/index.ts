@@ -3,6 +3,7 @@ import { alertsPlugin } from "./alerts/index.js";
 import { apiTokensPlugin } from "./api-tokens/index.js";
 import { deliveriesPlugin } from "./deliveries/index.js";
 import { externalIssuesPlugin } from "./external-issues/index.js";
+import { inboundFiltersPlugin } from "./inbound-filters/index.js";
 import { ingestPlugin } from "./ingest/index.js";
 import { installationsPlugin } from "./installations/index.js";
 import { issuesPlugin } from "./issues/index.js";
@@ -20,6 +21,7 @@ export const firstPartyPlugins = [
   installationsPlugin,
   issuesPlugin,
   releasesPlugin,
+  inboundFiltersPlugin,
   ingestPlugin,
   serviceHooksPlugin,
   webhooksPlugin,

@@ -2,6 +2,7 @@ import type { DependencyContainer } from "tsyringe";
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Logger, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
+import { InboundFilterServiceToken, NO_FILTERS } from "../inbound-filters/index.js";
 import { EventSinkToken } from "../issues/index.js";
 import { ingestErrorRenderer } from "./cors.js";
 import { captureInProject, type ProjectTarget } from "./in-process.js";
@@ -40,7 +41,7 @@ function shedsOnOverload(container: DependencyContainer): boolean {
 export const ingestPlugin = definePlugin({
   id: "ingest",
   coreLedgerMigrations: ingestMigrations,
-  dependencies: ["organizations", "issues"],
+  dependencies: ["organizations", "issues", "inbound-filters"],
   register(container) {
     registerIngestQueue(container);
     registerIngestObservability(container);
@@ -67,7 +68,13 @@ export const ingestPlugin = definePlugin({
       const observe = c.resolve(IngestObserverToken);
       const outcomes = { record: (record: OutcomeRecord) => (recorder.record(record), observe(record)) };
       const limiter = new SharedRateLimiter(RATE_LIMIT_WINDOW_MS, databaseQuotaStore(db));
-      return new IngestService(keys, c.resolve(IngestSinkToken), limiter, clock, outcomes, admission, overload);
+      const filters = c.resolve(InboundFilterServiceToken);
+      const policy = {
+        // Filters that cannot be read filter nothing: an event is never refused for want of its settings.
+        filterSettings: (projectId: number) => filters.settingsOf(projectId).catch(() => NO_FILTERS),
+      };
+      const sink = c.resolve(IngestSinkToken);
+      return new IngestService(keys, sink, limiter, clock, outcomes, admission, overload, policy);
     });
     // Resolved (and its histogram created) only when load shedding is on.
     registerFactory(
