@@ -8,6 +8,7 @@ import { ingestPlugin } from "./ingest/index.js";
 import { installationsPlugin } from "./installations/index.js";
 import { issuesPlugin } from "./issues/index.js";
 import { organizationsPlugin } from "./organizations/index.js";
+import { quotasPlugin } from "./quotas/index.js";
 import { releasesPlugin } from "./releases/index.js";
 import { openApiPlugin } from "./openapi/index.js";
 import { scimPlugin } from "./scim/index.js";
@@ -22,6 +23,7 @@ export const firstPartyPlugins = [
   issuesPlugin,
   releasesPlugin,
   inboundFiltersPlugin,
+  quotasPlugin,
   ingestPlugin,
   serviceHooksPlugin,
   webhooksPlugin,

@@ -3,10 +3,11 @@ import type { Clock } from "../../clock.js";
 import { ApiError, notFound } from "../../http/errors.js";
 import { filterEvent, type InboundFilterSettings } from "../inbound-filters/index.js";
 import type { EventSink } from "../issues/index.js";
+import type { QuotaDecision } from "../quotas/index.js";
 import { decompressBody } from "./decompress.js";
 import { publicKeyFromDsn, publicKeyFromRequest } from "./dsn-auth.js";
 import { parseEnvelope } from "./envelope.js";
-import { overloaded, queueFull, rateLimited } from "./errors.js";
+import { organizationThrottled, overloaded, queueFull, rateLimited } from "./errors.js";
 import { eventsOf, parseEventPayload, type ReceivedEvent } from "./event-payload.js";
 import { clientDiscardsOf } from "./outcomes/client-report.js";
 import type { Outcome, OutcomeRecorder } from "./outcomes/recorder.js";
@@ -41,10 +42,12 @@ export interface OverloadSignal {
   readonly overloaded: boolean;
 }
 
-/** What besides the key decides whether events are accepted: the project's inbound filters. */
+/** What besides the key decides whether events are accepted: the project's inbound filters, the organization's quotas. */
 export interface AcceptPolicy {
   /** The project's inbound filters, cached per project (see `InboundFilterService`). */
   filterSettings(projectId: number): Promise<InboundFilterSettings>;
+  /** Takes `events` from the organization's budgets (see `OrganizationQuotas`). */
+  organizationQuota(organizationId: number, events: number, nowMs: number): Promise<QuotaDecision>;
 }
 
 /** How long an SDK is told to wait when the queue is full: the digest empties hundreds of events per batch. */
@@ -125,6 +128,11 @@ export class IngestService {
         this.#count(key, "rate_limited", "key_quota", events.length, receivedAt);
         throw rateLimited(decision.retryAfterSeconds);
       }
+    }
+    const quota = await this.policy?.organizationQuota(key.project.organizationId, events.length, receivedAt.getTime());
+    if (quota && !quota.allowed) {
+      this.#count(key, "rate_limited", quota.reason, events.length, receivedAt);
+      throw organizationThrottled(quota.retryAfterSeconds, quota.reason);
     }
     if (!this.admission) return this.#accept(key, events, receivedAt);
     if (!(await this.admission.admit(events.length, receivedAt.getTime()))) {
