@@ -2,7 +2,7 @@ import type { DependencyContainer } from "tsyringe";
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Logger, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
-import { InboundFilterServiceToken, NO_FILTERS } from "../inbound-filters/index.js";
+import { filterEvent, InboundFilterServiceToken, NO_FILTERS } from "../inbound-filters/index.js";
 import { EventSinkToken } from "../issues/index.js";
 import { OrganizationQuotasToken } from "../quotas/index.js";
 import { ingestErrorRenderer } from "./cors.js";
@@ -74,6 +74,7 @@ export const ingestPlugin = definePlugin({
       // Settings or counters that cannot be read refuse nothing: an event is never refused for want of them.
       const policy = {
         filterSettings: (projectId: number) => filters.settingsOf(projectId).catch(() => NO_FILTERS),
+        filterEvent,
         organizationQuota: (organizationId: number, events: number, nowMs: number) =>
           quotas.consume(organizationId, events, nowMs).catch(() => ({ allowed: true }) as const),
       };

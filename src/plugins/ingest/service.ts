@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Clock } from "../../clock.js";
 import { ApiError, notFound } from "../../http/errors.js";
-import { filterEvent, type InboundFilterSettings } from "../inbound-filters/index.js";
+import type { FilterReason, InboundFilterSettings } from "../inbound-filters/index.js";
 import type { EventSink } from "../issues/index.js";
 import type { QuotaDecision } from "../quotas/index.js";
 import { decompressBody } from "./decompress.js";
@@ -46,6 +46,8 @@ export interface OverloadSignal {
 export interface AcceptPolicy {
   /** The project's inbound filters, cached per project (see `InboundFilterService`). */
   filterSettings(projectId: number): Promise<InboundFilterSettings>;
+  /** Whether the settings refuse an event, and why: the inbound-filters plugin's pure `filterEvent` (no I/O). */
+  filterEvent(event: Record<string, unknown>, settings: InboundFilterSettings): FilterReason | null;
   /** Takes `events` from the organization's budgets (see `OrganizationQuotas`). */
   organizationQuota(organizationId: number, events: number, nowMs: number): Promise<QuotaDecision>;
 }
@@ -114,7 +116,7 @@ export class IngestService {
     return { id: id ?? filteredEventId(event.event) };
   }
 
-  /** Only events count against the key's limit; an envelope is accepted or refused as a whole. */
+  /** Only events count against the limits; the events an envelope keeps past its filters are accepted or refused as a whole. */
   async #capture(key: ProjectKeyRecord, received: ReceivedEvent[], receivedAt: Date): Promise<string[]> {
     // Again after the parse (the key may have come in the envelope only), before any quota is spent.
     this.#refuseWhenOverloaded(key, received.length, receivedAt);
@@ -149,10 +151,11 @@ export class IngestService {
 
   /** The events the project's inbound filters keep; each one dropped is counted as `filtered` with its reason. */
   async #withoutFiltered(key: ProjectKeyRecord, events: ReceivedEvent[], receivedAt: Date): Promise<ReceivedEvent[]> {
-    if (!this.policy) return events;
-    const settings = await this.policy.filterSettings(key.project.id);
+    const policy = this.policy;
+    if (!policy) return events;
+    const settings = await policy.filterSettings(key.project.id);
     return events.filter(({ event }) => {
-      const reason = filterEvent(event, settings);
+      const reason = policy.filterEvent(event, settings);
       if (reason !== null) this.#count(key, "filtered", reason, 1, receivedAt);
       return reason === null;
     });
