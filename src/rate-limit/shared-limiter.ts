@@ -30,6 +30,8 @@ interface KeyWindow {
   available: number;
   /** The shared counter reached the limit: nothing more to lease in this window. */
   exhausted: boolean;
+  /** The limit `exhausted` was found under: a raised limit may lease again. */
+  limit: number;
   /** The lease in flight; concurrent requests of the key wait for this one. */
   lease?: Promise<void>;
 }
@@ -85,6 +87,11 @@ export class SharedRateLimiter {
     const { start, end } = bounds;
     for (;;) {
       const window = this.#current(keyId, start, end - start);
+      if (window.limit !== limit) {
+        // A limit changed mid-window (a host raised an organization's quota): ask the counter again.
+        window.limit = limit;
+        window.exhausted = false;
+      }
       if (window.available >= cost) {
         window.available -= cost;
         return { allowed: true };
@@ -110,7 +117,7 @@ export class SharedRateLimiter {
     const existing = this.#windows.get(keyId);
     if (existing && existing.start === start && existing.windowMs === windowMs) return existing;
     if (!existing && this.#windows.size >= SWEEP_THRESHOLD) this.#sweep(start);
-    const fresh: KeyWindow = { start, windowMs, available: 0, exhausted: false };
+    const fresh: KeyWindow = { start, windowMs, available: 0, exhausted: false, limit: Number.NaN };
     this.#windows.set(keyId, fresh);
     return fresh;
   }
