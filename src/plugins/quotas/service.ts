@@ -14,6 +14,7 @@ export type ThrottleReason = "usage_exceeded" | "spike_protection";
 export type QuotaDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; reason: ThrottleReason };
 
 const ALLOWED: QuotaDecision = { allowed: true };
+const HOUR_MS = 3_600_000;
 
 /** A window's limit and which budget sets it. */
 interface BudgetLimit {
@@ -27,8 +28,8 @@ interface Baseline {
   limit: Promise<number>;
 }
 
-/** Episodes this instance already tried to announce are remembered up to this many, then forgotten together. */
-const MAX_REMEMBERED_EPISODES = 10_000;
+/** Organizations' baselines and announced episodes are remembered up to this many each, then forgotten together. */
+const MAX_REMEMBERED = 10_000;
 
 /**
  * Per-organization budgets counted at accept, across every instance on the schema: an hourly and
@@ -49,8 +50,9 @@ export class OrganizationQuotas {
     private readonly clock: Clock,
     private readonly logger: Logger,
   ) {
-    this.#hourly = new SharedRateLimiter(3_600_000, quotaWindowStore(db, "hour"));
-    this.#monthly = new SharedRateLimiter(3_600_000, quotaWindowStore(db, "month"));
+    // Windows are always given by their bounds (`consumeIn`), so the default length is never used.
+    this.#hourly = new SharedRateLimiter(HOUR_MS, quotaWindowStore(db, "hour"));
+    this.#monthly = new SharedRateLimiter(HOUR_MS, quotaWindowStore(db, "month"));
   }
 
   /** Takes `events` from the organization's budgets; a refusal (taking nothing more) when one is spent. */
@@ -92,7 +94,7 @@ export class OrganizationQuotas {
   ): Promise<number> {
     let baseline = this.#baselines.get(organizationId);
     if (!baseline || baseline.hourStart !== hourStart) {
-      if (this.#baselines.size >= MAX_REMEMBERED_EPISODES) this.#baselines.clear();
+      if (this.#baselines.size >= MAX_REMEMBERED) this.#baselines.clear();
       const average = hourlyAverage(this.db(), organizationId, hourStart);
       baseline = { hourStart, limit: average };
       this.#baselines.set(organizationId, baseline);
@@ -112,7 +114,7 @@ export class OrganizationQuotas {
   ): QuotaDecision {
     const episode = `${period}:${new Date(window.start).toISOString()}`;
     if (!this.#announced.has(`${organizationId}/${episode}`)) {
-      if (this.#announced.size >= MAX_REMEMBERED_EPISODES) this.#announced.clear();
+      if (this.#announced.size >= MAX_REMEMBERED) this.#announced.clear();
       this.#announced.add(`${organizationId}/${episode}`);
       // Not awaited: the refusal is answered at once; the announcement never fails it.
       this.#announce(organizationId, episode, period, window, budget).catch((error: unknown) =>
