@@ -3,10 +3,12 @@ import { alertsPlugin } from "./alerts/index.js";
 import { apiTokensPlugin } from "./api-tokens/index.js";
 import { deliveriesPlugin } from "./deliveries/index.js";
 import { externalIssuesPlugin } from "./external-issues/index.js";
+import { inboundFiltersPlugin } from "./inbound-filters/index.js";
 import { ingestPlugin } from "./ingest/index.js";
 import { installationsPlugin } from "./installations/index.js";
 import { issuesPlugin } from "./issues/index.js";
 import { organizationsPlugin } from "./organizations/index.js";
+import { quotasPlugin } from "./quotas/index.js";
 import { releasesPlugin } from "./releases/index.js";
 import { openApiPlugin } from "./openapi/index.js";
 import { scimPlugin } from "./scim/index.js";
@@ -20,6 +22,8 @@ export const firstPartyPlugins = [
   installationsPlugin,
   issuesPlugin,
   releasesPlugin,
+  inboundFiltersPlugin,
+  quotasPlugin,
   ingestPlugin,
   serviceHooksPlugin,
   webhooksPlugin,

@@ -53,6 +53,8 @@ export const GLOBAL_PARAMS: Record<string, string> = {
   /** A tag key every event carries: the issue in the path is what names the organization's data. */
   key: "level",
   schema_id: SCIM_USER,
+  /** Inbound filter ids are Sentry's, the same for every project: the project in the path names the data. */
+  filter_id: "localhost",
 };
 
 /** Valid values for body fields whose schema in the document is looser than the endpoint's check. */

@@ -36,6 +36,16 @@ describe("SharedRateLimiter", () => {
     expect((await one.consume(1, 1, 1, hourStart + HOUR, HOUR)).allowed).toBe(true);
   });
 
+  it("a limit raised mid-window lets more in at once; the units already taken still count", async () => {
+    const one = limiter();
+    for (let i = 0; i < 3; i++) expect((await one.consume(1, 1, 3, minuteStart + i)).allowed).toBe(true);
+    expect((await one.consume(1, 1, 3, minuteStart + 10)).allowed).toBe(false);
+    // The refused ask took its unit in the shared counter too: 4 of 6 are spent.
+    expect((await one.consume(1, 1, 6, minuteStart + 20)).allowed).toBe(true);
+    expect((await one.consume(1, 1, 6, minuteStart + 30)).allowed).toBe(true);
+    expect((await one.consume(1, 1, 6, minuteStart + 40)).allowed).toBe(false);
+  });
+
   it("counts keys separately", async () => {
     const one = limiter();
     expect((await one.consume(1, 1, 1, minuteStart)).allowed).toBe(true);

@@ -38,6 +38,17 @@ export function rateLimited(retryAfterSeconds: number): ApiError {
   });
 }
 
+/**
+ * The organization's budget is spent (`usage_exceeded`) or spike protection holds it back
+ * (`spike_protection`): scoped to the organization, so SDKs stop sending for every project.
+ */
+export function organizationThrottled(retryAfterSeconds: number, reason: string): ApiError {
+  return refusal(`Organization quota exceeded (${reason}); retry after ${retryAfterSeconds} seconds`, {
+    "Retry-After": String(retryAfterSeconds),
+    "X-Sentry-Rate-Limits": `${retryAfterSeconds}:error:organization:${reason}`,
+  });
+}
+
 /** Queued ingest past `ingest.maxQueueDepth`: the digest is behind, the SDK should back off briefly. */
 export function queueFull(retryAfterSeconds: number): ApiError {
   return refusal(`Ingest queue full; retry after ${retryAfterSeconds} seconds`, {

@@ -2,7 +2,9 @@ import type { DependencyContainer } from "tsyringe";
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Logger, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
+import { filterEvent, InboundFilterServiceToken, NO_FILTERS } from "../inbound-filters/index.js";
 import { EventSinkToken } from "../issues/index.js";
+import { OrganizationQuotasToken } from "../quotas/index.js";
 import { ingestErrorRenderer } from "./cors.js";
 import { captureInProject, type ProjectTarget } from "./in-process.js";
 import { KEY_CACHE_TTL_MS, RATE_LIMIT_WINDOW_MS } from "./limits.js";
@@ -40,7 +42,7 @@ function shedsOnOverload(container: DependencyContainer): boolean {
 export const ingestPlugin = definePlugin({
   id: "ingest",
   coreLedgerMigrations: ingestMigrations,
-  dependencies: ["organizations", "issues"],
+  dependencies: ["organizations", "issues", "inbound-filters", "quotas"],
   register(container) {
     registerIngestQueue(container);
     registerIngestObservability(container);
@@ -67,7 +69,17 @@ export const ingestPlugin = definePlugin({
       const observe = c.resolve(IngestObserverToken);
       const outcomes = { record: (record: OutcomeRecord) => (recorder.record(record), observe(record)) };
       const limiter = new SharedRateLimiter(RATE_LIMIT_WINDOW_MS, databaseQuotaStore(db));
-      return new IngestService(keys, c.resolve(IngestSinkToken), limiter, clock, outcomes, admission, overload);
+      const filters = c.resolve(InboundFilterServiceToken);
+      const quotas = c.resolve(OrganizationQuotasToken);
+      // Settings or counters that cannot be read refuse nothing: an event is never refused for want of them.
+      const policy = {
+        filterSettings: (projectId: number) => filters.settingsOf(projectId).catch(() => NO_FILTERS),
+        filterEvent,
+        organizationQuota: (organizationId: number, events: number, nowMs: number) =>
+          quotas.consume(organizationId, events, nowMs).catch(() => ({ allowed: true }) as const),
+      };
+      const sink = c.resolve(IngestSinkToken);
+      return new IngestService(keys, sink, limiter, clock, outcomes, admission, overload, policy);
     });
     // Resolved (and its histogram created) only when load shedding is on.
     registerFactory(

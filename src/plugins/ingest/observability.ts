@@ -25,12 +25,21 @@ type ObserveOutcome = (record: OutcomeRecord) => void;
 export const IngestObserverToken: InjectionToken<ObserveOutcome> = Symbol("faultline.IngestObserver");
 
 /** `ingest_events_dropped_total` reasons: the outcome's reason where it has one that says more than the outcome. */
-const DROP_REASONS = ["rate_limited", "queue_full", "overloaded", "too_large", "invalid", "client_discard"] as const;
+const DROP_REASONS = [
+  "rate_limited",
+  "queue_full",
+  "overloaded",
+  "too_large",
+  "invalid",
+  "filtered",
+  "client_discard",
+] as const;
 
 function dropReason(record: OutcomeRecord): (typeof DROP_REASONS)[number] {
   if (record.outcome === "rate_limited")
     return record.reason === "queue_full" || record.reason === "overloaded" ? record.reason : "rate_limited";
   if (record.outcome === "invalid") return record.reason === "too_large" ? "too_large" : "invalid";
+  if (record.outcome === "filtered") return "filtered";
   return "client_discard";
 }
 

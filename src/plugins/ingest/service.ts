@@ -1,10 +1,13 @@
+import { randomUUID } from "node:crypto";
 import type { Clock } from "../../clock.js";
 import { ApiError, notFound } from "../../http/errors.js";
+import type { FilterReason, InboundFilterSettings } from "../inbound-filters/index.js";
 import type { EventSink } from "../issues/index.js";
+import type { QuotaDecision } from "../quotas/index.js";
 import { decompressBody } from "./decompress.js";
 import { publicKeyFromDsn, publicKeyFromRequest } from "./dsn-auth.js";
 import { parseEnvelope } from "./envelope.js";
-import { overloaded, queueFull, rateLimited } from "./errors.js";
+import { organizationThrottled, overloaded, queueFull, rateLimited } from "./errors.js";
 import { eventsOf, parseEventPayload, type ReceivedEvent } from "./event-payload.js";
 import { clientDiscardsOf } from "./outcomes/client-report.js";
 import type { Outcome, OutcomeRecorder } from "./outcomes/recorder.js";
@@ -39,6 +42,16 @@ export interface OverloadSignal {
   readonly overloaded: boolean;
 }
 
+/** What besides the key decides whether events are accepted: the project's inbound filters, the organization's quotas. */
+export interface AcceptPolicy {
+  /** The project's inbound filters, cached per project (see `InboundFilterService`). */
+  filterSettings(projectId: number): Promise<InboundFilterSettings>;
+  /** Whether the settings refuse an event, and why: the inbound-filters plugin's pure `filterEvent` (no I/O). */
+  filterEvent(event: Record<string, unknown>, settings: InboundFilterSettings): FilterReason | null;
+  /** Takes `events` from the organization's budgets (see `OrganizationQuotas`). */
+  organizationQuota(organizationId: number, events: number, nowMs: number): Promise<QuotaDecision>;
+}
+
 /** How long an SDK is told to wait when the queue is full: the digest empties hundreds of events per batch. */
 const QUEUE_FULL_RETRY_AFTER_SECONDS = 1;
 /** Overload is decided per 100 ms window; a second lets a storm's backlog clear. */
@@ -56,6 +69,7 @@ export class IngestService {
     private readonly admission?: IngestAdmission,
     /** Present when `ingest.shedAtEventLoopDelayMs` is set (queued mode). */
     private readonly overload?: OverloadSignal,
+    private readonly policy?: AcceptPolicy,
   ) {}
 
   /** `POST /api/{project_id}/envelope/` → `{id}` of the (first) event, `{}` without one. */
@@ -99,13 +113,16 @@ export class IngestService {
       ),
     );
     const [id] = await this.#capture(key, withInferredIps([event], input), receivedAt);
-    return { id: id as string };
+    return { id: id ?? filteredEventId(event.event) };
   }
 
-  /** Only events count against the key's limit; an envelope is accepted or refused as a whole. */
-  async #capture(key: ProjectKeyRecord, events: ReceivedEvent[], receivedAt: Date): Promise<string[]> {
+  /** Only events count against the limits; the events an envelope keeps past its filters are accepted or refused as a whole. */
+  async #capture(key: ProjectKeyRecord, received: ReceivedEvent[], receivedAt: Date): Promise<string[]> {
     // Again after the parse (the key may have come in the envelope only), before any quota is spent.
-    this.#refuseWhenOverloaded(key, events.length, receivedAt);
+    this.#refuseWhenOverloaded(key, received.length, receivedAt);
+    // Filtered events are answered like accepted ones but spend no quota (docs/filters-and-quotas.md).
+    const events = await this.#withoutFiltered(key, received, receivedAt);
+    if (events.length === 0) return [];
     if (key.rateLimit !== null) {
       const { count, windowMs } = key.rateLimit;
       const decision = await this.limiter.consume(key.keyId, events.length, count, receivedAt.getTime(), windowMs);
@@ -113,6 +130,11 @@ export class IngestService {
         this.#count(key, "rate_limited", "key_quota", events.length, receivedAt);
         throw rateLimited(decision.retryAfterSeconds);
       }
+    }
+    const quota = await this.policy?.organizationQuota(key.project.organizationId, events.length, receivedAt.getTime());
+    if (quota && !quota.allowed) {
+      this.#count(key, "rate_limited", quota.reason, events.length, receivedAt);
+      throw organizationThrottled(quota.retryAfterSeconds, quota.reason);
     }
     if (!this.admission) return this.#accept(key, events, receivedAt);
     if (!(await this.admission.admit(events.length, receivedAt.getTime()))) {
@@ -125,6 +147,18 @@ export class IngestService {
       this.admission.release(events.length);
       throw error;
     }
+  }
+
+  /** The events the project's inbound filters keep; each one dropped is counted as `filtered` with its reason. */
+  async #withoutFiltered(key: ProjectKeyRecord, events: ReceivedEvent[], receivedAt: Date): Promise<ReceivedEvent[]> {
+    const policy = this.policy;
+    if (!policy) return events;
+    const settings = await policy.filterSettings(key.project.id);
+    return events.filter(({ event }) => {
+      const reason = policy.filterEvent(event, settings);
+      if (reason !== null) this.#count(key, "filtered", reason, 1, receivedAt);
+      return reason === null;
+    });
   }
 
   /**
@@ -199,6 +233,12 @@ function withInferredIps(events: ReceivedEvent[], input: IngestInput): ReceivedE
     const event = inferUserIp(received.event, address);
     return event === received.event ? received : { event, source: null };
   });
+}
+
+/** The id a filtered `/store/` event is answered with: its own when it has a valid one. */
+function filteredEventId(event: Record<string, unknown>): string {
+  const id = typeof event.event_id === "string" ? event.event_id.replaceAll("-", "").toLowerCase() : "";
+  return /^[0-9a-f]{32}$/.test(id) ? id : randomUUID().replaceAll("-", "");
 }
 
 /** Relay only routes numeric project ids, so anything else is not an ingest path: 404. */

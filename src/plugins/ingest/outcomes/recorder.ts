@@ -4,7 +4,7 @@ import type { Database } from "../../../db/schema.js";
 import type { Logger } from "../../../logging/logger.js";
 
 /** What became of events a project's SDK sent (Sentry's outcome names). */
-export type Outcome = "accepted" | "rate_limited" | "invalid" | "client_discard";
+export type Outcome = "accepted" | "filtered" | "rate_limited" | "invalid" | "client_discard";
 
 export interface OutcomeRecord {
   projectId: number;

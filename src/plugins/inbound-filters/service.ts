@@ -1,0 +1,112 @@
+import type { Kysely } from "kysely";
+import type { Clock } from "../../clock.js";
+import type { Database } from "../../db/schema.js";
+import type { LegacyBrowserSubfilter } from "./browsers.js";
+import { compileGlobs, type InboundFilterSettings } from "./filter.js";
+
+/** A project's inbound filters as stored and as the API shows them. */
+export interface StoredFilters {
+  browserExtensions: boolean;
+  localhost: boolean;
+  webCrawlers: boolean;
+  legacyBrowsers: LegacyBrowserSubfilter[];
+  errorMessages: string[];
+  releases: string[];
+}
+
+const NOTHING_STORED: StoredFilters = {
+  browserExtensions: false,
+  localhost: false,
+  webCrawlers: false,
+  legacyBrowsers: [],
+  errorMessages: [],
+  releases: [],
+};
+
+interface CacheEntry {
+  settings: Promise<InboundFilterSettings>;
+  expiresAt: number;
+}
+
+/** Projects whose settings are held at most; past it the cache starts over (it refills from one query per project). */
+const MAX_CACHED_PROJECTS = 10_000;
+
+/**
+ * Reads and changes projects' inbound filters. Ingest asks for a project's settings on every
+ * event, so they are cached on this object (one per instance) for `ttlMs`, patterns compiled
+ * once per load; a change made through this instance takes effect here at once, on other
+ * instances within `ttlMs`.
+ */
+export class InboundFilterService {
+  readonly #cache = new Map<number, CacheEntry>();
+
+  constructor(
+    private readonly db: () => Kysely<Database>,
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** The project's filters, ready for `filterEvent`; concurrent first requests share one query. */
+  settingsOf(projectId: number): Promise<InboundFilterSettings> {
+    const now = this.clock.now().getTime();
+    const cached = this.#cache.get(projectId);
+    if (cached && cached.expiresAt > now) return cached.settings;
+    if (this.#cache.size >= MAX_CACHED_PROJECTS) this.#cache.clear();
+    const settings = this.read(projectId).then(compiled);
+    this.#cache.set(projectId, { settings, expiresAt: now + this.ttlMs });
+    // A failed read is not kept: the next event asks again.
+    settings.catch(() => {
+      if (this.#cache.get(projectId)?.settings === settings) this.#cache.delete(projectId);
+    });
+    return settings;
+  }
+
+  async read(projectId: number): Promise<StoredFilters> {
+    const row = await this.db()
+      .selectFrom("inbound_filters")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .executeTakeFirst();
+    if (!row) return { ...NOTHING_STORED };
+    return {
+      browserExtensions: row.browser_extensions,
+      localhost: row.localhost,
+      webCrawlers: row.web_crawlers,
+      legacyBrowsers: row.legacy_browsers as LegacyBrowserSubfilter[],
+      errorMessages: row.error_messages,
+      releases: row.releases,
+    };
+  }
+
+  /** Changes the given filters of a project, keeping the others; resolves to all of them after. */
+  async update(projectId: number, change: Partial<StoredFilters>): Promise<StoredFilters> {
+    const next = { ...(await this.read(projectId)), ...change };
+    const values = {
+      browser_extensions: next.browserExtensions,
+      localhost: next.localhost,
+      web_crawlers: next.webCrawlers,
+      legacy_browsers: [...new Set(next.legacyBrowsers)],
+      error_messages: next.errorMessages,
+      releases: next.releases,
+      date_updated: this.clock.now(),
+    };
+    await this.db()
+      .insertInto("inbound_filters")
+      .values({ project_id: projectId, ...values })
+      .onConflict((conflict) => conflict.column("project_id").doUpdateSet(values))
+      .execute();
+    this.#cache.delete(projectId);
+    return next;
+  }
+}
+
+function compiled(stored: StoredFilters): InboundFilterSettings {
+  return {
+    browserExtensions: stored.browserExtensions,
+    localhost: stored.localhost,
+    webCrawlers: stored.webCrawlers,
+    legacyBrowsers: stored.legacyBrowsers,
+    errorMessages: compileGlobs(stored.errorMessages),
+    releases: compileGlobs(stored.releases),
+  };
+}
