@@ -1,4 +1,4 @@
-import { type Span, SpanKind, trace } from "@opentelemetry/api";
+import type { Span } from "@opentelemetry/api";
 import type { Kysely } from "kysely";
 import type { DependencyContainer } from "tsyringe";
 import type { Clock } from "../clock.js";
@@ -6,6 +6,7 @@ import { TokenCache as TokenCacheToken } from "../container/tokens.js";
 import type { Database } from "../db/schema.js";
 import { HANDLER_LOGGER, type Logger, RequestLogger } from "../logging/logger.js";
 import type { Metrics } from "../observability/metrics.js";
+import { inActiveSpan } from "../observability/tracing.js";
 import type { ResolvedOptions } from "../options.js";
 import type { Composition } from "../plugin/compose.js";
 import type { HookContext, PluginHooks } from "../plugin/plugin.js";
@@ -74,7 +75,6 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   const renderers = deps.composition.plugins.flatMap((plugin) => (plugin.errorRenderer ? [plugin.errorRenderer] : []));
   const tokenCache = deps.container.resolve(TokenCacheToken);
   const bodies = new BodyReader(deps.options.limits, deps.logger);
-  const tracer = trace.getTracer("faultline");
   const latency = deps.metrics.histogram(
     "http_request_duration_seconds",
     "Time to answer an HTTP request, by route template",
@@ -154,10 +154,8 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
   const serveWire: WireHandler = (request, handlerOptions) => {
     const method = KNOWN_METHODS.has(request.method) ? request.method : "_OTHER";
     // A server span per request, child of the host's own when it traces (a no-op without an SDK).
-    return tracer.startActiveSpan(
-      method,
-      { kind: SpanKind.SERVER, attributes: { "http.request.method": method } },
-      (span) => serve(request, handlerOptions, method, span).finally(() => span.end()),
+    return inActiveSpan(method, { kind: "server", attributes: { "http.request.method": method } }, (span) =>
+      serve(request, handlerOptions, method, span).finally(() => span.end()),
     );
   };
   const handle = async (request: Request, handlerOptions?: HandlerOptions): Promise<Response> => {
