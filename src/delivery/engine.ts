@@ -1,4 +1,3 @@
-import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { type Kysely, sql } from "kysely";
 import pRetry from "p-retry";
 import type { Clock } from "../clock.js";
@@ -9,6 +8,7 @@ import { runInTransaction, type TransactionScope } from "../db/transaction.js";
 import { type EventBus, SYSTEM_ACTOR } from "../events/event-bus.js";
 import type { Logger } from "../logging/logger.js";
 import type { Metrics } from "../observability/metrics.js";
+import { inActiveSpan, SPAN_STATUS_ERROR } from "../observability/tracing.js";
 import type { ResolvedOptions } from "../options.js";
 import type { Attempt, DestinationRegistry } from "./destinations.js";
 import { isRetryable, nextAttemptDelayMs, parseRetryAfter } from "./schedule.js";
@@ -45,7 +45,6 @@ export class DeliveryEngine {
     maxConcurrent: 2,
   });
 
-  readonly #tracer = trace.getTracer("faultline");
   readonly #outcomeCount;
   readonly #sendTime;
 
@@ -144,24 +143,20 @@ export class DeliveryEngine {
       "faultline.delivery.attempt": delivery.attempts,
       "faultline.delivery.destination_type": delivery.destination_type,
     };
-    const result = await this.#tracer.startActiveSpan(
-      "delivery.send",
-      { kind: SpanKind.CLIENT, attributes },
-      async (span) => {
-        try {
-          const sent = await postWebhook(delivery.url, delivery.body, headers, {
-            timeoutMs: this.options.timeoutMs,
-            allowPrivateNetworks: this.options.allowPrivateNetworks,
-          });
-          span.setAttribute("http.response.status_code", sent.status);
-          if (sent.status < 200 || sent.status >= 300)
-            span.setStatus({ code: SpanStatusCode.ERROR, message: sent.error ?? `HTTP ${sent.status}` });
-          return sent;
-        } finally {
-          span.end();
-        }
-      },
-    );
+    const result = await inActiveSpan("delivery.send", { kind: "client", attributes }, async (span) => {
+      try {
+        const sent = await postWebhook(delivery.url, delivery.body, headers, {
+          timeoutMs: this.options.timeoutMs,
+          allowPrivateNetworks: this.options.allowPrivateNetworks,
+        });
+        span.setAttribute("http.response.status_code", sent.status);
+        if (sent.status < 200 || sent.status >= 300)
+          span.setStatus({ code: SPAN_STATUS_ERROR, message: sent.error ?? `HTTP ${sent.status}` });
+        return sent;
+      } finally {
+        span.end();
+      }
+    });
     this.#sendTime.observe({ destination: delivery.destination_type }, result.durationMs / 1000);
     await this.#outcomes.submit({ delivery, result });
   }

@@ -1,4 +1,4 @@
-import { type Span, SpanKind, trace } from "@opentelemetry/api";
+import type { Span } from "@opentelemetry/api";
 import type { Kysely } from "kysely";
 import type { DependencyContainer } from "tsyringe";
 import type { Clock } from "../clock.js";
@@ -6,6 +6,7 @@ import { TokenCache as TokenCacheToken } from "../container/tokens.js";
 import type { Database } from "../db/schema.js";
 import { HANDLER_LOGGER, type Logger, RequestLogger } from "../logging/logger.js";
 import type { Metrics } from "../observability/metrics.js";
+import { inActiveSpan } from "../observability/tracing.js";
 import type { ResolvedOptions } from "../options.js";
 import type { Composition } from "../plugin/compose.js";
 import type { ErrorRenderer, HookContext, PluginHooks } from "../plugin/plugin.js";
@@ -87,7 +88,6 @@ class RequestPipeline {
   readonly #renderers: ErrorRenderer[];
   readonly #tokenCache: TokenCache;
   readonly #bodies: BodyReader;
-  readonly #tracer = trace.getTracer("faultline");
   readonly #latency: Histogram<"method" | "route" | "status">;
 
   constructor(private readonly deps: PipelineDeps) {
@@ -108,10 +108,8 @@ class RequestPipeline {
   serve(request: Request, handlerOptions: HandlerOptions | undefined): Promise<Response | WireReply> {
     const method = KNOWN_METHODS.has(request.method) ? request.method : "_OTHER";
     // A server span per request, child of the host's own when it traces (a no-op without an SDK).
-    return this.#tracer.startActiveSpan(
-      method,
-      { kind: SpanKind.SERVER, attributes: { "http.request.method": method } },
-      (span) => this.#serve(request, handlerOptions, method, span).finally(() => span.end()),
+    return inActiveSpan(method, { kind: "server", attributes: { "http.request.method": method } }, (span) =>
+      this.#serve(request, handlerOptions, method, span).finally(() => span.end()),
     );
   }
 

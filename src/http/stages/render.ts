@@ -1,8 +1,8 @@
 // Stage 6 of a request: the reply as it leaves, errors included.
 import type { Span } from "@opentelemetry/api";
-import { SpanStatusCode } from "@opentelemetry/api";
 import { isConnectionFailure, isDataException, MigrationsPendingError } from "../../db/errors.js";
 import type { Logger } from "../../logging/logger.js";
+import { SPAN_STATUS_ERROR } from "../../observability/tracing.js";
 import type { ErrorRenderer } from "../../plugin/plugin.js";
 import type { Reply } from "../endpoint.js";
 import { ApiError } from "../errors.js";
@@ -104,5 +104,5 @@ export function describeSpan(
     "url.path": url.pathname,
     "faultline.request_id": requestId,
   });
-  if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  if (status >= 500) span.setStatus({ code: SPAN_STATUS_ERROR });
 }

@@ -103,9 +103,9 @@ export function registerIngestObservability(container: DependencyContainer): voi
     "ingest_events_dropped_total",
     "Error events refused by ingest, or discarded by the SDK (client_discard), by reason",
     ["reason"],
+    // Every reason exists from the start, so rate() over it works before the first refusal.
+    DROP_REASONS.map((reason) => ({ reason })),
   );
-  // Every reason exists from the start, so rate() over it works before the first refusal.
-  for (const reason of DROP_REASONS) dropped.inc({ reason }, 0);
   // Error events only: client reports also count the SDK's discarded sessions, transactions, attachments.
   registerFactory(container, IngestObserverToken, () => (record) => {
     if (record.category !== "error") return;

@@ -1,4 +1,3 @@
-import { SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Kysely } from "kysely";
 import type { Counter } from "prom-client";
 import { isConnectionFailure } from "../../../db/errors.js";
@@ -6,6 +5,7 @@ import type { Database } from "../../../db/schema.js";
 import { retryTransientFailures } from "../../../db/retry.js";
 import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
 import type { Logger } from "../../../logging/logger.js";
+import { inActiveSpan, SPAN_STATUS_ERROR } from "../../../observability/tracing.js";
 import { mapInTurns } from "../../../worker/yield.js";
 import type { EventStore, NormalizedEvent, StorableEvent } from "../../issues/index.js";
 import type { QueueDepthGauge } from "./depth.js";
@@ -33,7 +33,6 @@ export class QueueDigest {
     },
   ) {}
 
-  readonly #tracer = trace.getTracer("faultline");
   /** Whether the last round's batches were full: the queue is backed up. */
   #backedUp = false;
 
@@ -99,23 +98,19 @@ export class QueueDigest {
 
   /** One span per stored batch (none for the empty polls of an idle queue). */
   #store(scope: TransactionScope, rows: readonly QueueRow[]): Promise<void> {
-    return this.#tracer.startActiveSpan(
-      "ingest.digest",
-      { attributes: { "faultline.ingest.events": rows.length } },
-      async (span) => {
-        try {
-          // Parsed in slices: 500 queued events at once held the host's requests for several ms.
-          await this.deps.store.storeBatch(scope, await mapInTurns(rows, storableEvent));
-          await scope.trx.executeQuery(this.deps.statements.remove(rows.map((row) => row.id)));
-        } catch (error) {
-          span.recordException(error as Error);
-          span.setStatus({ code: SpanStatusCode.ERROR });
-          throw error;
-        } finally {
-          span.end();
-        }
-      },
-    );
+    return inActiveSpan("ingest.digest", { attributes: { "faultline.ingest.events": rows.length } }, async (span) => {
+      try {
+        // Parsed in slices: 500 queued events at once held the host's requests for several ms.
+        await this.deps.store.storeBatch(scope, await mapInTurns(rows, storableEvent));
+        await scope.trx.executeQuery(this.deps.statements.remove(rows.map((row) => row.id)));
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SPAN_STATUS_ERROR });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
   }
 
   /** A deadlock or serialization failure (another transaction's lock order) runs the transaction again; a lost connection is the caller's to handle. */

@@ -1,9 +1,12 @@
-import { TraceMap } from "@jridgewell/trace-mapping";
+import type * as TraceMapping from "@jridgewell/trace-mapping";
+import type { InvalidOriginalMapping, OriginalMapping, TraceMap } from "@jridgewell/trace-mapping";
 import type { StoredFileRead } from "../artifacts/pieces.js";
 
 /** A parsed source map and its sources' lines, split once (context lines are read per frame). */
 export interface ParsedMap {
   map: TraceMap;
+  /** The original position of a generated one (trace-mapping's `originalPositionFor` on `map`). */
+  originalPositionFor(needle: { line: number; column: number }): OriginalMapping | InvalidOriginalMapping;
   lines(sourceIndex: number): string[] | null;
 }
 
@@ -40,7 +43,7 @@ export class SourceMapCache {
               ok: false,
               reason: `the source map is ${loaded.tooLarge} bytes, more than the ${loaded.limit} read for symbolication`,
             }
-          : parse(loaded.data);
+          : await parse(loaded.data);
     const bytes = loaded && "data" in loaded ? loaded.data.byteLength : 0;
     if (bytes <= this.maxBytes) {
       this.#entries.set(key, { result, bytes });
@@ -55,7 +58,14 @@ export class SourceMapCache {
   }
 }
 
-function parse(data: Uint8Array): MapResult {
+/**
+ * The source-map tooling, loaded with the first map parsed: an instance that symbolicates nothing
+ * never loads it (docs/performance.md, Embedded footprint).
+ */
+let traceMapping: Promise<typeof TraceMapping> | undefined;
+
+async function parse(data: Uint8Array): Promise<MapResult> {
+  const { TraceMap, originalPositionFor } = await (traceMapping ??= import("@jridgewell/trace-mapping"));
   try {
     const map = new TraceMap(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8"));
     const split = new Map<number, string[] | null>();
@@ -63,6 +73,7 @@ function parse(data: Uint8Array): MapResult {
       ok: true,
       map: {
         map,
+        originalPositionFor: (needle) => originalPositionFor(map, needle),
         lines(sourceIndex) {
           if (!split.has(sourceIndex)) {
             const content = map.sourcesContent?.[sourceIndex];

@@ -1,4 +1,3 @@
-import { originalPositionFor } from "@jridgewell/trace-mapping";
 import type { ParsedMap } from "./cache.js";
 
 export type Frame = Record<string, unknown>;
@@ -25,7 +24,7 @@ export function mapFrame(
   const line = frame.lineno;
   const column = frame.colno;
   if (typeof line !== "number" || typeof column !== "number") return null;
-  const position = originalPositionFor(parsed.map, { line, column: Math.max(0, column - 1) });
+  const position = parsed.originalPositionFor({ line, column: Math.max(0, column - 1) });
   if (position.source === null || position.line === null) return null;
   const sourceIndex = parsed.map.resolvedSources.indexOf(position.source);
   const source = sourceIndex >= 0 ? (parsed.map.sources[sourceIndex] ?? position.source) : position.source;
