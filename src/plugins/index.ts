@@ -1,6 +1,7 @@
 import type { EndpointsById } from "../plugin/api-of.js";
 import { alertsPlugin } from "./alerts/index.js";
 import { apiTokensPlugin } from "./api-tokens/index.js";
+import { dataScrubbingPlugin } from "./data-scrubbing/index.js";
 import { deliveriesPlugin } from "./deliveries/index.js";
 import { externalIssuesPlugin } from "./external-issues/index.js";
 import { ingestPlugin } from "./ingest/index.js";
@@ -20,6 +21,7 @@ export const firstPartyPlugins = [
   installationsPlugin,
   issuesPlugin,
   releasesPlugin,
+  dataScrubbingPlugin,
   ingestPlugin,
   serviceHooksPlugin,
   webhooksPlugin,

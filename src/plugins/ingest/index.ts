@@ -2,6 +2,7 @@ import type { DependencyContainer } from "tsyringe";
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Logger, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
+import { ScrubbingSettingsToken } from "../data-scrubbing/index.js";
 import { EventSinkToken } from "../issues/index.js";
 import { ingestErrorRenderer } from "./cors.js";
 import { captureInProject, type ProjectTarget } from "./in-process.js";
@@ -14,6 +15,7 @@ import { ingestEndpoints } from "./routes.js";
 import { OutcomeRecorder, type OutcomeRecord } from "./outcomes/recorder.js";
 import { getOutcomeStats } from "./outcomes/routes.js";
 import { EventLoopDelayMonitor } from "./overload.js";
+import { scrubbingSink } from "./scrubbing-sink.js";
 import { IngestService } from "./service.js";
 import {
   IngestServiceToken,
@@ -40,13 +42,17 @@ function shedsOnOverload(container: DependencyContainer): boolean {
 export const ingestPlugin = definePlugin({
   id: "ingest",
   coreLedgerMigrations: ingestMigrations,
-  dependencies: ["organizations", "issues"],
+  dependencies: ["organizations", "issues", "data-scrubbing"],
   register(container) {
     registerIngestQueue(container);
     registerIngestObservability(container);
     // Queued mode acknowledges once an event is queued; direct mode once it is grouped and stored.
+    // Either way, each event is scrubbed first (docs/data-scrubbing.md).
     registerFactory(container, IngestSinkToken, (c) =>
-      c.resolve(Options).ingest.queued ? c.resolve(QueuedEventSinkToken) : c.resolve(EventSinkToken),
+      scrubbingSink(
+        c.resolve(Options).ingest.queued ? c.resolve(QueuedEventSinkToken) : c.resolve(EventSinkToken),
+        c.resolve(ScrubbingSettingsToken),
+      ),
     );
     registerFactory(
       container,

@@ -22,7 +22,7 @@ export interface ProjectSettingsContributor {
    * Its detail fields for each of `projects`, by project id; a project it stores nothing for gets
    * its defaults. Reads through `db` (inside a transaction when the caller is in one).
    */
-  load(db: Kysely<Database>, projects: readonly Project[]): Promise<Map<number, ProjectSettingsValues>>;
+  load(db: Kysely<Database>, projects: readonly Project[]): Promise<ReadonlyMap<number, object>>;
   /** Stores the fields of its `body` that the `PUT` gave, in the `PUT`'s transaction. */
   save(scope: TransactionScope, project: Project, values: ProjectSettingsValues): Promise<void>;
 }
