@@ -3,6 +3,7 @@ import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Logger, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { filterEvent, InboundFilterServiceToken, NO_FILTERS } from "../inbound-filters/index.js";
+import { ScrubbingSettingsToken } from "../data-scrubbing/index.js";
 import { EventSinkToken } from "../issues/index.js";
 import { OrganizationQuotasToken } from "../quotas/index.js";
 import { ingestErrorRenderer } from "./cors.js";
@@ -16,6 +17,7 @@ import { ingestEndpoints } from "./routes.js";
 import { OutcomeRecorder, type OutcomeRecord } from "./outcomes/recorder.js";
 import { getOutcomeStats } from "./outcomes/routes.js";
 import { EventLoopDelayMonitor } from "./overload.js";
+import { scrubbingSink } from "./scrubbing-sink.js";
 import { IngestService } from "./service.js";
 import {
   IngestServiceToken,
@@ -42,13 +44,17 @@ function shedsOnOverload(container: DependencyContainer): boolean {
 export const ingestPlugin = definePlugin({
   id: "ingest",
   coreLedgerMigrations: ingestMigrations,
-  dependencies: ["organizations", "issues", "inbound-filters", "quotas"],
+  dependencies: ["organizations", "issues", "inbound-filters", "quotas", "data-scrubbing"],
   register(container) {
     registerIngestQueue(container);
     registerIngestObservability(container);
     // Queued mode acknowledges once an event is queued; direct mode once it is grouped and stored.
+    // Either way, each event is scrubbed first (docs/data-scrubbing.md).
     registerFactory(container, IngestSinkToken, (c) =>
-      c.resolve(Options).ingest.queued ? c.resolve(QueuedEventSinkToken) : c.resolve(EventSinkToken),
+      scrubbingSink(
+        c.resolve(Options).ingest.queued ? c.resolve(QueuedEventSinkToken) : c.resolve(EventSinkToken),
+        c.resolve(ScrubbingSettingsToken),
+      ),
     );
     registerFactory(
       container,
