@@ -2,6 +2,7 @@ import type { EndpointsById } from "../plugin/api-of.js";
 import { alertsPlugin } from "./alerts/index.js";
 import { apiTokensPlugin } from "./api-tokens/index.js";
 import { deliveriesPlugin } from "./deliveries/index.js";
+import { eventStorePlugin } from "./event-store/index.js";
 import { externalIssuesPlugin } from "./external-issues/index.js";
 import { ingestPlugin } from "./ingest/index.js";
 import { installationsPlugin } from "./installations/index.js";
@@ -18,6 +19,7 @@ export const firstPartyPlugins = [
   organizationsPlugin,
   apiTokensPlugin,
   installationsPlugin,
+  eventStorePlugin,
   issuesPlugin,
   releasesPlugin,
   ingestPlugin,

@@ -10,7 +10,7 @@ import {
   repairText,
   textProblem,
 } from "../../src/http/input-policy.js";
-import { EVENT_SANITIZE_LIMITS, sanitizeEventPayload } from "../../src/plugins/issues/grouping/sanitize.js";
+import { EVENT_SANITIZE_LIMITS, sanitizeEventPayload } from "../../src/plugins/event-store/grouping/sanitize.js";
 import {
   FilterSyntaxError,
   MAX_FILTER_DEPTH,

@@ -2,7 +2,7 @@ import type { DependencyContainer } from "tsyringe";
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Logger, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
-import { EventSinkToken } from "../issues/index.js";
+import { EventSinkToken } from "../event-store/index.js";
 import { ingestErrorRenderer } from "./cors.js";
 import { captureInProject, type ProjectTarget } from "./in-process.js";
 import { KEY_CACHE_TTL_MS, RATE_LIMIT_WINDOW_MS } from "./limits.js";

@@ -1,6 +1,6 @@
 import type { Clock } from "../../clock.js";
 import { ApiError, notFound } from "../../http/errors.js";
-import type { EventSink } from "../issues/index.js";
+import type { EventSink } from "../event-store/index.js";
 import { decompressBody } from "./decompress.js";
 import { publicKeyFromDsn, publicKeyFromRequest } from "./dsn-auth.js";
 import { parseEnvelope } from "./envelope.js";

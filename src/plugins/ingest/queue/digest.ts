@@ -7,7 +7,7 @@ import { retryTransientFailures } from "../../../db/retry.js";
 import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
 import type { Logger } from "../../../logging/logger.js";
 import { mapInTurns } from "../../../worker/yield.js";
-import type { EventStore, NormalizedEvent, StorableEvent } from "../../issues/index.js";
+import type { EventStore, NormalizedEvent, StorableEvent } from "../../event-store/index.js";
 import type { QueueDepthGauge } from "./depth.js";
 import type { QueueRow, QueueStatements } from "./statements.js";
 

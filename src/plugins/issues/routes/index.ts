@@ -1,6 +1,6 @@
 import { deleteIssue, getIssue, updateIssue } from "./issue.js";
 import { createComment, deleteComment, listComments, updateComment } from "./comments.js";
-import { getEvent, getEventJson, listIssueExternalIssues, listIssueHashes } from "./events.js";
+import { listIssueExternalIssues, listIssueHashes } from "./events.js";
 import { getIssueEvent, listIssueEvents } from "./issue-events.js";
 import { legacyIssueEndpoints } from "./legacy.js";
 import {
@@ -34,8 +34,6 @@ export const issueEndpoints = [
   listProjectIssues,
   bulkUpdateProjectIssues,
   bulkDeleteProjectIssues,
-  getEvent,
-  getEventJson,
   listIssueExternalIssues,
   listComments,
   createComment,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { DependencyContainer } from "tsyringe";
-import { Clock, Db } from "../../../container/tokens.js";
-import type { Issue, StoredEvent } from "../tables.js";
+import { Clock } from "../../../container/tokens.js";
+import type { Issue } from "../tables.js";
 import { defineEndpoint } from "../../../http/endpoint.js";
 import { ApiError, notFound } from "../../../http/errors.js";
 import { cursorSchema, pageReply, pageSizeSchema } from "../../../http/pagination.js";
@@ -9,13 +9,13 @@ import { repeatable } from "../../../http/query-params.js";
 import { resolveTimeRange, timeRangeShape } from "../../../http/time-range.js";
 import {
   type EventOrder,
+  EventStoreToken,
   type IssueEventFilter,
-  issueEdgeEvent,
-  issueEventById,
-  issueEventPage,
-} from "../events-api/issue-events.js";
-import { eventNeighbours, parseEventId } from "../events-api/queries.js";
-import { serializeEvent, serializeIssueEventItem } from "../events-api/serialize.js";
+  parseEventId,
+  serializeEvent,
+  serializeIssueEventItem,
+  type StoredEvent,
+} from "../../event-store/index.js";
 import { IssueRepositoryToken } from "../tokens.js";
 
 export const ISSUE_PATH = "/api/0/organizations/{organization_id_or_slug}/issues/{issue_id}/";
@@ -108,7 +108,7 @@ export const listIssueEvents = defineEndpoint({
       text: query.text,
     };
     const order: EventOrder = query.sort === "timestamp" ? "oldest" : "newest";
-    const page = await issueEventPage(container.resolve(Db), filter, order, query.cursor, query.per_page);
+    const page = await container.resolve(EventStoreToken).issueEventPage(filter, order, query.cursor, query.per_page);
     const noNeighbours = { previous: null, next: null };
     // A detailed event in a list keeps the list item's own fields too (Sentry's schema requires them).
     const serialize = (row: StoredEvent): object =>
@@ -128,7 +128,7 @@ export const getIssueEvent = defineEndpoint({
   query: z.object({ environment: environments }),
   handler: async ({ organization, params, query, container }) => {
     const issue = await requireIssue(container, organization.id, params.issue_id);
-    const db = container.resolve(Db);
+    const store = container.resolve(EventStoreToken);
     const filter: IssueEventFilter = {
       organizationId: organization.id,
       issueId: Number(issue.id),
@@ -138,13 +138,13 @@ export const getIssueEvent = defineEndpoint({
     };
     const which = params.event_id.toLowerCase();
     let event;
-    if (which === "latest" || which === "recommended") event = await issueEdgeEvent(db, filter, "newest");
-    else if (which === "oldest") event = await issueEdgeEvent(db, filter, "oldest");
+    if (which === "latest" || which === "recommended") event = await store.latestEvent(filter, "newest");
+    else if (which === "oldest") event = await store.latestEvent(filter, "oldest");
     else {
       const eventId = parseEventId(params.event_id);
-      event = eventId === null ? undefined : await issueEventById(db, filter, eventId);
+      event = eventId === null ? undefined : await store.issueEvent(filter, eventId);
     }
     if (!event) throw new ApiError(404, "Event not found");
-    return { body: serializeEvent(event, await eventNeighbours(db, event)) };
+    return { body: serializeEvent(event, await store.neighbours(event)) };
   },
 });

@@ -1,10 +1,7 @@
-import { Db } from "../../../container/tokens.js";
 import { defineEndpoint } from "../../../http/endpoint.js";
 import { ApiError, notFound } from "../../../http/errors.js";
 import { idString } from "../../../http/format.js";
-import { organizationEventById } from "../events-api/issue-events.js";
-import { eventNeighbours, parseEventId } from "../events-api/queries.js";
-import { serializeEvent } from "../events-api/serialize.js";
+import { EventStoreToken, parseEventId, serializeEvent } from "../../event-store/index.js";
 import { parseShortId } from "../short-id.js";
 import { serializeIssueDetail } from "../serialize/issue.js";
 import { IssueRepositoryToken } from "../tokens.js";
@@ -47,8 +44,8 @@ export const resolveEventId = defineEndpoint({
   scopes: ["event:read"],
   handler: async ({ organization, params, container }) => {
     const eventId = parseEventId(params.event_id);
-    const db = container.resolve(Db);
-    const found = eventId === null ? undefined : await organizationEventById(db, organization.id, eventId);
+    const store = container.resolve(EventStoreToken);
+    const found = eventId === null ? undefined : await store.findOrganizationEvent(organization.id, eventId);
     if (!found) throw new ApiError(404, "Event not found");
     const { project_slug: projectSlug, ...event } = found;
     return {
@@ -57,7 +54,7 @@ export const resolveEventId = defineEndpoint({
         projectSlug,
         groupId: idString(event.issue_id),
         eventId: event.event_id,
-        event: serializeEvent(event, await eventNeighbours(db, event)),
+        event: serializeEvent(event, await store.neighbours(event)),
       },
     };
   },

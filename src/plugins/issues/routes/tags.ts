@@ -1,18 +1,15 @@
 import { z } from "zod";
-import { Db } from "../../../container/tokens.js";
 import { defineEndpoint } from "../../../http/endpoint.js";
 import { ApiError } from "../../../http/errors.js";
 import { cursorSchema, linkHeader, type Page, pageSizeSchema, parseCursor } from "../../../http/pagination.js";
 import { repeatable } from "../../../http/query-params.js";
 import {
+  EventStoreToken,
   serializeTagKey,
   serializeTagValue,
   TAG_VALUE_SORTS,
-  tagKeys,
   type TagScope,
-  tagValues,
-  topValues,
-} from "../events-api/tags.js";
+} from "../../event-store/index.js";
 import { ISSUE_PATH, requireIssue } from "./issue-events.js";
 
 /** Top values shown per key in the key list and the key detail (Sentry shows 9 and 10). */
@@ -31,13 +28,13 @@ export const listIssueTags = defineEndpoint({
   query: z.object({ environment, key: repeatable }),
   handler: async ({ organization, params, query, container }) => {
     const issue = await requireIssue(container, organization.id, params.issue_id);
-    const db = container.resolve(Db);
+    const store = container.resolve(EventStoreToken);
     const scope: TagScope = {
       organizationId: organization.id,
       issueId: Number(issue.id),
       environments: query.environment,
     };
-    const [keys, top] = await Promise.all([tagKeys(db, scope, null), topValues(db, scope, null, TOP_VALUES)]);
+    const [keys, top] = await Promise.all([store.tagKeys(scope, null), store.topTagValues(scope, null, TOP_VALUES)]);
     const wanted = new Set(query.key);
     return {
       body: keys
@@ -57,15 +54,15 @@ export const getIssueTag = defineEndpoint({
   query: z.object({ environment }),
   handler: async ({ organization, params, query, container }) => {
     const issue = await requireIssue(container, organization.id, params.issue_id);
-    const db = container.resolve(Db);
+    const store = container.resolve(EventStoreToken);
     const scope: TagScope = {
       organizationId: organization.id,
       issueId: Number(issue.id),
       environments: query.environment,
     };
     const [[summary], top] = await Promise.all([
-      tagKeys(db, scope, params.key),
-      topValues(db, scope, params.key, TOP_VALUES),
+      store.tagKeys(scope, params.key),
+      store.topTagValues(scope, params.key, TOP_VALUES),
     ]);
     if (!summary) throw new ApiError(404, "Tag key not found");
     return { body: serializeTagKey(summary, top.get(params.key) ?? []) };
@@ -87,7 +84,7 @@ export const listIssueTagValues = defineEndpoint({
   }),
   handler: async ({ organization, params, query, container, url }) => {
     const issue = await requireIssue(container, organization.id, params.issue_id);
-    const db = container.resolve(Db);
+    const store = container.resolve(EventStoreToken);
     const scope: TagScope = {
       organizationId: organization.id,
       issueId: Number(issue.id),
@@ -96,9 +93,9 @@ export const listIssueTagValues = defineEndpoint({
     // An aggregate has no row id to keep a keyset on: these cursors are offsets (`0:{offset}:{isPrev}`).
     const cursor = parseCursor(query.cursor);
     const offset = cursor ? Math.max(0, cursor.isPrev ? cursor.id - query.per_page : cursor.id) : 0;
-    const fetched = await tagValues(db, scope, params.key, query.sort, offset, query.per_page + 1);
+    const fetched = await store.tagValues(scope, params.key, query.sort, offset, query.per_page + 1);
     if (fetched.length === 0 && offset === 0) {
-      const [summary] = await tagKeys(db, scope, params.key);
+      const [summary] = await store.tagKeys(scope, params.key);
       if (!summary) throw new ApiError(404, "Tag key not found");
     }
     const rows = fetched.slice(0, query.per_page);

@@ -5,13 +5,19 @@ import { parseOrThrow } from "../../../http/validate.js";
 import type { TaskDefinition } from "../../../worker/task.js";
 import { z } from "zod";
 import { OrganizationServiceToken } from "../../organizations/tokens.js";
+import { IssueRetentionToken } from "../tokens.js";
 import { maintainPartitions, type RetentionReport, type RetentionSettings, runRetention } from "./run.js";
 
 export const RETENTION_TASK_ID = "issues.retention";
 
 function settingsOf(container: DependencyContainer): RetentionSettings {
   const options = container.resolve(Options);
-  return { schema: options.schema, defaultDays: options.retention.days, now: container.resolve(Clock).now() };
+  return {
+    schema: options.schema,
+    issues: container.resolve(IssueRetentionToken),
+    defaultDays: options.retention.days,
+    now: container.resolve(Clock).now(),
+  };
 }
 
 /** One slice of retention with this instance's schema, option and clock. */

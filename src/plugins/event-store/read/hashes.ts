@@ -100,3 +100,6 @@ export async function issueHashPage(db: Kysely<Database>, issueId: number, curso
   };
   return { page, serialize };
 }
+
+/** A page of an issue's hashes and how to serialize each (`EventReads.issueHashPage`). */
+export type IssueHashPage = Awaited<ReturnType<typeof issueHashPage>>;

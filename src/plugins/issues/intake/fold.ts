@@ -1,4 +1,4 @@
-import type { NormalizedEvent } from "../grouping/types.js";
+import type { NormalizedEvent } from "../../event-store/index.js";
 import { compareReleases } from "../releases.js";
 import { type IssueState, reopen, type Resolution, type Snooze, snoozeExpired } from "../state.js";
 

@@ -1,19 +1,9 @@
 import { sql, type Transaction } from "kysely";
 import type { Database } from "../../../db/schema.js";
 import type { NormalizedEvent } from "../grouping/types.js";
-import type { ProjectRef } from "./port.js";
+import type { ProjectRef, StorableEvent, StoredBatchEvent } from "../tokens.js";
 
-/** An event of a digest batch, with the project it was sent to. */
-export interface BatchItem {
-  project: ProjectRef;
-  event: NormalizedEvent;
-}
-
-/** An event stored by this batch (not a repeat of one stored before), and its issue. */
-export interface FreshEvent {
-  item: BatchItem;
-  issueId: number;
-}
+type FreshEvent = StoredBatchEvent;
 
 /**
  * Stores a batch's events: each (project, event id) is claimed in `event_ids` first, so an SDK's
@@ -28,7 +18,7 @@ export interface FreshEvent {
  */
 export async function insertEvents(
   trx: Transaction<Database>,
-  items: readonly BatchItem[],
+  items: readonly StorableEvent[],
   issueOf: readonly number[],
 ): Promise<FreshEvent[]> {
   const unique = new Map<string, FreshEvent>();

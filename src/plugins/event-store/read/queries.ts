@@ -49,3 +49,18 @@ export async function eventNeighbours(db: Kysely<Database>, event: StoredEvent):
   const [previous, next] = await Promise.all([nearest("before"), nearest("after")]);
   return { previous: previous?.event_id ?? null, next: next?.event_id ?? null };
 }
+
+/** Events, or distinct users, of an issue received at or after `since` (the snooze windows' counts). */
+export async function countIssueEvents(
+  db: Kysely<Database>,
+  issueId: number,
+  since: Date,
+  what: "events" | "users",
+): Promise<number> {
+  const base = db.selectFrom("events").where("issue_id", "=", issueId).where("received", ">=", since);
+  const row =
+    what === "events"
+      ? await base.select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()
+      : await base.select((eb) => eb.fn.count("user_key").distinct().as("n")).executeTakeFirstOrThrow();
+  return Number(row.n);
+}

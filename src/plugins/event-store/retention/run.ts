@@ -1,16 +1,14 @@
 import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
 import { quoteIdentifier } from "../../../db/identifiers.js";
-import { MAX_DIGEST_ATTEMPTS } from "../../../db/ingest-queue.js";
 import type { Database } from "../../../db/schema.js";
 import { runInTransaction } from "../../../db/transaction.js";
+import type { IssueRetention } from "../tokens.js";
 import { takeRetentionLock, unlessLockBusy } from "./locks.js";
 import { ensurePartitions, listPartitions } from "./partitions.js";
 
 const DAY = 86_400_000;
 /** Rows deleted per statement in one slice (events of shorter-retention projects, stats, locators). */
 const ROW_BATCH = 10_000;
-/** Issues marked expired per slice (the `issues.purge` task removes their rows afterwards). */
-const ISSUE_BATCH = 1000;
 
 /** What one retention slice did. `ran` is false when another instance held the lock. */
 export interface RetentionReport {
@@ -29,6 +27,8 @@ export interface RetentionReport {
 
 export interface RetentionSettings {
   schema: string;
+  /** The issues' part of each slice (the issues plugin's port). */
+  issues: IssueRetention;
   /** Days events are kept for projects without an override. */
   defaultDays: number;
   now: Date;
@@ -39,10 +39,8 @@ export interface RetentionSettings {
  * running it → returns `ran: false` at once). Expiry is by partition wherever it can be: weekly
  * partitions wholly older than the longest retention in force are dropped (their `event_ids`
  * first, in batches). Projects with a shorter retention lose their older events row by row, as do
- * rows stranded in the DEFAULT partition; issues left without events whose last sighting is past
- * their project's retention are hidden (`deleted_at`) and their fingerprints released, so the
- * purge task deletes them with their comments, activity, links and counters, as Sentry's cleanup
- * does; hourly and daily counters past retention and queued events that failed for good go too.
+ * rows stranded in the DEFAULT partition; then the issues' part runs ({@link IssueRetention}:
+ * issues left without events hidden, counters and failed queued events past retention deleted).
  */
 export function runRetention(db: Kysely<Database>, settings: RetentionSettings): Promise<RetentionReport> {
   return runInTransaction(db, async ({ trx }) => {
@@ -74,10 +72,10 @@ export function runRetention(db: Kysely<Database>, settings: RetentionSettings):
       );
     // DEFAULT holds rows outside every weekly range: expired ones are deleted there.
     report.eventsDeleted += await deleteEvents(trx, schema, sql`received < ${oldestKept}`, ROW_BATCH, "events_default");
-    const cutoff = cutoffOf(defaultDays, now);
-    report.issuesExpired = await expireIssues(trx, table, cutoff, now);
-    report.statsDeleted = await deleteStats(trx, table, cutoff);
-    report.queueRowsDeleted = await deleteQueueLeftovers(trx, table, cutoff);
+    const issues = await settings.issues.expire(trx, { schema, defaultDays, now });
+    report.issuesExpired = issues.issuesExpired;
+    report.statsDeleted = issues.statsDeleted;
+    report.queueRowsDeleted = issues.queueRowsDeleted;
     const droppable = (await listPartitions(trx, schema)).filter((p) => p.to <= oldestKept);
     let locatorsLeft = false;
     for (const partition of droppable) {
@@ -100,10 +98,7 @@ export function runRetention(db: Kysely<Database>, settings: RetentionSettings):
     }
     // Issues left without events are found by the next slice, once the drop is committed (and its lock released).
     report.more =
-      locatorsLeft ||
-      report.partitionsDropped.length > 0 ||
-      [report.eventsDeleted, report.statsDeleted, report.queueRowsDeleted].some((n) => n >= ROW_BATCH) ||
-      report.issuesExpired === ISSUE_BATCH;
+      locatorsLeft || report.partitionsDropped.length > 0 || report.eventsDeleted >= ROW_BATCH || issues.more;
     return report;
   });
 }
@@ -140,10 +135,6 @@ async function projectCutoffs(trx: Transaction<Database>, { defaultDays, now }: 
   return [...groups].map(([days, projectIds]) => ({ projectIds, before: new Date(now.getTime() - days * DAY) }));
 }
 
-/** Per project, the instant before which its events expire, as a SQL expression over a projects row `p`. */
-const cutoffOf = (defaultDays: number, now: Date) =>
-  sql<Date>`${now}::timestamptz - make_interval(days => coalesce(p.retention_days, ${defaultDays}))`;
-
 type TableIn = (name: string) => RawBuilder<unknown>;
 /** Raw SQL names its tables with the schema (the Kysely instance's `withSchema` covers built queries only). */
 const tableIn =
@@ -172,56 +163,4 @@ export async function deleteEvents(
     )
     SELECT count(*)::integer AS n FROM gone`.execute(trx);
   return rows[0]?.n ?? 0;
-}
-
-async function expireIssues(
-  trx: Transaction<Database>,
-  table: TableIn,
-  cutoff: RawBuilder<Date>,
-  now: Date,
-): Promise<number> {
-  const { rows } = await sql<{ id: string }>`
-    UPDATE ${table("issues")} SET deleted_at = ${now} WHERE id IN (
-      SELECT i.id FROM ${table("issues")} i JOIN ${table("projects")} p ON p.id = i.project_id
-      WHERE i.deleted_at IS NULL AND i.last_seen < ${cutoff}
-        AND NOT EXISTS (SELECT 1 FROM ${table("events")} e WHERE e.issue_id = i.id)
-      ORDER BY i.id LIMIT ${ISSUE_BATCH} FOR UPDATE OF i SKIP LOCKED
-    ) RETURNING id`.execute(trx);
-  if (rows.length === 0) return 0;
-  // A new event with the same fingerprint opens a new issue, as after a deletion.
-  await trx
-    .deleteFrom("issue_hashes")
-    .where(
-      "issue_id",
-      "in",
-      rows.map((row) => Number(row.id)),
-    )
-    .execute();
-  return rows.length;
-}
-
-async function deleteStats(trx: Transaction<Database>, table: TableIn, cutoff: RawBuilder<Date>): Promise<number> {
-  let deleted = 0;
-  for (const stats of ["issue_stats_hourly", "issue_stats_daily"]) {
-    const result = await sql`
-      DELETE FROM ${table(stats)} WHERE (issue_id, bucket) IN (
-        SELECT s.issue_id, s.bucket FROM ${table(stats)} s JOIN ${table("issues")} i ON i.id = s.issue_id JOIN ${table("projects")} p ON p.id = i.project_id
-        WHERE s.bucket < ${cutoff} LIMIT ${ROW_BATCH})`.execute(trx);
-    deleted += Number(result.numAffectedRows ?? 0);
-  }
-  return deleted;
-}
-
-/** Queued events the digest gave up on (left for inspection) go once their project's retention has passed. */
-async function deleteQueueLeftovers(
-  trx: Transaction<Database>,
-  table: TableIn,
-  cutoff: RawBuilder<Date>,
-): Promise<number> {
-  const result = await sql`
-    DELETE FROM ${table("ingest_queue")} WHERE id IN (
-      SELECT q.id FROM ${table("ingest_queue")} q JOIN ${table("projects")} p ON p.id = q.project_id
-      WHERE q.attempts >= ${MAX_DIGEST_ATTEMPTS} AND (q.event::jsonb ->> 'received')::timestamptz < ${cutoff}
-      LIMIT ${ROW_BATCH})`.execute(trx);
-  return Number(result.numAffectedRows ?? 0);
 }

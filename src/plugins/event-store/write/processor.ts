@@ -3,7 +3,6 @@ import type { Clock } from "../../../clock.js";
 import type { Database } from "../../../db/schema.js";
 import { retryTransientFailures } from "../../../db/retry.js";
 import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
-import type { EventBus } from "../../../events/event-bus.js";
 import { normalizeEvent } from "../grouping/index.js";
 import { type BatcherOptions, GroupCommitBatcher } from "../../../db/group-commit.js";
 import type { NormalizedEvent } from "../grouping/types.js";
@@ -11,21 +10,22 @@ import type {
   CaptureOptions,
   EventPayloadProcessor,
   EventSink,
-  EventStore,
+  EventWrites,
+  IssueGrouping,
   ProjectRef,
   StorableEvent,
-} from "./port.js";
-import type { BatchItem } from "./insert-events.js";
-import { writeBatch } from "./write-batch.js";
+} from "../tokens.js";
+import { storeEvents } from "./store-events.js";
 import { mapInTurns } from "../../../worker/yield.js";
 
 /** Normalises, groups and stores events, batching concurrent ones into one transaction. */
-export class EventProcessor implements EventSink, EventStore {
-  readonly #batcher: GroupCommitBatcher<BatchItem>;
+export class EventProcessor implements EventSink, EventWrites {
+  readonly #batcher: GroupCommitBatcher<StorableEvent>;
 
   constructor(
     private readonly db: () => Kysely<Database>,
-    private readonly events: EventBus,
+    /** The issues plugin's side of the write path (resolved at each use: it registers after this plugin). */
+    private readonly issues: () => IssueGrouping,
     private readonly clock: Clock,
     options: BatcherOptions,
     /** Payload processors other plugins registered (read at each use: registration comes later). */
@@ -54,7 +54,7 @@ export class EventProcessor implements EventSink, EventStore {
             ...item,
             event: await this.#process(scope.trx, item.project, item.event),
           }));
-    return writeBatch(scope, processed, { events: this.events, now: this.clock.now() });
+    return storeEvents(scope, processed, { issues: this.issues(), now: this.clock.now() });
   }
 
   /**
@@ -79,7 +79,7 @@ export class EventProcessor implements EventSink, EventStore {
     return this.#batcher.drain();
   }
 
-  async #write(items: BatchItem[]): Promise<void> {
+  async #write(items: StorableEvent[]): Promise<void> {
     // Lock ordering makes deadlocks unlikely, not impossible (a host's own transactions): retry.
     // A connection lost mid-batch (a terminated backend, a failover) is retried once on a fresh
     // one. Safe even if the lost COMMIT had landed: events are unique per (project, event id)
@@ -87,7 +87,7 @@ export class EventProcessor implements EventSink, EventStore {
     await retryTransientFailures(
       () =>
         runInTransaction(this.db(), (scope) =>
-          writeBatch(scope, items, { events: this.events, now: this.clock.now() }),
+          storeEvents(scope, items, { issues: this.issues(), now: this.clock.now() }),
         ),
       {
         deadlock: true,

@@ -1,41 +1,78 @@
-import { sql, type Transaction } from "kysely";
+import { sql, type Kysely, type Transaction } from "kysely";
 import type { Database } from "../../../db/schema.js";
 import type { Issue } from "../tables.js";
 import type { TransactionScope } from "../../../db/transaction.js";
 import { type EventBus, SYSTEM_ACTOR } from "../../../events/event-bus.js";
+import type {
+  EventReads,
+  IssueBatch,
+  IssueGrouping,
+  StorableEvent,
+  StoredBatchEvent,
+} from "../../event-store/index.js";
 import type { ProjectSnapshot } from "../domain-events.js";
 import { eventSnapshot, issueSnapshot } from "../snapshot.js";
 import { type IssueState, stateFromRow } from "../state.js";
 import { ITEMS_PER_TURN, yieldToEventLoop } from "../../../worker/yield.js";
-import { assignIssues } from "./assign-issues.js";
+import { assignIssues, type IssueAssignment } from "./assign-issues.js";
 import { type FoldEvent, type FoldResult, foldEvents } from "./fold.js";
-import { type BatchItem, type FreshEvent, insertEvents } from "./insert-events.js";
+
+type BatchItem = StorableEvent;
+type FreshEvent = StoredBatchEvent;
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const floorTo = (date: Date, size: number) => new Date(Math.floor(date.getTime() / size) * size);
 
 /**
- * Writes one batch of events in the caller's transaction: issues assigned or created, events
- * stored (duplicates by event id dropped), counters, stats, facets, automatic transitions,
- * activity, and the domain events — set-based wherever a statement can cover the batch.
+ * The issues' side of the event store's write path ({@link IssueGrouping}): each event assigned
+ * to its issue (issues created for new fingerprints) and the batch's issues locked, then, once the
+ * store has kept the events, counters, stats, facets, automatic transitions, activity and the
+ * domain events — set-based wherever a statement can cover the batch.
  */
-export async function writeBatch(
+export class IssueIntake implements IssueGrouping {
+  constructor(
+    private readonly events: EventBus,
+    /** The event store's reads (resolved at each use: the store and this port need each other). */
+    private readonly store: () => EventReads,
+  ) {}
+
+  async assign(trx: Transaction<Database>, items: readonly BatchItem[], now: Date): Promise<IssueBatch> {
+    const assignment = await assignIssues(trx, items, now);
+    const issueIds = [...new Set(assignment.issueOf)].sort((a, b) => a - b);
+    const rows = await trx
+      .selectFrom("issues")
+      .selectAll()
+      .where("id", "in", issueIds)
+      .orderBy("id")
+      .forUpdate()
+      .execute();
+    const deps = { events: this.events, now, store: this.store() };
+    return {
+      issueOf: assignment.issueOf,
+      record: (scope, stored) => recordEvents(scope, items, [...stored], { ...deps, assignment, rows }),
+    };
+  }
+}
+
+interface RecordDeps {
+  events: EventBus;
+  now: Date;
+  store: EventReads;
+  assignment: IssueAssignment;
+  /** The batch's issues, locked, in id order. */
+  rows: Issue[];
+}
+
+/** Everything a batch's stored events change on their issues, in the batch's transaction. */
+async function recordEvents(
   scope: TransactionScope,
   items: readonly BatchItem[],
-  deps: { events: EventBus; now: Date },
+  fresh: FreshEvent[],
+  deps: RecordDeps,
 ): Promise<void> {
   const { trx } = scope;
-  const assignment = await assignIssues(trx, items, deps.now);
-  const issueIds = [...new Set(assignment.issueOf)].sort((a, b) => a - b);
-  const rows = await trx
-    .selectFrom("issues")
-    .selectAll()
-    .where("id", "in", issueIds)
-    .orderBy("id")
-    .forUpdate()
-    .execute();
-  const fresh = await insertEvents(trx, items, assignment.issueOf);
+  const { assignment, rows } = deps;
   const newUsers = await insertUsers(trx, fresh);
   const releases = releaseRows(fresh, assignment.created, deps.now);
   await createReleases(trx, releases);
@@ -52,7 +89,7 @@ export async function writeBatch(
   for (const row of rows) {
     const events = freshByIssue.get(Number(row.id)) ?? [];
     if (events.length === 0) continue;
-    outcomes.set(Number(row.id), await foldIssue(trx, row, events, newUsers));
+    outcomes.set(Number(row.id), await foldIssue(trx, deps.store, row, events, newUsers));
   }
   await updateIssues(trx, outcomes);
   await upsertStats(trx, fresh);
@@ -160,7 +197,13 @@ async function countReleases(trx: Transaction<Database>, rows: ReleaseRow[]): Pr
     .execute();
 }
 
-async function foldIssue(trx: Transaction<Database>, row: Issue, events: FreshEvent[], newUsers: Set<string>) {
+async function foldIssue(
+  trx: Transaction<Database>,
+  store: EventReads,
+  row: Issue,
+  events: FreshEvent[],
+  newUsers: Set<string>,
+) {
   const state = stateFromRow(row);
   const seenUsers = new Set<string>();
   const foldEventsInput: FoldEvent[] = events.map(({ item, issueId }) => {
@@ -170,7 +213,7 @@ async function foldIssue(trx: Transaction<Database>, row: Issue, events: FreshEv
     return { event: item.event, newUser };
   });
   const window =
-    state.status === "ignored" ? await snoozeWindowCounts(trx, state, events.at(-1)?.item.event.received) : null;
+    state.status === "ignored" ? await snoozeWindowCounts(trx, store, state, events.at(-1)?.item.event.received) : null;
   const releaseDates =
     state.status === "resolved" ? await releaseFirstSeen(trx, state.projectId) : new Map<string, Date>();
   const fold = foldEvents(state, foldEventsInput, { window, releaseFirstSeen: (version) => releaseDates.get(version) });
@@ -181,31 +224,19 @@ async function foldIssue(trx: Transaction<Database>, row: Issue, events: FreshEv
  * Events and distinct users within the snooze's windows (this batch's events included). Only
  * events received after the snooze began count.
  */
-async function snoozeWindowCounts(trx: Transaction<Database>, state: IssueState, now: Date | undefined) {
+async function snoozeWindowCounts(
+  trx: Kysely<Database>,
+  store: EventReads,
+  state: IssueState,
+  now: Date | undefined,
+) {
   const snooze = state.snooze;
   if (!snooze || !now || (!snooze.window && !snooze.userWindow)) return null;
   const since = (minutes: number | null) =>
     new Date(Math.max(new Date(snooze.since).getTime() + 1, now.getTime() - (minutes ?? 0) * 60_000));
-  const base = trx.selectFrom("events").where("issue_id", "=", state.id);
-  const events = snooze.window
-    ? Number(
-        (
-          await base
-            .where("received", ">=", since(snooze.window))
-            .select((eb) => eb.fn.countAll().as("n"))
-            .executeTakeFirstOrThrow()
-        ).n,
-      )
-    : 0;
+  const events = snooze.window ? await store.countIssueEvents(trx, state.id, since(snooze.window), "events") : 0;
   const users = snooze.userWindow
-    ? Number(
-        (
-          await base
-            .where("received", ">=", since(snooze.userWindow))
-            .select((eb) => eb.fn.count("user_key").distinct().as("n"))
-            .executeTakeFirstOrThrow()
-        ).n,
-      )
+    ? await store.countIssueEvents(trx, state.id, since(snooze.userWindow), "users")
     : 0;
   return { events, users };
 }

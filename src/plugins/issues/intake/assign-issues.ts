@@ -1,7 +1,6 @@
 import type { Transaction } from "kysely";
 import type { Database } from "../../../db/schema.js";
-import type { NormalizedEvent } from "../grouping/types.js";
-import type { ProjectRef } from "./port.js";
+import type { NormalizedEvent, ProjectRef } from "../../event-store/index.js";
 
 export interface IssueAssignment {
   /** The issue of each item, by index. */
