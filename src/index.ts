@@ -81,6 +81,10 @@ export type { Actor, DomainEvent, DomainEventMap, DomainEventName } from "./even
 export { registerFactory, registerValue } from "./container/container.js";
 export * as tokens from "./container/tokens.js";
 /** Extension point of event storage: rewrite an event's payload before grouping (docs/plugins.md). */
-export { EventPayloadProcessorToken, type EventPayloadProcessor, type ProjectRef } from "./plugins/event-store/index.js";
+export {
+  EventPayloadProcessorToken,
+  type EventPayloadProcessor,
+  type ProjectRef,
+} from "./plugins/event-store/index.js";
 /** Where uploaded source maps live: replace it to keep blobs in an object store (docs/releases-and-source-maps.md). */
 export { ArtifactStoreToken, type ArtifactStore, type StoreContext } from "./plugins/releases/index.js";

@@ -62,7 +62,10 @@ describe("migration shares: each plugin's part of Faultline's original migration
     // sha256 of each migration's statements sorted (a share moving to another owner may reorder
     // them within the migration, never change one). A change here is a change to a released migration.
     const fingerprint = (statements: string[]) =>
-      createHash("sha256").update([...statements].sort().join("\n;\n")).digest("hex").slice(0, 16);
+      createHash("sha256")
+        .update([...statements].sort().join("\n;\n"))
+        .digest("hex")
+        .slice(0, 16);
     expect(Object.fromEntries(merged.map((m) => [m.name, fingerprint(m.statements('"s"'))]))).toEqual({
       "0001_core": "e3df98e37d6d2780",
       "0002_issues": "7517f306012eb5a2",

@@ -5,12 +5,7 @@ import { eventStoreMigrations } from "./migrations.js";
 import { partitionTask, retentionApi, retentionTask } from "./retention/task.js";
 import { eventEndpoints } from "./routes/events.js";
 import { PostgresEventStore } from "./store.js";
-import {
-  EventPayloadProcessorToken,
-  EventSinkToken,
-  EventStoreToken,
-  IssueGroupingToken,
-} from "./tokens.js";
+import { EventPayloadProcessorToken, EventSinkToken, EventStoreToken, IssueGroupingToken } from "./tokens.js";
 import { EventProcessor } from "./write/processor.js";
 import { EventProcessorToken } from "./write/token.js";
 

@@ -177,7 +177,10 @@ export interface IssueRetentionReport {
  * issues left without events hidden, counters past retention deleted.
  */
 export interface IssueRetention {
-  expire(trx: Transaction<Database>, settings: { schema: string; defaultDays: number; now: Date }): Promise<IssueRetentionReport>;
+  expire(
+    trx: Transaction<Database>,
+    settings: { schema: string; defaultDays: number; now: Date },
+  ): Promise<IssueRetentionReport>;
 }
 
 export const IssueRetentionToken: InjectionToken<IssueRetention> = Symbol("faultline.IssueRetention");

@@ -224,20 +224,13 @@ async function foldIssue(
  * Events and distinct users within the snooze's windows (this batch's events included). Only
  * events received after the snooze began count.
  */
-async function snoozeWindowCounts(
-  trx: Kysely<Database>,
-  store: EventReads,
-  state: IssueState,
-  now: Date | undefined,
-) {
+async function snoozeWindowCounts(trx: Kysely<Database>, store: EventReads, state: IssueState, now: Date | undefined) {
   const snooze = state.snooze;
   if (!snooze || !now || (!snooze.window && !snooze.userWindow)) return null;
   const since = (minutes: number | null) =>
     new Date(Math.max(new Date(snooze.since).getTime() + 1, now.getTime() - (minutes ?? 0) * 60_000));
   const events = snooze.window ? await store.countIssueEvents(trx, state.id, since(snooze.window), "events") : 0;
-  const users = snooze.userWindow
-    ? await store.countIssueEvents(trx, state.id, since(snooze.userWindow), "users")
-    : 0;
+  const users = snooze.userWindow ? await store.countIssueEvents(trx, state.id, since(snooze.userWindow), "users") : 0;
   return { events, users };
 }
 
