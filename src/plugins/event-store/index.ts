@@ -3,7 +3,7 @@ import { Clock, Db, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { eventStoreMigrations } from "./migrations.js";
 import { partitionTask, retentionApi, retentionTask } from "./retention/task.js";
-import { eventEndpoints } from "./routes/events.js";
+import { eventEndpoints } from "./read/routes.js";
 import { PostgresEventStore } from "./store.js";
 import { EventPayloadProcessorToken, EventSinkToken, EventStoreToken, IssueGroupingToken } from "./tokens.js";
 import { EventProcessor } from "./write/processor.js";

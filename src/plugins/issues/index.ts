@@ -5,7 +5,7 @@ import { definePlugin } from "../../plugin/plugin.js";
 import { EventStoreToken, IssueGroupingToken, IssueRetentionToken } from "../event-store/index.js";
 import { IssueIntake } from "./intake/record-events.js";
 import { IssueRepository } from "./repository.js";
-import { issueEndpoints } from "./routes/index.js";
+import { issueEndpoints } from "./endpoints.js";
 import { issueRetention } from "./retention.js";
 import { purgeDeletedIssuesTask, snoozeExpiryTask } from "./tasks.js";
 import { CommentService } from "./comments/service.js";

@@ -3,7 +3,7 @@ import { ApiError, notFound } from "../../../http/errors.js";
 import { idString } from "../../../http/format.js";
 import { EventStoreToken, parseEventId, serializeEvent } from "../../event-store/index.js";
 import { parseShortId } from "../short-id.js";
-import { serializeIssueDetail } from "../serialize/issue.js";
+import { serializeIssueDetail } from "./serialize.js";
 import { IssueRepositoryToken } from "../tokens.js";
 import { serializeContext } from "./context.js";
 

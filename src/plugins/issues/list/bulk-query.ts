@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { repeatable } from "../../../http/query-params.js";
-import { issueFilterShape } from "../list/params.js";
+import { issueFilterShape } from "./params.js";
 import { parseSearchQuery } from "../search/parser.js";
-import { bulkIdsSchema } from "./issue.js";
+import { bulkIdsSchema } from "../issue/routes.js";
 
 /**
  * The query of a bulk PUT / DELETE on the issue list (`?id=…`, else the list's filters).

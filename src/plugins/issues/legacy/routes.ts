@@ -13,10 +13,10 @@ import {
 import { notFound } from "../../../http/errors.js";
 import { forbidden } from "../../../http/stages/access.js";
 import { parseOrThrow } from "../../../http/validate.js";
-import { listIssueHashes } from "./events.js";
-import { deleteIssue, getIssue, updateIssue } from "./issue.js";
-import { getIssueEvent, listIssueEvents } from "./issue-events.js";
-import { getIssueTag, listIssueTags, listIssueTagValues } from "./tags.js";
+import { listIssueHashes } from "../events/hashes.js";
+import { deleteIssue, getIssue, updateIssue } from "../issue/routes.js";
+import { getIssueEvent, listIssueEvents } from "../events/routes.js";
+import { getIssueTag, listIssueTags, listIssueTagValues } from "../events/tags.js";
 
 /**
  * Sentry's legacy issue routes, `/api/0/issues/{issue_id}/…` (still what sentry-cli, older

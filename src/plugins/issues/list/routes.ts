@@ -6,13 +6,13 @@ import { defineEndpoint } from "../../../http/endpoint.js";
 import { linkHeader } from "../../../http/pagination.js";
 import type { DependencyContainer } from "tsyringe";
 import { OrganizationServiceToken } from "../../organizations/index.js";
-import { listIssuesQuery } from "../list/params.js";
-import { IssueListQuery, MAX_HITS } from "../list/service.js";
-import { serializeIssues } from "../serialize/issue.js";
+import { listIssuesQuery } from "./params.js";
+import { IssueListQuery, MAX_HITS } from "./service.js";
+import { serializeIssues } from "../issue/serialize.js";
 import { IssueWorkflowToken } from "../tokens.js";
 import { updateIssueBody } from "../workflow/schemas.js";
 import { type BulkQuery, bulkQuery } from "./bulk-query.js";
-import { serializeContext } from "./context.js";
+import { serializeContext } from "../issue/context.js";
 
 const LIST_PATH = "/api/0/organizations/{organization_id_or_slug}/issues/";
 

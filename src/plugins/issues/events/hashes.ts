@@ -6,7 +6,7 @@ import { notFound } from "../../../http/errors.js";
 import { cursorSchema, pageReply, pageSizeSchema } from "../../../http/pagination.js";
 import { EventStoreToken } from "../../event-store/index.js";
 import { IssueRepositoryToken } from "../tokens.js";
-import { issueExternalIssues } from "./external-issues-query.js";
+import { issueExternalIssues } from "../issue/external-issues.js";
 
 const ISSUE_PATH = "/api/0/organizations/{organization_id_or_slug}/issues/{issue_id}/";
 

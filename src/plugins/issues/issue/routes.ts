@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineEndpoint } from "../../../http/endpoint.js";
 import { notFound } from "../../../http/errors.js";
-import { serializeIssueDetail } from "../serialize/issue.js";
+import { serializeIssueDetail } from "./serialize.js";
 import { IssueRepositoryToken, IssueWorkflowToken } from "../tokens.js";
 import { updateIssueBody } from "../workflow/schemas.js";
 import { serializeContext } from "./context.js";

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { defineEndpoint } from "../../../http/endpoint.js";
 import { cursorSchema, pageReply, pageSizeSchema } from "../../../http/pagination.js";
-import { commentBody } from "../comments/schemas.js";
-import { serializeComment } from "../comments/serialize.js";
+import { commentBody } from "./schemas.js";
+import { serializeComment } from "./serialize.js";
 import { CommentServiceToken } from "../tokens.js";
 
 const COMMENTS = "/api/0/organizations/{organization_id_or_slug}/issues/{issue_id}/comments/";

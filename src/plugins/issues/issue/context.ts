@@ -5,7 +5,7 @@ import type { DependencyContainer } from "tsyringe";
 import { requestBaseUrl } from "../../organizations/index.js";
 import { PublicBaseUrl } from "../../organizations/tokens.js";
 import type { ListPresentation } from "../list/presentation.js";
-import type { SerializeContext } from "../serialize/issue.js";
+import type { SerializeContext } from "./serialize.js";
 import { issueLinks } from "../urls.js";
 
 /**

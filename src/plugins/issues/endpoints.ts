@@ -1,8 +1,8 @@
-import { deleteIssue, getIssue, updateIssue } from "./issue.js";
-import { createComment, deleteComment, listComments, updateComment } from "./comments.js";
-import { listIssueExternalIssues, listIssueHashes } from "./events.js";
-import { getIssueEvent, listIssueEvents } from "./issue-events.js";
-import { legacyIssueEndpoints } from "./legacy.js";
+import { deleteIssue, getIssue, updateIssue } from "./issue/routes.js";
+import { createComment, deleteComment, listComments, updateComment } from "./comments/routes.js";
+import { listIssueExternalIssues, listIssueHashes } from "./events/hashes.js";
+import { getIssueEvent, listIssueEvents } from "./events/routes.js";
+import { legacyIssueEndpoints } from "./legacy/routes.js";
 import {
   bulkDeleteIssues,
   bulkDeleteProjectIssues,
@@ -10,9 +10,9 @@ import {
   bulkUpdateProjectIssues,
   listIssues,
   listProjectIssues,
-} from "./list.js";
-import { resolveEventId, resolveShortId } from "./lookups.js";
-import { getIssueTag, listIssueTags, listIssueTagValues } from "./tags.js";
+} from "./list/routes.js";
+import { resolveEventId, resolveShortId } from "./issue/lookups.js";
+import { getIssueTag, listIssueTags, listIssueTagValues } from "./events/tags.js";
 
 /**
  * Every HTTP endpoint of the issues area (the issue's own under Sentry's legacy `/api/0/issues/{id}/` too).

@@ -10,7 +10,7 @@ import {
   TAG_VALUE_SORTS,
   type TagScope,
 } from "../../event-store/index.js";
-import { ISSUE_PATH, requireIssue } from "./issue-events.js";
+import { ISSUE_PATH, requireIssue } from "./routes.js";
 
 /** Top values shown per key in the key list and the key detail (Sentry shows 9 and 10). */
 const TOP_VALUES = 10;

@@ -2,8 +2,8 @@ import type { DependencyContainer } from "tsyringe";
 import { defineEndpoint } from "../../../http/endpoint.js";
 import { ApiError } from "../../../http/errors.js";
 import { OrganizationServiceToken } from "../../organizations/index.js";
-import { parseEventId } from "../read/queries.js";
-import { serializeEvent } from "../read/serialize.js";
+import { parseEventId } from "./queries.js";
+import { serializeEvent } from "./serialize.js";
 import type { StoredEvent } from "../tables.js";
 import { EventStoreToken } from "../tokens.js";
 
