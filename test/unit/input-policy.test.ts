@@ -17,7 +17,7 @@ import {
   MAX_FILTER_TERMS,
   parseFilter,
   parsePatchPath,
-} from "../../src/plugins/scim/filter.js";
+} from "../../src/plugins/scim/resources/filter.js";
 import { hostileJson, hostileString, nested } from "../helpers/hostile-json.js";
 
 /** Whether text is what PostgreSQL stores as is: no NUL, every surrogate paired (checked code unit by code unit). */

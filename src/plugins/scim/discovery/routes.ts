@@ -1,8 +1,8 @@
-import { defineEndpoint } from "../../http/endpoint.js";
-import { resourceTypes, schemaResources, serviceProviderConfig } from "./discovery.js";
-import { scimError, scimResponse } from "./errors.js";
-import { scimCall } from "./route-support.js";
-import { listResponse } from "./serialize.js";
+import { defineEndpoint } from "../../../http/endpoint.js";
+import { resourceTypes, schemaResources, serviceProviderConfig } from "./documents.js";
+import { scimError, scimResponse } from "../errors.js";
+import { scimCall } from "../requests/route-support.js";
+import { listResponse } from "../resources/serialize.js";
 
 // Any token that may see the organization may read these; other methods → 405 (the router's Allow header).
 

@@ -1,4 +1,4 @@
-import { ENTERPRISE_USER_SCHEMA, GROUP_SCHEMA, PROVISIONABLE_ROLES, USER_SCHEMA } from "./constants.js";
+import { ENTERPRISE_USER_SCHEMA, GROUP_SCHEMA, PROVISIONABLE_ROLES, USER_SCHEMA } from "../constants.js";
 
 /** RFC 7643 §7 attribute characteristics: one definition drives validation, filters, PATCH and `/Schemas`. */
 export interface AttributeDefinition {

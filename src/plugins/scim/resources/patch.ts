@@ -6,12 +6,12 @@ import {
   type ScimResource,
   scimPatch,
 } from "scim-patch";
-import { ApiError } from "../../http/errors.js";
+import { ApiError } from "../../../http/errors.js";
 import { type ResolvedAttribute, findExtension, findSubAttribute, isReadOnly, resolveAttribute } from "./attributes.js";
-import { MAX_PATCH_OPERATIONS, PATCH_OP_SCHEMA } from "./constants.js";
-import { invalidPath, invalidSyntax, invalidValue, mutability, noTarget, scimError } from "./errors.js";
+import { MAX_PATCH_OPERATIONS, PATCH_OP_SCHEMA } from "../constants.js";
+import { invalidPath, invalidSyntax, invalidValue, mutability, noTarget, scimError } from "../errors.js";
 import { type Filter, FilterSyntaxError, parsePatchPath, stringifyFilter, stringifyPatchPath } from "./filter.js";
-import { coerceValue, isObject, type JsonObject } from "./resource-input.js";
+import { coerceValue, isObject, type JsonObject } from "./input.js";
 import type { AttributeDefinition, ResourceSchema } from "./schema-definitions.js";
 
 type Op = "add" | "remove" | "replace";

@@ -1,12 +1,12 @@
 import type { Kysely } from "kysely";
-import type { Clock } from "../../clock.js";
-import { isUniqueViolation } from "../../db/errors.js";
-import type { Database } from "../../db/schema.js";
-import { runInTransaction, type TransactionScope } from "../../db/transaction.js";
-import type { DomainEventMap, DomainEventName, EventBus } from "../../events/event-bus.js";
+import type { Clock } from "../../../clock.js";
+import { isUniqueViolation } from "../../../db/errors.js";
+import type { Database } from "../../../db/schema.js";
+import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
+import type { DomainEventMap, DomainEventName, EventBus } from "../../../events/event-bus.js";
 import { type ScimCall, scimDb } from "./call.js";
-import { uniqueness } from "./errors.js";
-import type { ScimDb, ScimRepository } from "./repository.js";
+import { uniqueness } from "../errors.js";
+import type { ScimDb, ScimRepository } from "../repository.js";
 
 /** What a write gets: its transaction (typed with the SCIM columns), the time, and event emission inside it. */
 export interface ScimWrite {

@@ -1,5 +1,5 @@
-import type { Organization } from "../../db/schema.js";
-import { scimError } from "./errors.js";
+import type { Organization } from "../../../db/schema.js";
+import { scimError } from "../errors.js";
 
 const SCIM_PLANS: readonly string[] = ["business", "enterprise"];
 

@@ -1,16 +1,16 @@
-import { type ScimCall, parseFilterParameter, resourceId } from "./call.js";
-import { type GroupState, groupPatchDocument, groupStateFrom, groupStateOf } from "./documents.js";
-import { invalidSyntax, invalidValue, resourceNotFound, uniqueness } from "./errors.js";
-import { type ScimTeamMemberRef, teamSnapshot } from "./events.js";
-import { filterToSql } from "./filter-sql.js";
-import type { ListQuery } from "./list-query.js";
-import { applyPatch } from "./patch.js";
-import { type Projection, project, wantsAttribute } from "./projection.js";
-import { GROUP_FILTER_TARGET, type GroupRow, type ScimDb, type ScimRepository } from "./repository.js";
-import { canonicalResource, checkSchemas, isObject } from "./resource-input.js";
-import { GROUP_RESOURCE } from "./schema-definitions.js";
-import { listResponse, serializeGroup } from "./serialize.js";
-import type { ScimUnitOfWork, ScimWrite } from "./unit-of-work.js";
+import { type ScimCall, parseFilterParameter, resourceId } from "../requests/call.js";
+import { type GroupState, groupPatchDocument, groupStateFrom, groupStateOf } from "../resources/documents.js";
+import { invalidSyntax, invalidValue, resourceNotFound, uniqueness } from "../errors.js";
+import { type ScimTeamMemberRef, teamSnapshot } from "../domain-events.js";
+import { filterToSql } from "../resources/filter-sql.js";
+import type { ListQuery } from "../resources/list-query.js";
+import { applyPatch } from "../resources/patch.js";
+import { type Projection, project, wantsAttribute } from "../resources/projection.js";
+import { GROUP_FILTER_TARGET, type GroupRow, type ScimDb, type ScimRepository } from "../repository.js";
+import { canonicalResource, checkSchemas, isObject } from "../resources/input.js";
+import { GROUP_RESOURCE } from "../resources/schema-definitions.js";
+import { listResponse, serializeGroup } from "../resources/serialize.js";
+import type { ScimUnitOfWork, ScimWrite } from "../requests/unit-of-work.js";
 
 const CONFLICT = "displayName or externalId is already in use in this organization";
 

@@ -1,13 +1,13 @@
 import type { Kysely } from "kysely";
-import type { Database, Organization } from "../../db/schema.js";
-import { ApiError } from "../../http/errors.js";
-import type { TokenCache } from "../../auth/token-cache.js";
-import type { TokenIssuer } from "../api-tokens/index.js";
-import type { OrganizationService } from "../organizations/index.js";
-import { scimDb } from "./call.js";
-import { SCIM_TOKEN_SCOPES } from "./constants.js";
+import type { Database, Organization } from "../../../db/schema.js";
+import { ApiError } from "../../../http/errors.js";
+import type { TokenCache } from "../../../auth/token-cache.js";
+import type { TokenIssuer } from "../../api-tokens/index.js";
+import type { OrganizationService } from "../../organizations/index.js";
+import { scimDb } from "../requests/call.js";
+import { SCIM_TOKEN_SCOPES } from "../constants.js";
 import { describeMissing, missingScimPrerequisites } from "./gating.js";
-import type { ScimRepository } from "./repository.js";
+import type { ScimRepository } from "../repository.js";
 
 type Reference = string | number;
 

@@ -1,7 +1,7 @@
-import { isoDate } from "../../http/format.js";
-import { ENTERPRISE_USER_SCHEMA, GROUP_SCHEMA, LIST_RESPONSE_SCHEMA, USER_SCHEMA } from "./constants.js";
-import type { GroupRow, UserRow } from "./repository.js";
-import type { JsonObject } from "./resource-input.js";
+import { isoDate } from "../../../http/format.js";
+import { ENTERPRISE_USER_SCHEMA, GROUP_SCHEMA, LIST_RESPONSE_SCHEMA, USER_SCHEMA } from "../constants.js";
+import type { GroupRow, UserRow } from "../repository.js";
+import type { JsonObject } from "./input.js";
 
 function meta(resourceType: "User" | "Group", row: { created: Date; last_modified: Date }, location: string) {
   return {

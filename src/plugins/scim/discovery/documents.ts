@@ -6,8 +6,8 @@ import {
   SCHEMA_SCHEMA,
   SERVICE_PROVIDER_CONFIG_SCHEMA,
   USER_SCHEMA,
-} from "./constants.js";
-import { ALL_SCHEMAS, type SchemaDefinition } from "./schema-definitions.js";
+} from "../constants.js";
+import { ALL_SCHEMAS, type SchemaDefinition } from "../resources/schema-definitions.js";
 
 /** RFC 7643 §5: what this service provider supports (docs/scim.md, "6. Discovery and errors"). */
 export function serviceProviderConfig(baseUrl: string) {

@@ -1,10 +1,10 @@
 import { z } from "zod";
-import { defineEndpoint } from "../../http/endpoint.js";
-import { scimResponse } from "./errors.js";
-import { parseListQuery, parseProjection } from "./list-query.js";
-import type { JsonObject } from "./resource-input.js";
-import { scimCall, type ScimRouteContext } from "./route-support.js";
-import { ScimGroupServiceToken } from "./tokens.js";
+import { defineEndpoint } from "../../../http/endpoint.js";
+import { scimResponse } from "../errors.js";
+import { parseListQuery, parseProjection } from "../resources/list-query.js";
+import type { JsonObject } from "../resources/input.js";
+import { scimCall, type ScimRouteContext } from "../requests/route-support.js";
+import { ScimGroupServiceToken } from "../tokens.js";
 
 /** Bodies are checked by the service against the SCIM schemas, so that errors carry a scimType. */
 const anyBody = z.unknown();

@@ -1,5 +1,5 @@
-import { MAX_RESULTS } from "./constants.js";
-import { invalidValue } from "./errors.js";
+import { MAX_RESULTS } from "../constants.js";
+import { invalidValue } from "../errors.js";
 import type { Projection } from "./projection.js";
 
 export interface ListQuery extends Projection {

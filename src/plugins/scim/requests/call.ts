@@ -1,11 +1,11 @@
 import type { Kysely } from "kysely";
-import { int4Id } from "../../db/ids.js";
-import type { Database, Organization } from "../../db/schema.js";
-import type { ScimDatabase } from "./tables.js";
-import type { TransactionScope } from "../../db/transaction.js";
-import type { Actor } from "../../events/event-bus.js";
-import { invalidFilter, resourceNotFound } from "./errors.js";
-import { type Filter, FilterSyntaxError, parseFilter } from "./filter.js";
+import { int4Id } from "../../../db/ids.js";
+import type { Database, Organization } from "../../../db/schema.js";
+import type { ScimDatabase } from "../tables.js";
+import type { TransactionScope } from "../../../db/transaction.js";
+import type { Actor } from "../../../events/event-bus.js";
+import { invalidFilter, resourceNotFound } from "../errors.js";
+import { type Filter, FilterSyntaxError, parseFilter } from "../resources/filter.js";
 
 /** One SCIM request as the services see it. */
 export interface ScimCall {

@@ -1,8 +1,8 @@
 import { type RawBuilder, type SqlBool, sql } from "kysely";
 import { findSubAttribute, resolveAttribute } from "./attributes.js";
-import { invalidFilter } from "./errors.js";
+import { invalidFilter } from "../errors.js";
 import type { CompareOperator, Filter, FilterValue } from "./filter.js";
-import { toBoolean } from "./resource-input.js";
+import { toBoolean } from "./input.js";
 import type { AttributeDefinition, ResourceSchema } from "./schema-definitions.js";
 
 /** How a resource's attributes are stored: some as columns, the rest inside one jsonb document. */

@@ -1,12 +1,12 @@
 import type { DependencyContainer } from "tsyringe";
-import type { Principal } from "../../auth/principal.js";
-import { Db } from "../../container/tokens.js";
-import type { Organization } from "../../db/schema.js";
-import type { Actor } from "../../events/event-bus.js";
-import { PublicBaseUrl } from "../organizations/tokens.js";
+import type { Principal } from "../../../auth/principal.js";
+import { Db } from "../../../container/tokens.js";
+import type { Organization } from "../../../db/schema.js";
+import type { Actor } from "../../../events/event-bus.js";
+import { PublicBaseUrl } from "../../organizations/tokens.js";
 import type { ScimCall } from "./call.js";
-import { assertJsonBody } from "./errors.js";
-import { assertScimAvailable } from "./gating.js";
+import { assertJsonBody } from "../errors.js";
+import { assertScimAvailable } from "../setup/gating.js";
 
 /** What SCIM handlers use of the endpoint context (every SCIM path names the organization). */
 export interface ScimRouteContext {

@@ -1,8 +1,8 @@
-import type { MemberRole } from "../../db/schema.js";
-import { ENTERPRISE_USER_SCHEMA, GROUP_SCHEMA, PROVISIONABLE_ROLES, USER_SCHEMA } from "./constants.js";
-import { invalidValue } from "./errors.js";
-import type { GroupRow, UserRow } from "./repository.js";
-import { isObject, type JsonObject } from "./resource-input.js";
+import type { MemberRole } from "../../../db/schema.js";
+import { ENTERPRISE_USER_SCHEMA, GROUP_SCHEMA, PROVISIONABLE_ROLES, USER_SCHEMA } from "../constants.js";
+import { invalidValue } from "../errors.js";
+import type { GroupRow, UserRow } from "../repository.js";
+import { isObject, type JsonObject } from "./input.js";
 
 /** What a SCIM User write decides: the membership's columns and the attributes stored as sent. */
 export interface UserState {

@@ -1,7 +1,7 @@
 import type { MemberRole } from "../../db/schema.js";
 import { ENTERPRISE_USER_SCHEMA } from "./constants.js";
 import type { GroupRow, UserRow } from "./repository.js";
-import { isObject, type JsonObject } from "./resource-input.js";
+import { isObject, type JsonObject } from "./resources/input.js";
 
 /** A member as hosts mirror it into their own user tables. */
 export interface ScimMemberSnapshot {

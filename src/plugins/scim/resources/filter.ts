@@ -7,7 +7,7 @@
  * satisfy. Here that expression means "one email is both".
  */
 
-import { textProblem } from "../../db/storable-text.js";
+import { textProblem } from "../../../db/storable-text.js";
 
 export const COMPARE_OPERATORS = ["eq", "ne", "co", "sw", "ew", "gt", "lt", "ge", "le"] as const;
 export type CompareOperator = (typeof COMPARE_OPERATORS)[number];

@@ -1,5 +1,5 @@
 import { findExtension, resolveAttribute } from "./attributes.js";
-import { isObject, type JsonObject } from "./resource-input.js";
+import { isObject, type JsonObject } from "./input.js";
 import type { ResourceSchema } from "./schema-definitions.js";
 
 /** `attributes` / `excludedAttributes` (RFC 7644 §3.4.2.5); names that resolve to nothing are ignored. */

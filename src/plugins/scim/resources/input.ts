@@ -1,5 +1,5 @@
 import { findExtension, findSubAttribute, resolveAttribute } from "./attributes.js";
-import { invalidSyntax, invalidValue } from "./errors.js";
+import { invalidSyntax, invalidValue } from "../errors.js";
 import type { AttributeDefinition, ResourceSchema } from "./schema-definitions.js";
 
 export type JsonObject = Record<string, unknown>;

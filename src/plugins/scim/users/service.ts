@@ -1,16 +1,16 @@
-import { type ScimCall, parseFilterParameter, resourceId } from "./call.js";
-import { invalidSyntax, resourceNotFound, scimError, uniqueness } from "./errors.js";
-import { filterToSql } from "./filter-sql.js";
-import { stableJson, type UserState, userPatchDocument, userStateFrom, userStateOf } from "./documents.js";
-import { memberSnapshot, primaryEmail } from "./events.js";
-import type { ListQuery } from "./list-query.js";
-import { applyPatch } from "./patch.js";
-import { type Projection, project, wantsAttribute } from "./projection.js";
-import { type ScimDb, type ScimRepository, USER_FILTER_TARGET, type UserRow } from "./repository.js";
-import { canonicalResource, checkSchemas, isObject, type JsonObject } from "./resource-input.js";
-import { USER_RESOURCE } from "./schema-definitions.js";
-import { listResponse, serializeUser } from "./serialize.js";
-import type { ScimUnitOfWork, ScimWrite } from "./unit-of-work.js";
+import { type ScimCall, parseFilterParameter, resourceId } from "../requests/call.js";
+import { invalidSyntax, resourceNotFound, scimError, uniqueness } from "../errors.js";
+import { filterToSql } from "../resources/filter-sql.js";
+import { stableJson, type UserState, userPatchDocument, userStateFrom, userStateOf } from "../resources/documents.js";
+import { memberSnapshot, primaryEmail } from "../domain-events.js";
+import type { ListQuery } from "../resources/list-query.js";
+import { applyPatch } from "../resources/patch.js";
+import { type Projection, project, wantsAttribute } from "../resources/projection.js";
+import { type ScimDb, type ScimRepository, USER_FILTER_TARGET, type UserRow } from "../repository.js";
+import { canonicalResource, checkSchemas, isObject, type JsonObject } from "../resources/input.js";
+import { USER_RESOURCE } from "../resources/schema-definitions.js";
+import { listResponse, serializeUser } from "../resources/serialize.js";
+import type { ScimUnitOfWork, ScimWrite } from "../requests/unit-of-work.js";
 
 const CONFLICT = "userName or externalId is already in use in this organization";
 
