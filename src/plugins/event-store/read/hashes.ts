@@ -5,7 +5,7 @@ import { type KeysetBound, keysetPage, type Page } from "../../../http/paginatio
 import { serializeEventSummary } from "./serialize.js";
 
 /** A hash of the issue with its latest event (by event time), if it still has one. */
-interface HashRow {
+export interface HashRow {
   hash: string;
   eventRowId: number | null;
   /** Epoch ms of the latest event; 0 without one, so such hashes sort last. */
