@@ -3,7 +3,7 @@ import type { Clock } from "../../../clock.js";
 import { GroupCommitBatcher, type BatcherOptions } from "../../../db/group-commit.js";
 import { retryTransientFailures } from "../../../db/retry.js";
 import type { Database } from "../../../db/schema.js";
-import type { CaptureOptions, EventSink, EventStore, NormalizedEvent, ProjectRef } from "../../issues/index.js";
+import type { CaptureOptions, EventSink, EventStore, NormalizedEvent, ProjectRef } from "../../event-store/index.js";
 import type { QueueDepthGauge } from "./depth.js";
 import type { QueueStatements } from "./statements.js";
 
