@@ -234,3 +234,27 @@ describe("hostile shapes", () => {
     expect(event.extra.deep).toBe(deep); // below the walk's depth: left to normalisation, which cuts it at 32 levels
   });
 });
+
+describe("text people triage by", () => {
+  it("keeps source lines, the message and exception values that merely name a secret word; their secrets still go", () => {
+    const frame = {
+      function: "charge",
+      context_line: "gateway.charge(card.token, order.total)",
+      pre_context: ["const auth = session();"],
+      post_context: ["return token;"],
+      vars: { token: "tok_live_123" },
+    };
+    const { event } = scrub({
+      message: "Missing token for 4111 1111 1111 1111",
+      logentry: { formatted: "Invalid auth header" },
+      exception: { values: [{ type: "AuthError", value: "Invalid API token", stacktrace: { frames: [frame] } }] },
+      extra: { note: "the token is abc" },
+    });
+    expect(event.message).toBe("Missing token for [Filtered]");
+    expect(event.logentry.formatted).toBe("Invalid auth header");
+    const [value] = event.exception.values;
+    expect(value.value).toBe("Invalid API token");
+    expect(value.stacktrace.frames[0]).toEqual({ ...frame, vars: { token: "[Filtered]" } });
+    expect(event.extra.note).toBe("[Filtered]");
+  });
+});

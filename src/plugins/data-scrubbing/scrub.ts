@@ -117,6 +117,9 @@ function compile(settings: ScrubbingSettings): CompiledRules {
   return rules;
 }
 
+/** A frame's source context: code, never filtered whole for a word it contains. */
+const SOURCE_LINES: ReadonlySet<string> = new Set(["context_line", "pre_context", "post_context"]);
+
 /** How deep the walk goes: past the 32 levels events keep once normalised, with room to spare. */
 const MAX_WALK_DEPTH = 64;
 
@@ -192,7 +195,7 @@ class Pass {
   }
 
   #string(value: string, keyRule: string | null): string {
-    const wholeRule = keyRule ?? sensitiveValueRule(value, this.rules);
+    const wholeRule = keyRule ?? (this.#readAsText() ? null : sensitiveValueRule(value, this.rules));
     if (wholeRule !== null) return this.#filtered(wholeRule, value.length);
     if (!this.rules.defaults) return value;
     const patterns = substitutePatterns(value);
@@ -200,6 +203,21 @@ class Pass {
     const rem = patterns.substitutions.map(({ rule, start, end }): Remark => [rule, "s", start, end]);
     this.remark({ rem, len: value.length });
     return patterns.text;
+  }
+
+  /**
+   * Source lines, the event's message and exception values are text people triage by (and titles
+   * and grouping come from): a word such as "token" in `gateway.charge(card.token)` or "Missing
+   * token" names no secret there, so they are not filtered whole for it — Sentry's Relay leaves
+   * exception values and formatted messages alone too. Secrets in them still go: the patterns
+   * (cards, keys, URL passwords, SSNs) apply everywhere.
+   */
+  #readAsText(): boolean {
+    const path = this.path;
+    if (path.some((segment) => SOURCE_LINES.has(segment))) return true;
+    const [top] = path;
+    if (top === "message" || top === "logentry") return path.length <= 2;
+    return top === "exception" && path.at(-1) === "value" && path.length === 4;
   }
 
   #filtered(rule: string, length?: number): string {
