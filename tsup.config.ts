@@ -11,6 +11,8 @@ export default defineConfig((cli) => ({
     verify: "src/verify.ts",
     ui: "src/ui/index.ts",
     cli: "src/cli.ts",
+    // Threaded ingest's worker (docs/ingest.md, "Isolation"): found beside the bundle that starts it.
+    "ingest-worker": "src/plugins/ingest/isolation/worker.ts",
   },
   // ESM (`dist/*.js`) for `import`, CommonJS (`dist/*.cjs`) for `require` (package.json `exports`).
   format: ["esm", "cjs"],

@@ -1,6 +1,6 @@
 import type { Clock } from "../../clock.js";
 import { ApiError, notFound } from "../../http/errors.js";
-import type { EventSink } from "../issues/index.js";
+import type { EventSink, ProjectRef } from "../issues/index.js";
 import { decompressBody } from "./decompress.js";
 import { publicKeyFromDsn, publicKeyFromRequest } from "./dsn-auth.js";
 import { parseEnvelope } from "./envelope.js";
@@ -10,6 +10,7 @@ import { clientDiscardsOf } from "./outcomes/client-report.js";
 import type { Outcome, OutcomeRecorder } from "./outcomes/recorder.js";
 import { inferUserIp, normalizeAddress } from "./infer-ip.js";
 import { INGEST_LIMITS } from "./limits.js";
+import type { PrepareJob, PreparedEvent, PrepareResult } from "./isolation/prepare.js";
 import type { ProjectKeyRecord, ProjectKeyResolver } from "./project-keys.js";
 import type { SharedRateLimiter } from "./rate-limit.js";
 
@@ -39,6 +40,19 @@ export interface OverloadSignal {
   readonly overloaded: boolean;
 }
 
+/**
+ * Threaded ingest (`ingest.isolation: "threads"`, docs/ingest.md): the CPU half of accepting a
+ * request runs in worker threads, the queue's group commit on this thread.
+ */
+export interface IngestIsolation {
+  /** True when the threads' job queues are full: refused before anything is parsed. */
+  readonly saturated: boolean;
+  /** Decompress → parse → validate → normalise → queue row text, off this thread. */
+  run(job: PrepareJob): Promise<PrepareResult>;
+  /** Appends prepared rows to `ingest_queue`; resolves with their ids once committed. */
+  appendPrepared(project: ProjectRef, events: readonly PreparedEvent[]): Promise<string[]>;
+}
+
 /** How long an SDK is told to wait when the queue is full: the digest empties hundreds of events per batch. */
 const QUEUE_FULL_RETRY_AFTER_SECONDS = 1;
 /** Overload is decided per 100 ms window; a second lets a storm's backlog clear. */
@@ -56,6 +70,8 @@ export class IngestService {
     private readonly admission?: IngestAdmission,
     /** Present when `ingest.shedAtEventLoopDelayMs` is set (queued mode). */
     private readonly overload?: OverloadSignal,
+    /** Present when `ingest.isolation` is `"threads"` and worker threads are available (queued mode). */
+    private readonly isolation?: IngestIsolation,
   ) {}
 
   /** `POST /api/{project_id}/envelope/` → `{id}` of the (first) event, `{}` without one. */
@@ -66,6 +82,11 @@ export class IngestService {
     // With the key outside the body, reject bad senders before spending CPU on decompression.
     const earlyKey = claimedKey === null ? null : await this.keys.authenticate(claimedKey, projectId);
     if (earlyKey) this.#refuseBeforeParsing(earlyKey, receivedAt);
+    // A key only inside the envelope is known after the parse: such requests stay inline.
+    if (earlyKey && this.isolation) {
+      const [first] = await this.#ingestIsolated(this.isolation, earlyKey, "envelope", input, receivedAt);
+      return first === undefined ? {} : { id: first };
+    }
     const bytes = await decompressBody(input.body, input.headers.get("content-encoding"), {
       bytes: INGEST_LIMITS.envelopeBytes,
       what: "Envelope",
@@ -80,7 +101,7 @@ export class IngestService {
       receivedAt,
       async () => eventsOf(envelope),
     );
-    const [first] = await this.#capture(key, withInferredIps(events, input), receivedAt);
+    const [first] = await this.#captureReceived(key, withInferredIps(events, input), receivedAt);
     return first === undefined ? {} : { id: first };
   }
 
@@ -90,6 +111,10 @@ export class IngestService {
     const receivedAt = this.clock.now();
     const key = await this.keys.authenticate(publicKeyFromRequest(input.headers, input.query), projectId);
     this.#refuseBeforeParsing(key, receivedAt);
+    if (this.isolation) {
+      const [id] = await this.#ingestIsolated(this.isolation, key, "store", input, receivedAt);
+      return { id: id as string };
+    }
     const event = await this.#refusedAsInvalid(key, 1, receivedAt, async () =>
       parseEventPayload(
         await decompressBody(input.body, input.headers.get("content-encoding"), {
@@ -98,31 +123,73 @@ export class IngestService {
         }),
       ),
     );
-    const [id] = await this.#capture(key, withInferredIps([event], input), receivedAt);
+    const [id] = await this.#captureReceived(key, withInferredIps([event], input), receivedAt);
     return { id: id as string };
   }
 
+  /**
+   * The body goes to a worker thread (transferred), which answers with queue rows or the refusal;
+   * limits, outcomes and the group commit stay here, as inline.
+   */
+  async #ingestIsolated(
+    isolation: IngestIsolation,
+    key: ProjectKeyRecord,
+    kind: PrepareJob["kind"],
+    input: IngestInput,
+    receivedAt: Date,
+  ): Promise<string[]> {
+    const prepared = await isolation.run({
+      kind,
+      body: input.body,
+      contentEncoding: input.headers.get("content-encoding"),
+      receivedAtMs: receivedAt.getTime(),
+      clientAddress: input.clientAddress ?? null,
+      // Per-project accept-time settings (scrubbing, inbound filters) travel with the job.
+      settings: {},
+    });
+    if (!prepared.ok) {
+      const { status, detail, extra, headers, invalidEvents } = prepared;
+      if (invalidEvents !== null && status < 500)
+        this.#count(key, "invalid", status === 413 ? "too_large" : "payload", invalidEvents, receivedAt);
+      throw new ApiError(status, detail, extra, headers);
+    }
+    for (const discard of prepared.discards)
+      this.#count(key, "client_discard", discard.reason, discard.quantity, receivedAt, discard.category);
+    return this.#capture(key, prepared.events.length, receivedAt, () =>
+      isolation.appendPrepared(key.project, prepared.events),
+    );
+  }
+
+  #captureReceived(key: ProjectKeyRecord, events: ReceivedEvent[], receivedAt: Date): Promise<string[]> {
+    return this.#capture(key, events.length, receivedAt, () => this.#store(key, events, receivedAt));
+  }
+
   /** Only events count against the key's limit; an envelope is accepted or refused as a whole. */
-  async #capture(key: ProjectKeyRecord, events: ReceivedEvent[], receivedAt: Date): Promise<string[]> {
+  async #capture(
+    key: ProjectKeyRecord,
+    events: number,
+    receivedAt: Date,
+    store: () => Promise<string[]>,
+  ): Promise<string[]> {
     // Again after the parse (the key may have come in the envelope only), before any quota is spent.
-    this.#refuseWhenOverloaded(key, events.length, receivedAt);
+    this.#refuseWhenOverloaded(key, events, receivedAt);
     if (key.rateLimit !== null) {
       const { count, windowMs } = key.rateLimit;
-      const decision = await this.limiter.consume(key.keyId, events.length, count, receivedAt.getTime(), windowMs);
+      const decision = await this.limiter.consume(key.keyId, events, count, receivedAt.getTime(), windowMs);
       if (!decision.allowed) {
-        this.#count(key, "rate_limited", "key_quota", events.length, receivedAt);
+        this.#count(key, "rate_limited", "key_quota", events, receivedAt);
         throw rateLimited(decision.retryAfterSeconds);
       }
     }
-    if (!this.admission) return this.#accept(key, events, receivedAt);
-    if (!(await this.admission.admit(events.length, receivedAt.getTime()))) {
-      this.#count(key, "rate_limited", "queue_full", events.length, receivedAt);
+    if (!this.admission) return this.#accept(key, events, receivedAt, store);
+    if (!(await this.admission.admit(events, receivedAt.getTime()))) {
+      this.#count(key, "rate_limited", "queue_full", events, receivedAt);
       throw queueFull(QUEUE_FULL_RETRY_AFTER_SECONDS);
     }
     try {
-      return await this.#accept(key, events, receivedAt);
+      return await this.#accept(key, events, receivedAt, store);
     } catch (error) {
-      this.admission.release(events.length);
+      this.admission.release(events);
       throw error;
     }
   }
@@ -134,6 +201,11 @@ export class IngestService {
    */
   #refuseBeforeParsing(key: ProjectKeyRecord, receivedAt: Date): void {
     this.#refuseWhenOverloaded(key, 1, receivedAt);
+    // Every ingest thread has a backlog already: waiting in it would only grow the SDK's latency.
+    if (this.isolation?.saturated) {
+      this.#count(key, "rate_limited", "overloaded", 1, receivedAt);
+      throw overloaded(OVERLOADED_RETRY_AFTER_SECONDS);
+    }
     if (!this.admission?.isFull(receivedAt.getTime())) return;
     this.#count(key, "rate_limited", "queue_full", 1, receivedAt);
     throw queueFull(QUEUE_FULL_RETRY_AFTER_SECONDS);
@@ -149,11 +221,14 @@ export class IngestService {
     throw overloaded(OVERLOADED_RETRY_AFTER_SECONDS);
   }
 
-  async #accept(key: ProjectKeyRecord, events: ReceivedEvent[], receivedAt: Date): Promise<string[]> {
-    const ids = await this.#refusedAsInvalid(key, events.length, receivedAt, () =>
-      this.#store(key, events, receivedAt),
-    );
-    this.#count(key, "accepted", "", events.length, receivedAt);
+  async #accept(
+    key: ProjectKeyRecord,
+    events: number,
+    receivedAt: Date,
+    store: () => Promise<string[]>,
+  ): Promise<string[]> {
+    const ids = await this.#refusedAsInvalid(key, events, receivedAt, store);
+    this.#count(key, "accepted", "", events, receivedAt);
     return ids;
   }
 

@@ -1,0 +1,91 @@
+import { ApiError } from "../../../http/errors.js";
+import { normalizeEvent } from "../../issues/index.js";
+import { decompressBody } from "../decompress.js";
+import { parseEnvelope } from "../envelope.js";
+import { eventsOf, parseEventPayload, type RawEvent, type ReceivedEvent } from "../event-payload.js";
+import { inferUserIp, normalizeAddress } from "../infer-ip.js";
+import { INGEST_LIMITS } from "../limits.js";
+import { clientDiscardsOf, type ClientDiscard } from "../outcomes/client-report.js";
+import { queuedText } from "../queue/queued-text.js";
+
+/**
+ * What a project's settings do to its events at accept time, passed with each job so that a
+ * worker thread needs no database. Empty today: scrubbing (`scrubEvent`) and inbound filters
+ * (`filterEvent`) plug in here, in {@link applyProjectSettings}.
+ */
+export type ProjectIngestSettings = Record<string, never>;
+
+/** One ingest request's body, to be turned into queue rows (in a worker thread or inline). */
+export interface PrepareJob {
+  /** `envelope`: an envelope of items; `store`: one JSON event (the legacy endpoint). */
+  kind: "envelope" | "store";
+  body: Uint8Array;
+  contentEncoding: string | null;
+  receivedAtMs: number;
+  /** The sender's address as the adapter resolved it, for `{{auto}}` IP inference. */
+  clientAddress: string | null;
+  settings: ProjectIngestSettings;
+}
+
+/** An event ready for `ingest_queue`: its id (what the SDK is told) and its row text. */
+export interface PreparedEvent {
+  eventId: string;
+  text: string;
+}
+
+/** A refusal of the request as an `ApiError` would render it, in a form that crosses threads. */
+export interface PrepareFailure {
+  ok: false;
+  status: number;
+  detail: string;
+  extra: Record<string, unknown>;
+  headers: Record<string, string>;
+  /** Events to count as `invalid` (the outcome the inline path records); null: none counted. */
+  invalidEvents: number | null;
+}
+
+export type PrepareResult = { ok: true; discards: ClientDiscard[]; events: PreparedEvent[] } | PrepareFailure;
+
+/**
+ * Decompress → parse → validate → the project's settings → normalise → queue row text: every CPU
+ * step of accepting a request once its DSN key is known, and none that needs the database. Bad
+ * input is a {@link PrepareFailure} (a 4xx), counted as the inline path counts it.
+ */
+export async function prepareIngest(job: PrepareJob): Promise<PrepareResult> {
+  let invalidEvents: number | null = job.kind === "store" ? 1 : null;
+  try {
+    if (job.kind === "store") {
+      const event = parseEventPayload(await decompress(job, INGEST_LIMITS.eventBytes, "Event"));
+      return { ok: true, discards: [], events: prepareEvents([event], job) };
+    }
+    const envelope = parseEnvelope(await decompress(job, INGEST_LIMITS.envelopeBytes, "Envelope"));
+    invalidEvents = envelope.items.filter((item) => item.header.type === "event").length;
+    return { ok: true, discards: clientDiscardsOf(envelope.items), events: prepareEvents(eventsOf(envelope), job) };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const { status, detail, extra, headers } = error;
+    return { ok: false, status, detail, extra, headers, invalidEvents };
+  }
+}
+
+function decompress(job: PrepareJob, bytes: number, what: string): Promise<Uint8Array> {
+  return decompressBody(job.body, job.contentEncoding, { bytes, what });
+}
+
+function prepareEvents(events: ReceivedEvent[], job: PrepareJob): PreparedEvent[] {
+  const address = normalizeAddress(job.clientAddress);
+  const receivedAt = new Date(job.receivedAtMs);
+  return events.map(({ event: raw, source }) => {
+    const event = applyProjectSettings(inferUserIp(raw, address), job.settings);
+    // The arrival text is the row's payload only while the object is still exactly its parse.
+    const text = event === raw ? source : null;
+    const size = text === null ? undefined : Buffer.byteLength(text);
+    const normalized = normalizeEvent(event, { receivedAt, size });
+    return { eventId: normalized.eventId, text: queuedText(normalized, normalized.payload === event ? text : null) };
+  });
+}
+
+/** The place per-project accept-time rules (scrubbing, inbound filters) apply; none yet. */
+function applyProjectSettings(event: RawEvent, _settings: ProjectIngestSettings): RawEvent {
+  return event;
+}
