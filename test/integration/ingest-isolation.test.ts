@@ -55,8 +55,8 @@ async function setup(ingest: NonNullable<FaultlineOptions["ingest"]>) {
  * An event that costs real CPU to accept: ~300 KB of JSON in thousands of small objects (a deep
  * stack trace with local variables, breadcrumbs), gzip-compressed as SDKs send it.
  */
-function heavyEnvelope(eventId: string, marker = ""): Uint8Array<ArrayBuffer> {
-  const frames = Array.from({ length: 250 }, (_, i) => ({
+function heavyEnvelope(eventId: string, marker = "", depth = 250): Uint8Array<ArrayBuffer> {
+  const frames = Array.from({ length: depth }, (_, i) => ({
     filename: `src/module-${i % 40}.js`,
     function: `handler${i}`,
     lineno: i + 1,
@@ -168,8 +168,8 @@ describe("ingest isolated in worker threads", { timeout: 120_000 }, () => {
     // The crashing body goes uncompressed: the thread looks for the marker in the bytes as sent.
     const sendEvent = (eventId: string, crash = false) =>
       crash
-        ? send(context.ingestUrl, gunzipSync(heavyEnvelope(eventId, marker)), "identity")
-        : send(context.ingestUrl, heavyEnvelope(eventId));
+        ? send(context.ingestUrl, gunzipSync(heavyEnvelope(eventId, marker, 20)), "identity")
+        : send(context.ingestUrl, heavyEnvelope(eventId, "", 20));
     const crashId = newEventId();
     const ids = Array.from({ length: 8 }, newEventId);
     const responses = await Promise.all([
@@ -204,7 +204,7 @@ describe("ingest isolated in worker threads", { timeout: 120_000 }, () => {
     const pool = context.faultline.container.resolve(IngestWorkerPoolToken);
     expect(pool.running).toBe(0);
     const sent = await Promise.all(
-      Array.from({ length: 4 }, () => send(context.ingestUrl, heavyEnvelope(newEventId()))),
+      Array.from({ length: 4 }, () => send(context.ingestUrl, heavyEnvelope(newEventId(), "", 20))),
     );
     expect(sent.map((response) => response.status)).toEqual([200, 200, 200, 200]);
     expect(pool.running).toBeGreaterThan(0);
