@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 
 /**
- * `BENCH_ENVELOPE=realistic`: each event also carries what a browser SDK's does (~7.6 KB of JSON:
+ * `BENCH_ENVELOPE=realistic`: each event also carries what a browser SDK's does (~7.8 KB of JSON:
  * a 17-frame stack with source context, 20 breadcrumbs, request headers, contexts), the size an
  * error storm is made of. Unset: the minimal event the earlier figures were measured with.
  */

@@ -27,7 +27,7 @@ import {
  * the host route's floor on this machine.
  *
  * Ingest runs in worker threads (`ingest.isolation`, the default; `BENCH_ISOLATION=inline` for the
- * host's thread), and `BENCH_ENVELOPE=realistic` sends ~7.6 KB browser-SDK events instead of the
+ * host's thread), and `BENCH_ENVELOPE=realistic` sends ~7.8 KB browser-SDK events instead of the
  * minimal one (bench-envelope.mjs). The last row compares the host route's p99 in the 2× storm with
  * the bare server's in the same run (target: at most 2×).
  *
