@@ -74,6 +74,11 @@ export {
   type ProjectRef,
   type StorableEvent,
 } from "./ingest/port.js";
+/**
+ * Validation and input repair of one event, pure (no database): what `EventStore.normalize` runs,
+ * for an ingest worker thread that has no container (docs/ingest.md).
+ */
+export { normalizeEvent } from "./grouping/index.js";
 export { type IssueLookup, IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";
