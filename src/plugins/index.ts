@@ -1,6 +1,7 @@
 import type { EndpointsById } from "../plugin/api-of.js";
 import { alertsPlugin } from "./alerts/index.js";
 import { apiTokensPlugin } from "./api-tokens/index.js";
+import { dataScrubbingPlugin } from "./data-scrubbing/index.js";
 import { deliveriesPlugin } from "./deliveries/index.js";
 import { externalIssuesPlugin } from "./external-issues/index.js";
 import { inboundFiltersPlugin } from "./inbound-filters/index.js";
@@ -24,6 +25,7 @@ export const firstPartyPlugins = [
   releasesPlugin,
   inboundFiltersPlugin,
   quotasPlugin,
+  dataScrubbingPlugin,
   ingestPlugin,
   serviceHooksPlugin,
   webhooksPlugin,

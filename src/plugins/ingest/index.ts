@@ -4,6 +4,7 @@ import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Logger, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { filterEvent, InboundFilterServiceToken, NO_FILTERS } from "../inbound-filters/index.js";
+import { ScrubbingSettingsToken } from "../data-scrubbing/index.js";
 import { EventSinkToken } from "../issues/index.js";
 import { OrganizationQuotasToken } from "../quotas/index.js";
 import { ingestErrorRenderer } from "./cors.js";
@@ -19,6 +20,7 @@ import { getOutcomeStats } from "./outcomes/routes.js";
 import { EventLoopDelayMonitor } from "./overload.js";
 import { IngestWorkerPool } from "./isolation/pool.js";
 import { type AcceptPolicy, IngestService, type IngestIsolation } from "./service.js";
+import { scrubbingSink } from "./scrubbing-sink.js";
 import {
   IngestServiceToken,
   IngestSinkToken,
@@ -44,14 +46,27 @@ function runsInThreads(container: DependencyContainer): boolean {
   return queued && isolation === "threads" && IngestWorkerPool.available();
 }
 
-function threadedIngest(container: DependencyContainer): IngestIsolation {
+/**
+ * The worker threads, fed the project's settings read (cached) on this thread: the inbound
+ * filters as the accept policy reads them, and the scrubbing settings, which must be known (an
+ * event is never queued unscrubbed for want of them).
+ */
+function threadedIngest(container: DependencyContainer, policy: AcceptPolicy): IngestIsolation {
   const pool = container.resolve(IngestWorkerPoolToken);
   const sink = container.resolve(QueuedEventSinkToken);
+  const scrubbing = container.resolve(ScrubbingSettingsToken);
   return {
     get saturated() {
       return pool.saturated;
     },
     run: (job) => pool.run(job),
+    settingsOf: async (projectId) => {
+      const [filters, scrubbingSettings] = await Promise.all([
+        policy.filterSettings(projectId),
+        scrubbing.forProject(projectId),
+      ]);
+      return { filters, scrubbing: scrubbingSettings };
+    },
     appendPrepared: (project, events) => sink.appendPrepared(project, events),
   };
 }
@@ -81,13 +96,17 @@ function defaultThreads(): number {
 export const ingestPlugin = definePlugin({
   id: "ingest",
   coreLedgerMigrations: ingestMigrations,
-  dependencies: ["organizations", "issues", "inbound-filters", "quotas"],
+  dependencies: ["organizations", "issues", "inbound-filters", "quotas", "data-scrubbing"],
   register(container) {
     registerIngestQueue(container);
     registerIngestObservability(container);
     // Queued mode acknowledges once an event is queued; direct mode once it is grouped and stored.
+    // Either way, each event is scrubbed first (docs/data-scrubbing.md).
     registerFactory(container, IngestSinkToken, (c) =>
-      c.resolve(Options).ingest.queued ? c.resolve(QueuedEventSinkToken) : c.resolve(EventSinkToken),
+      scrubbingSink(
+        c.resolve(Options).ingest.queued ? c.resolve(QueuedEventSinkToken) : c.resolve(EventSinkToken),
+        c.resolve(ScrubbingSettingsToken),
+      ),
     );
     registerFactory(
       container,
@@ -108,9 +127,9 @@ export const ingestPlugin = definePlugin({
       const observe = c.resolve(IngestObserverToken);
       const outcomes = { record: (record: OutcomeRecord) => (recorder.record(record), observe(record)) };
       const limiter = new SharedRateLimiter(RATE_LIMIT_WINDOW_MS, databaseQuotaStore(db));
-      const isolation = runsInThreads(c) ? threadedIngest(c) : undefined;
-      const sink = c.resolve(IngestSinkToken);
       const policy = acceptPolicy(c);
+      const isolation = runsInThreads(c) ? threadedIngest(c, policy) : undefined;
+      const sink = c.resolve(IngestSinkToken);
       return new IngestService(keys, sink, limiter, clock, outcomes, admission, overload, policy, isolation);
     });
     registerFactory(

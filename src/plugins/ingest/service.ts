@@ -18,6 +18,7 @@ import {
   type PrepareJob,
   type PreparedEvent,
   type PrepareResult,
+  type ProjectIngestSettings,
 } from "./isolation/prepare.js";
 import type { ProjectKeyRecord, ProjectKeyResolver } from "./project-keys.js";
 import type { SharedRateLimiter } from "./rate-limit.js";
@@ -67,6 +68,8 @@ export interface IngestIsolation {
   readonly saturated: boolean;
   /** Decompress → parse → validate → the project's filters → normalise → queue row text, off this thread. */
   run(job: PrepareJob): Promise<PrepareResult>;
+  /** The project's accept-time settings (filters, scrubbing, cached), sent with each job. */
+  settingsOf(projectId: number): Promise<ProjectIngestSettings>;
   /** Appends prepared rows to `ingest_queue`; resolves with their ids once committed. */
   appendPrepared(project: ProjectRef, events: readonly PreparedEvent[]): Promise<string[]>;
 }
@@ -148,8 +151,9 @@ export class IngestService {
   }
 
   /**
-   * The body goes to a worker thread (transferred) with the project's filter settings; the thread
-   * answers with queue rows and the filtered events' reasons, or the refusal. Limits, outcomes and
+   * The body goes to a worker thread (transferred) with the project's filter and scrubbing
+   * settings; the thread answers with (scrubbed) queue rows and the filtered events' reasons, or
+   * the refusal. Limits, outcomes and
    * the group commit stay here, as inline.
    */
   async #ingestIsolated(
@@ -166,7 +170,7 @@ export class IngestService {
       receivedAtMs: receivedAt.getTime(),
       clientAddress: input.clientAddress ?? null,
       // Per-project accept-time settings travel with the job: the thread needs no database.
-      settings: { filters: (await this.policy?.filterSettings(key.project.id)) ?? null },
+      settings: await isolation.settingsOf(key.project.id),
     });
     if (!prepared.ok) {
       const { status, detail, extra, headers, invalidEvents } = prepared;

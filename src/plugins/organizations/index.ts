@@ -7,6 +7,7 @@ import { authProbe, currentUser, listAllProjects, listOrganizations } from "./di
 import { createProjectKey, deleteProjectKey, getProjectKey, updateProjectKey } from "./key-routes.js";
 import { listMembers, listTeams } from "./member-routes.js";
 import { ProjectAdminService } from "./project-admin.js";
+import { ProjectSettings } from "./project-settings.js";
 import { createProject, deleteProject, updateProject } from "./project-routes.js";
 import { getOrganization, getProject, listProjectKeys, listProjects } from "./routes.js";
 import { OrganizationService } from "./service.js";
@@ -15,8 +16,13 @@ import {
   OrganizationRepositoryToken,
   OrganizationServiceToken,
   ProjectAdminServiceToken,
+  ProjectSettingsContributorToken,
+  ProjectSettingsToken,
   PublicBaseUrl,
 } from "./tokens.js";
+
+/** The project's own `PUT` fields (schemas.ts): no contributed setting may take one of these names. */
+const PROJECT_FIELDS = ["name", "slug", "platform"] as const;
 
 /** Organizations, projects, users, members and teams: provisioning in-process, discovery over HTTP. */
 export const organizationsPlugin = definePlugin({
@@ -47,6 +53,16 @@ export const organizationsPlugin = definePlugin({
           () => c.resolve(Db),
           c.resolve(EventBus),
           c.resolve(Clock),
+        ),
+    );
+    registerFactory(
+      container,
+      ProjectSettingsToken,
+      (c) =>
+        new ProjectSettings(
+          () =>
+            c.isRegistered(ProjectSettingsContributorToken, true) ? c.resolveAll(ProjectSettingsContributorToken) : [],
+          PROJECT_FIELDS,
         ),
     );
   },
@@ -100,6 +116,16 @@ export const organizationsPlugin = definePlugin({
   },
 });
 
-export { OrganizationLinksToken, OrganizationServiceToken, OrganizationRepositoryToken } from "./tokens.js";
+export {
+  OrganizationLinksToken,
+  OrganizationServiceToken,
+  OrganizationRepositoryToken,
+  ProjectSettingsContributorToken,
+} from "./tokens.js";
+export {
+  defineProjectSettings,
+  type ProjectSettingsContributor,
+  type ProjectSettingsValues,
+} from "./project-settings.js";
 export { type LinkContext, type OrganizationLinks, requestBaseUrl } from "./links.js";
 export type { OrganizationService } from "./service.js";

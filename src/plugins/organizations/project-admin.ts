@@ -4,7 +4,7 @@ import type { Clock } from "../../clock.js";
 import { randomHex } from "../../crypto/secrets.js";
 import { isUniqueViolation } from "../../db/errors.js";
 import type { Database, Organization, Project, ProjectKey } from "../../db/schema.js";
-import { runInTransaction } from "../../db/transaction.js";
+import { runInTransaction, type TransactionScope } from "../../db/transaction.js";
 import { type Actor, type EventBus, SYSTEM_ACTOR } from "../../events/event-bus.js";
 import { ApiError, notFound } from "../../http/errors.js";
 import { slugify } from "../../http/format.js";
@@ -73,17 +73,30 @@ export class ProjectAdminService {
     return project;
   }
 
-  async updateProject(organization: Organization, project: Project, body: UpdateProjectBody): Promise<Project> {
-    const updated = await this.#unique(
-      this.repository.updateProject(organization.id, project.id, {
-        ...(body.name !== undefined && { name: body.name }),
-        ...(body.slug !== undefined && { slug: body.slug }),
-        ...(body.platform !== undefined && { platform: body.platform }),
+  /**
+   * Changes the project's own fields and, in the same transaction, whatever `alsoSave` writes
+   * (the plugins' project settings): both commit, or neither.
+   */
+  async updateProject(
+    organization: Organization,
+    project: Project,
+    body: UpdateProjectBody,
+    alsoSave: (scope: TransactionScope, updated: Project) => Promise<void> = async () => {},
+  ): Promise<Project> {
+    const columns = {
+      ...(body.name !== undefined && { name: body.name }),
+      ...(body.slug !== undefined && { slug: body.slug }),
+      ...(body.platform !== undefined && { platform: body.platform }),
+    };
+    return this.#unique(
+      runInTransaction(this.db(), async (scope) => {
+        const updated = await this.repository.updateProject(scope.trx, organization.id, project.id, columns);
+        if (!updated) throw notFound();
+        await alsoSave(scope, updated);
+        return updated;
       }),
       `A project with the slug "${body.slug}" already exists in this organization`,
     );
-    if (!updated) throw notFound();
-    return updated;
   }
 
   async deleteProject(organization: Organization, project: Project, principal: Principal | null): Promise<void> {

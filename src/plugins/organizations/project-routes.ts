@@ -1,8 +1,23 @@
+import type { DependencyContainer } from "tsyringe";
+import { Db } from "../../container/tokens.js";
+import type { Organization, Project } from "../../db/schema.js";
 import { defineEndpoint } from "../../http/endpoint.js";
 import { requestBaseUrl } from "./links.js";
 import { createProjectBody, updateProjectBody } from "./schemas.js";
 import { serializeProjectDetail } from "./serialize.js";
-import { OrganizationServiceToken, ProjectAdminServiceToken, PublicBaseUrl } from "./tokens.js";
+import { OrganizationServiceToken, ProjectAdminServiceToken, ProjectSettingsToken, PublicBaseUrl } from "./tokens.js";
+
+/** Sentry's project detail, with the plugins' project settings (project-settings.ts) merged in. */
+export async function projectDetail(
+  container: DependencyContainer,
+  project: Project,
+  organization: Organization,
+  request: { scopes: Iterable<string>; url: URL; basePath: string },
+) {
+  const settings = await container.resolve(ProjectSettingsToken).load(container.resolve(Db), project);
+  const baseUrl = requestBaseUrl(container.resolve(PublicBaseUrl), request.url, request.basePath);
+  return serializeProjectDetail(project, organization, [...request.scopes], baseUrl, settings);
+}
 
 const PROJECT_PATH = "/api/0/projects/{organization_id_or_slug}/{project_id_or_slug}/";
 
@@ -17,8 +32,7 @@ export const createProject = defineEndpoint({
     const project = await container
       .resolve(ProjectAdminServiceToken)
       .createProject(organization, params.team_id_or_slug, body);
-    const baseUrl = requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath);
-    return { status: 201, body: serializeProjectDetail(project, organization, [...scopes], baseUrl) };
+    return { status: 201, body: await projectDetail(container, project, organization, { scopes, url, basePath }) };
   },
 });
 
@@ -26,16 +40,19 @@ export const updateProject = defineEndpoint({
   method: "PUT",
   path: PROJECT_PATH,
   operationId: "projects.update",
-  summary: "Update a project's name, slug or platform",
+  summary: "Update a project's name, slug, platform or the settings plugins contribute (data scrubbing…)",
   scopes: ["project:write"],
   body: updateProjectBody,
   handler: async ({ organization, params, body, container, url, basePath, scopes }) => {
     const project = await container
       .resolve(OrganizationServiceToken)
       .requireProject(organization.id, params.project_id_or_slug);
-    const updated = await container.resolve(ProjectAdminServiceToken).updateProject(organization, project, body);
-    const baseUrl = requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath);
-    return { body: serializeProjectDetail(updated, organization, [...scopes], baseUrl) };
+    const settings = container.resolve(ProjectSettingsToken);
+    const given = settings.parseBody(body);
+    const updated = await container
+      .resolve(ProjectAdminServiceToken)
+      .updateProject(organization, project, body, (scope, row) => settings.save(scope, row, given));
+    return { body: await projectDetail(container, updated, organization, { scopes, url, basePath }) };
   },
 });
 

@@ -139,22 +139,26 @@ export class OrganizationRepository {
       .executeTakeFirst();
   }
 
+  /** In `trx`, the transaction that also saves the plugins' project settings (project-settings.ts). */
   updateProject(
+    trx: Kysely<Database>,
     organizationId: number,
     projectId: number,
     values: Partial<Pick<Project, "name" | "slug" | "platform">>,
   ): Promise<Project | undefined> {
+    const scoped = (db: Kysely<Database>) =>
+      db.selectFrom("projects").selectAll().where("organization_id", "=", organizationId).where("id", "=", projectId);
     return updateIfChanged(
       values,
       (columns) =>
-        this.db()
+        trx
           .updateTable("projects")
           .set(columns)
           .where("organization_id", "=", organizationId)
           .where("id", "=", projectId)
           .returningAll()
           .executeTakeFirst(),
-      () => this.findProject(organizationId, projectId),
+      () => scoped(trx).executeTakeFirst(),
     );
   }
 

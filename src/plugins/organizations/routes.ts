@@ -3,7 +3,8 @@ import { defineEndpoint } from "../../http/endpoint.js";
 import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
 import { OrganizationRepositoryToken, OrganizationServiceToken, PublicBaseUrl } from "./tokens.js";
 import { requestBaseUrl } from "./links.js";
-import { serializeOrganization, serializeProject, serializeProjectDetail, serializeProjectKey } from "./serialize.js";
+import { projectDetail } from "./project-routes.js";
+import { serializeOrganization, serializeProject, serializeProjectKey } from "./serialize.js";
 
 const listQuery = z.object({ per_page: pageSizeSchema, cursor: cursorSchema });
 
@@ -47,14 +48,7 @@ export const getProject = defineEndpoint({
     const project = await container
       .resolve(OrganizationServiceToken)
       .requireProject(organization.id, params.project_id_or_slug);
-    return {
-      body: serializeProjectDetail(
-        project,
-        organization,
-        [...scopes],
-        requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath),
-      ),
-    };
+    return { body: await projectDetail(container, project, organization, { scopes, url, basePath }) };
   },
 });
 

@@ -96,14 +96,16 @@ export function serializeProject(project: Project, access: readonly string[] = [
 
 /**
  * Sentry's project detail: the summary plus the settings Sentry's schema requires, with Sentry's
- * defaults where Faultline has no such setting (digests, scrubbing, grouping configs…), and the
- * organization.
+ * defaults where Faultline has no such setting (digests, grouping configs…), and the
+ * organization. `settings` (the plugins' project settings, project-settings.ts) override those
+ * defaults field by field.
  */
 export function serializeProjectDetail(
   project: Project,
   organization: Organization,
   access: readonly string[],
   baseUrl: URL | null,
+  settings: Record<string, unknown> = {},
 ) {
   return {
     ...serializeProject(project, access),
@@ -151,6 +153,7 @@ export function serializeProjectDetail(
     autofixAutomationTuning: "off",
     seerScannerAutomation: false,
     debugFilesRole: null,
+    ...settings,
   };
 }
 

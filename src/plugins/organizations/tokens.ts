@@ -2,6 +2,7 @@ import type { InjectionToken } from "tsyringe";
 import type { OrganizationLinks } from "./links.js";
 import type { OrganizationRepository } from "./repository.js";
 import type { ProjectAdminService } from "./project-admin.js";
+import type { ProjectSettings, ProjectSettingsContributor } from "./project-settings.js";
 import type { OrganizationService } from "./service.js";
 
 export const OrganizationServiceToken: InjectionToken<OrganizationService> = Symbol("faultline.OrganizationService");
@@ -14,3 +15,12 @@ export const PublicBaseUrl: InjectionToken<URL | null> = Symbol("faultline.Publi
 export const OrganizationLinksToken: InjectionToken<OrganizationLinks> = Symbol("faultline.OrganizationLinks");
 /** Project and DSN-key administration over HTTP. */
 export const ProjectAdminServiceToken: InjectionToken<ProjectAdminService> = Symbol("faultline.ProjectAdminService");
+/**
+ * Register a {@link ProjectSettingsContributor} here (several may be) to add fields to the
+ * project detail and the project `PUT` (docs/plugins.md, "Project settings of your own").
+ */
+export const ProjectSettingsContributorToken: InjectionToken<ProjectSettingsContributor> = Symbol(
+  "faultline.ProjectSettingsContributor",
+);
+/** The registered contributors, joined (the project routes use it). */
+export const ProjectSettingsToken: InjectionToken<ProjectSettings> = Symbol("faultline.ProjectSettings");

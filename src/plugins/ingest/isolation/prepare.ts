@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ApiError } from "../../../http/errors.js";
+import { scrubEvent, type ScrubbingSettings } from "../../data-scrubbing/index.js";
 import { filterEvent, type FilterReason, type InboundFilterSettings } from "../../inbound-filters/index.js";
 import { normalizeEvent } from "../../issues/index.js";
 import { decompressBody } from "../decompress.js";
@@ -18,6 +19,8 @@ import { queuedText } from "../queue/queued-text.js";
 export interface ProjectIngestSettings {
   /** The project's inbound filters (plain data, `RegExp`s survive structured cloning); null: none apply. */
   filters: InboundFilterSettings | null;
+  /** The project's data scrubbing (docs/data-scrubbing.md): applied before the row's text is made. */
+  scrubbing: ScrubbingSettings;
 }
 
 /** One ingest request's body, to be turned into queue rows (in a worker thread or inline). */
@@ -103,9 +106,10 @@ function prepareEvents(received: ReceivedEvent[], job: PrepareJob): Pick<Prepare
       filtered.push({ eventId: filteredEventId(raw), reason: applied.reason });
       continue;
     }
-    const event = applied.event;
-    // The arrival text is the row's payload only while the object is still exactly its parse.
-    const text = event === raw ? source : null;
+    const { event, scrubbed } = applied;
+    // The arrival text is the row's payload only while the object is still exactly its parse
+    // (never once scrubbing changed it: the text would still hold the secret).
+    const text = event === raw && !scrubbed ? source : null;
     const size = text === null ? undefined : Buffer.byteLength(text);
     const normalized = normalizeEvent(event, { receivedAt, size });
     events.push({
@@ -117,15 +121,18 @@ function prepareEvents(received: ReceivedEvent[], job: PrepareJob): Pick<Prepare
 }
 
 /**
- * The project's accept-time rules, as the inline path applies them (`IngestService`): the
- * inbound filters decide on the event as received (after `{{auto}}` IP inference).
+ * The project's accept-time rules, in the inline path's order (`IngestService`, then the
+ * scrubbing sink): the inbound filters decide on the event as received (after `{{auto}}` IP
+ * inference), then a kept event is scrubbed.
  */
 function applyProjectSettings(
   event: RawEvent,
   settings: ProjectIngestSettings,
-): { event: RawEvent } | { reason: FilterReason } {
+): { event: RawEvent; scrubbed: boolean } | { reason: FilterReason } {
   const reason = settings.filters === null ? null : filterEvent(event, settings.filters);
-  return reason === null ? { event } : { reason };
+  if (reason !== null) return { reason };
+  const scrubbed = scrubEvent(event, settings.scrubbing);
+  return { event: scrubbed.event as RawEvent, scrubbed: scrubbed.changed };
 }
 
 /** The id a filtered `/store/` event is answered with: its own when it has a valid one. */

@@ -1,0 +1,49 @@
+import { registerFactory } from "../../container/container.js";
+import { Clock, Db } from "../../container/tokens.js";
+import { definePlugin } from "../../plugin/plugin.js";
+import { defineProjectSettings, ProjectSettingsContributorToken } from "../organizations/index.js";
+import { dataScrubbingMigrations } from "./migrations.js";
+import { scrubbingSettingsBody, ScrubbingSettingsStore } from "./settings.js";
+import { ScrubbingSettingsStoreToken, ScrubbingSettingsToken } from "./tokens.js";
+import "./tables.js";
+
+/** How long a project's settings stay cached: a change made on another instance applies within this time. */
+const SETTINGS_CACHE_TTL_MS = 10_000;
+
+/**
+ * Sentry's server-side data scrubbing (docs/data-scrubbing.md): the projects' settings, shown on
+ * and changed through the project detail, and `scrubEvent`, which ingest applies to every event
+ * before it is queued or stored.
+ */
+export const dataScrubbingPlugin = definePlugin({
+  id: "data-scrubbing",
+  dependencies: ["organizations"],
+  migrations: dataScrubbingMigrations,
+  register(container) {
+    registerFactory(
+      container,
+      ScrubbingSettingsStoreToken,
+      (c) => new ScrubbingSettingsStore(() => c.resolve(Db), c.resolve(Clock), SETTINGS_CACHE_TTL_MS),
+    );
+    registerFactory(container, ScrubbingSettingsToken, (c) => c.resolve(ScrubbingSettingsStoreToken));
+    registerFactory(container, ProjectSettingsContributorToken, (c) => {
+      const store = () => c.resolve(ScrubbingSettingsStoreToken);
+      return defineProjectSettings({
+        id: "data-scrubbing",
+        body: scrubbingSettingsBody,
+        load: async (db, projects) =>
+          store().load(
+            db,
+            projects.map((project) => project.id),
+          ),
+        save: async (scope, project, values) => {
+          await store().save(scope.trx, project.id, values);
+          scope.afterCommit(() => store().forget(project.id));
+        },
+      });
+    });
+  },
+});
+
+export { ScrubbingSettingsToken } from "./tokens.js";
+export { scrubEvent, type ScrubbingSettings } from "./scrub.js";
