@@ -5,6 +5,7 @@ import "reflect-metadata";
 // and `Database` has every table.
 import "./delivery/engine.js";
 import "./plugins/alerts/index.js";
+import "./plugins/event-store/index.js";
 import "./plugins/external-issues/index.js";
 import "./plugins/inbound-filters/index.js";
 import "./plugins/ingest/index.js";
@@ -82,6 +83,10 @@ export type { Actor, DomainEvent, DomainEventMap, DomainEventName } from "./even
 export { registerFactory, registerValue } from "./container/container.js";
 export * as tokens from "./container/tokens.js";
 /** Extension point of event storage: rewrite an event's payload before grouping (docs/plugins.md). */
-export { EventPayloadProcessorToken, type EventPayloadProcessor, type ProjectRef } from "./plugins/issues/index.js";
+export {
+  EventPayloadProcessorToken,
+  type EventPayloadProcessor,
+  type ProjectRef,
+} from "./plugins/event-store/index.js";
 /** Where uploaded source maps live: replace it to keep blobs in an object store (docs/releases-and-source-maps.md). */
 export { ArtifactStoreToken, type ArtifactStore, type StoreContext } from "./plugins/releases/index.js";

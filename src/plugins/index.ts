@@ -3,6 +3,7 @@ import { alertsPlugin } from "./alerts/index.js";
 import { apiTokensPlugin } from "./api-tokens/index.js";
 import { dataScrubbingPlugin } from "./data-scrubbing/index.js";
 import { deliveriesPlugin } from "./deliveries/index.js";
+import { eventStorePlugin } from "./event-store/index.js";
 import { externalIssuesPlugin } from "./external-issues/index.js";
 import { inboundFiltersPlugin } from "./inbound-filters/index.js";
 import { ingestPlugin } from "./ingest/index.js";
@@ -21,6 +22,7 @@ export const firstPartyPlugins = [
   organizationsPlugin,
   apiTokensPlugin,
   installationsPlugin,
+  eventStorePlugin,
   issuesPlugin,
   releasesPlugin,
   inboundFiltersPlugin,

@@ -8,7 +8,7 @@ import { toExpressHandler } from "../../adapters/express/index.js";
 import { toFastifyPlugin } from "../../adapters/fastify/index.js";
 import { toNodeHandler } from "../../adapters/node/index.js";
 import { createFaultline, type Faultline, type FaultlineApi, SCOPES } from "../../src/index.js";
-import { EventSinkToken } from "../../src/plugins/issues/index.js";
+import { EventSinkToken } from "../../src/plugins/event-store/index.js";
 import { listen, type RunningServer } from "../helpers/server.js";
 import { BENCH_DATABASE_URL, quietLogger, report, sqlClient } from "./support.js";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createFaultline, type Faultline, type FaultlineApi, SCOPES } from "../../src/index.js";
-import { EventSinkToken } from "../../src/plugins/issues/index.js";
+import { EventSinkToken } from "../../src/plugins/event-store/index.js";
 import { BENCH_DATABASE_URL, benchEvent, quietLogger, report, runConcurrently, sqlClient } from "./support.js";
 
 /**

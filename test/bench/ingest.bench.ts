@@ -3,7 +3,7 @@ import { Agent, createServer, request } from "node:http";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createFaultline, type Faultline, type FaultlineApi, SCOPES } from "../../src/index.js";
-import { EventSinkToken } from "../../src/plugins/issues/index.js";
+import { EventSinkToken } from "../../src/plugins/event-store/index.js";
 import { listen, type RunningServer, serveFaultline } from "../helpers/server.js";
 import { BENCH_DATABASE_URL, benchEvent, quietLogger, report, runConcurrently, sqlClient } from "./support.js";
 

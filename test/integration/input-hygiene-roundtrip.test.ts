@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokens } from "../../src/index.js";
 import { repairText } from "../../src/http/input-policy.js";
 import { silentLogger } from "../../src/logging/logger.js";
-import { sanitizeEventPayload } from "../../src/plugins/issues/grouping/sanitize.js";
+import { sanitizeEventPayload } from "../../src/plugins/event-store/grouping/sanitize.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { hostileJson, hostileString, nested } from "../helpers/hostile-json.js";
 

@@ -4,8 +4,8 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
 import { defineEndpoint, definePlugin, type FaultlineApi, json } from "../../src/index.js";
 import { apiNameOf, type CallOptions } from "../../src/http/in-process.js";
-import type { IssueDetail } from "../../src/plugins/issues/serialize/issue.js";
-import { legacyIssueEndpoints } from "../../src/plugins/issues/routes/legacy.js";
+import type { IssueDetail } from "../../src/plugins/issues/issue/serialize.js";
+import { legacyIssueEndpoints } from "../../src/plugins/issues/legacy/routes.js";
 import type { FirstPartyEndpoints, firstPartyPlugins } from "../../src/plugins/index.js";
 
 type Api = FaultlineApi;

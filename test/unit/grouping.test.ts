@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors.js";
-import { normalizeEvent, normalizeFilename } from "../../src/plugins/issues/grouping/index.js";
+import { normalizeEvent, normalizeFilename } from "../../src/plugins/event-store/grouping/index.js";
 
 const receivedAt = new Date("2026-11-22T10:33:30.000Z");
 

@@ -1,7 +1,7 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors.js";
-import type { EventSink, ProjectRef } from "../../src/plugins/issues/ingest/port.js";
+import type { EventSink, ProjectRef } from "../../src/plugins/event-store/index.js";
 import type { ProjectKeyRecord } from "../../src/plugins/ingest/project-keys.js";
 import type { OutcomeRecord } from "../../src/plugins/ingest/outcomes/recorder.js";
 import { SharedRateLimiter } from "../../src/plugins/ingest/rate-limit.js";

@@ -10,14 +10,14 @@ import {
   repairText,
   textProblem,
 } from "../../src/http/input-policy.js";
-import { EVENT_SANITIZE_LIMITS, sanitizeEventPayload } from "../../src/plugins/issues/grouping/sanitize.js";
+import { EVENT_SANITIZE_LIMITS, sanitizeEventPayload } from "../../src/plugins/event-store/grouping/sanitize.js";
 import {
   FilterSyntaxError,
   MAX_FILTER_DEPTH,
   MAX_FILTER_TERMS,
   parseFilter,
   parsePatchPath,
-} from "../../src/plugins/scim/filter.js";
+} from "../../src/plugins/scim/resources/filter.js";
 import { hostileJson, hostileString, nested } from "../helpers/hostile-json.js";
 
 /** Whether text is what PostgreSQL stores as is: no NUL, every surrogate paired (checked code unit by code unit). */

@@ -68,7 +68,7 @@ describe("plugin boundaries (ESLint)", () => {
   });
 
   it("makes no exception for the OpenAPI plugin (the api types come from the endpoint declarations)", async () => {
-    const code = `import type { listIssues } from "../issues/routes/list.js";\nexport type Listed = typeof listIssues;`;
+    const code = `import type { listIssues } from "../issues/list/routes.js";\nexport type Listed = typeof listIssues;`;
     expect(await boundaryErrors("src/plugins/openapi/api.ts", code)).toHaveLength(1);
   });
 });

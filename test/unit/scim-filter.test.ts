@@ -8,7 +8,7 @@ import {
   parsePatchPath,
   stringifyFilter,
   stringifyPatchPath,
-} from "../../src/plugins/scim/filter.js";
+} from "../../src/plugins/scim/resources/filter.js";
 
 const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors.js";
-import { applyPatch } from "../../src/plugins/scim/patch.js";
-import { canonicalResource } from "../../src/plugins/scim/resource-input.js";
-import { GROUP_RESOURCE, USER_RESOURCE } from "../../src/plugins/scim/schema-definitions.js";
+import { applyPatch } from "../../src/plugins/scim/resources/patch.js";
+import { canonicalResource } from "../../src/plugins/scim/resources/input.js";
+import { GROUP_RESOURCE, USER_RESOURCE } from "../../src/plugins/scim/resources/schema-definitions.js";
 
 const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 const ENTERPRISE = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User";

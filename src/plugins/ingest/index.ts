@@ -5,7 +5,7 @@ import { Clock, Db, Logger, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { filterEvent, InboundFilterServiceToken, NO_FILTERS } from "../inbound-filters/index.js";
 import { ScrubbingSettingsToken } from "../data-scrubbing/index.js";
-import { EventSinkToken } from "../issues/index.js";
+import { EventSinkToken } from "../event-store/index.js";
 import { OrganizationQuotasToken } from "../quotas/index.js";
 import { ingestErrorRenderer } from "./cors.js";
 import { captureInProject, type ProjectTarget } from "./in-process.js";

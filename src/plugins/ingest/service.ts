@@ -1,7 +1,7 @@
 import type { Clock } from "../../clock.js";
 import { ApiError, notFound } from "../../http/errors.js";
 import type { FilterReason, InboundFilterSettings } from "../inbound-filters/index.js";
-import type { EventSink, ProjectRef } from "../issues/index.js";
+import type { EventSink, ProjectRef } from "../event-store/index.js";
 import type { QuotaDecision } from "../quotas/index.js";
 import { decompressBody } from "./decompress.js";
 import { publicKeyFromDsn, publicKeyFromRequest } from "./dsn-auth.js";

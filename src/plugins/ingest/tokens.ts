@@ -1,5 +1,5 @@
 import type { InjectionToken } from "tsyringe";
-import type { EventSink } from "../issues/index.js";
+import type { EventSink } from "../event-store/index.js";
 import type { OutcomeRecorder } from "./outcomes/recorder.js";
 import type { IngestWorkerPool } from "./isolation/pool.js";
 import type { EventLoopDelayMonitor } from "./overload.js";

@@ -1,5 +1,5 @@
 import type { IssueStatus } from "./tables.js";
-import type { EventUser } from "./grouping/types.js";
+import type { EventUser } from "../event-store/index.js";
 
 /** The project part of every issue event payload. */
 export interface ProjectSnapshot {

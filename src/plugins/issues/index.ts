@@ -2,22 +2,26 @@ import type { DependencyContainer } from "tsyringe";
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, EventBus, Metrics } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
-import { EventPayloadProcessorToken, EventSinkToken, EventStoreToken } from "./ingest/port.js";
-import { EventProcessor } from "./ingest/processor.js";
+import { EventStoreToken, IssueGroupingToken, IssueRetentionToken } from "../event-store/index.js";
+import { IssueIntake } from "./intake/record-events.js";
 import { IssueRepository } from "./repository.js";
-import { issueEndpoints } from "./routes/index.js";
-import { partitionTask, retentionApi, retentionTask } from "./retention/task.js";
+import { issueEndpoints } from "./endpoints.js";
+import { issueRetention } from "./retention.js";
 import { purgeDeletedIssuesTask, snoozeExpiryTask } from "./tasks.js";
 import { CommentService } from "./comments/service.js";
-import { CommentServiceToken, EventProcessorToken, IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
+import { CommentServiceToken, IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
 import { IssueWorkflow } from "./workflow/service.js";
 import { issuesMigrations } from "./migrations.js";
 
-/** Events and issues: grouping, storage, the issue workflow and its API. */
+/**
+ * Triage: issues, their state and workflow, search, the list, comments and the issue-scoped event
+ * reads (through the event store's interface); the issues' side of the event store's write path
+ * (the {@link IssueGrouping} port) and of its retention.
+ */
 export const issuesPlugin = definePlugin({
   id: "issues",
   coreLedgerMigrations: issuesMigrations,
-  dependencies: ["organizations"],
+  dependencies: ["organizations", "event-store"],
   register(container) {
     const db = () => container.resolve(Db);
     registerFactory(container, IssueRepositoryToken, () => new IssueRepository(db));
@@ -28,18 +32,10 @@ export const issuesPlugin = definePlugin({
     );
     registerFactory(
       container,
-      EventProcessorToken,
-      (c) =>
-        new EventProcessor(
-          db,
-          c.resolve(EventBus),
-          c.resolve(Clock),
-          { maxBatch: 500, maxDelayMs: 2, maxConcurrent: 4 },
-          () => (c.isRegistered(EventPayloadProcessorToken, true) ? c.resolveAll(EventPayloadProcessorToken) : []),
-        ),
+      IssueGroupingToken,
+      (c) => new IssueIntake(c.resolve(EventBus), () => c.resolve(EventStoreToken)),
     );
-    registerFactory(container, EventSinkToken, (c) => c.resolve(EventProcessorToken));
-    registerFactory(container, EventStoreToken, (c) => c.resolve(EventProcessorToken));
+    container.register(IssueRetentionToken, { useValue: issueRetention });
     issuesCreated(container); // exists at 0 from the start
     registerFactory(
       container,
@@ -48,37 +44,17 @@ export const issuesPlugin = definePlugin({
     );
   },
   endpoints: issueEndpoints,
-  tasks: [snoozeExpiryTask, purgeDeletedIssuesTask, partitionTask, retentionTask],
-  api: (container) => ({ retention: retentionApi(container) }),
+  tasks: [snoozeExpiryTask, purgeDeletedIssuesTask],
   on: {
     // Counted once the transaction that created the issue committed (a rolled-back batch created none).
     "issue.created": (_event, scope, { container }) => scope.afterCommit(() => issuesCreated(container).inc()),
   },
-  close: ({ container }) => container.resolve(EventProcessorToken).drain(),
 });
 
 function issuesCreated(container: DependencyContainer) {
   return container.resolve(Metrics).counter("issues_created_total", "Issues created (the first event of a new group)");
 }
 
-/** The ingest port: where the ingest plugin hands events, directly or through its queue. */
-export {
-  EventPayloadProcessorToken,
-  EventSinkToken,
-  EventStoreToken,
-  type CaptureOptions,
-  type EventPayloadProcessor,
-  type EventSink,
-  type EventStore,
-  type NormalizedEvent,
-  type ProjectRef,
-  type StorableEvent,
-} from "./ingest/port.js";
-/**
- * Validation and input repair of one event, pure (no database): what `EventStore.normalize` runs,
- * for an ingest worker thread that has no container (docs/ingest.md).
- */
-export { normalizeEvent } from "./grouping/index.js";
 export { type IssueLookup, IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";
@@ -89,15 +65,12 @@ export type {
   ReleasesTable,
   IssuesTable,
   IssueHashesTable,
-  EventsTable,
   IssueUsersTable,
   IssueFacetTables,
   IssueActivityTable,
   IssueUserStateTable,
   IssueCommentsTable,
-  EventIdsTable,
   Issue,
-  StoredEvent,
   IssueActivity,
   IssueComment,
 } from "./tables.js";

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.js";
 import type { Issue } from "./tables.js";
-import { findWithDetail, type IssueWithDetail } from "./serialize/detail-query.js";
+import { findWithDetail, type IssueWithDetail } from "./issue/detail-query.js";
 import { issueByRef, parseIssueRef } from "./issue-ref.js";
 
 /** Issue lookups. Every query is scoped by organization; deleted issues are invisible. */

@@ -1,5 +1,5 @@
 import type { EventSnapshot, IssueSnapshot, ProjectSnapshot } from "./domain-events.js";
-import type { NormalizedEvent } from "./grouping/types.js";
+import type { NormalizedEvent } from "../event-store/index.js";
 import { formatShortId } from "./short-id.js";
 import type { IssueState } from "./state.js";
 

@@ -59,31 +59,6 @@ export interface IssueHashesTable {
   issue_id: Int8;
 }
 
-export interface EventsTable {
-  id: Int8Id;
-  organization_id: number;
-  project_id: number;
-  issue_id: Int8;
-  event_id: string;
-  timestamp: Timestamp;
-  received: Timestamp;
-  level: string;
-  platform: string | null;
-  environment: string | null;
-  release: string | null;
-  dist: string | null;
-  type: "error" | "default";
-  title: string;
-  culprit: string;
-  message: string;
-  location: string | null;
-  user_key: string | null;
-  tags: Json<Array<[string, string]>>;
-  hashes: string[];
-  size: number;
-  payload: Json<Record<string, unknown>>;
-}
-
 export interface IssueUsersTable {
   issue_id: Int8;
   user_key: string;
@@ -126,16 +101,7 @@ export interface IssueCommentsTable {
   date_updated: Timestamp;
 }
 
-/** Event ids stored per project (0009_retention): what ingest deduplicates on, kept as long as the event. */
-export interface EventIdsTable {
-  project_id: number;
-  event_id: string;
-  received: Timestamp;
-}
-
 export type Issue = Selectable<IssuesTable>;
-
-export type StoredEvent = Selectable<EventsTable>;
 
 export type IssueActivity = Selectable<IssueActivityTable>;
 
@@ -147,7 +113,6 @@ declare module "../../db/schema.js" {
     releases: ReleasesTable;
     issues: IssuesTable;
     issue_hashes: IssueHashesTable;
-    events: EventsTable;
     issue_users: IssueUsersTable;
     issue_environments: IssueFacetTables["issue_environments"];
     issue_releases: IssueFacetTables["issue_releases"];
@@ -157,6 +122,5 @@ declare module "../../db/schema.js" {
     issue_activity: IssueActivityTable;
     issue_user_state: IssueUserStateTable;
     issue_comments: IssueCommentsTable;
-    event_ids: EventIdsTable;
   }
 }

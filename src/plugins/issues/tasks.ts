@@ -1,9 +1,8 @@
-import { sql } from "kysely";
-import { Clock, Db, EventBus, Options } from "../../container/tokens.js";
+import { Clock, Db, EventBus } from "../../container/tokens.js";
 import { runInTransaction } from "../../db/transaction.js";
 import { SYSTEM_ACTOR } from "../../events/event-bus.js";
 import type { TaskDefinition } from "../../worker/task.js";
-import { deleteEvents } from "./retention/run.js";
+import { EventStoreToken } from "../event-store/index.js";
 import { issueSnapshot } from "./snapshot.js";
 import { reopen, stateColumns, stateFromRow } from "./state.js";
 
@@ -94,7 +93,7 @@ export const purgeDeletedIssuesTask: TaskDefinition = {
         .executeTakeFirst();
       if (!issue) return false;
       const id = Number(issue.id);
-      const deleted = await deleteEvents(trx, container.resolve(Options).schema, sql`issue_id = ${id}`, PURGE_BATCH);
+      const deleted = await container.resolve(EventStoreToken).deleteIssueEvents(trx, id, PURGE_BATCH);
       if (deleted < PURGE_BATCH) {
         for (const table of ISSUE_TABLES) await trx.deleteFrom(table).where("issue_id", "=", id).execute();
         await trx.deleteFrom("issues").where("id", "=", id).execute();

@@ -1,6 +1,5 @@
 import type { InjectionToken } from "tsyringe";
 import type { CommentService } from "./comments/service.js";
-import type { EventProcessor } from "./ingest/processor.js";
 import type { IssueRepository } from "./repository.js";
 import type { IssueWorkflow } from "./workflow/service.js";
 
@@ -9,5 +8,4 @@ export type IssueLookup = Pick<IssueRepository, "find">;
 
 export const IssueRepositoryToken: InjectionToken<IssueRepository> = Symbol("faultline.IssueRepository");
 export const IssueWorkflowToken: InjectionToken<IssueWorkflow> = Symbol("faultline.IssueWorkflow");
-export const EventProcessorToken: InjectionToken<EventProcessor> = Symbol("faultline.EventProcessor");
 export const CommentServiceToken: InjectionToken<CommentService> = Symbol("faultline.CommentService");

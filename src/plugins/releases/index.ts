@@ -1,7 +1,7 @@
 import { registerFactory } from "../../container/container.js";
 import { Db } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
-import { EventPayloadProcessorToken } from "../issues/index.js";
+import { EventPayloadProcessorToken } from "../event-store/index.js";
 import { OrganizationServiceToken } from "../organizations/index.js";
 import { AbsentMaps } from "./symbolicate/absent-maps.js";
 import { SourceMapCache } from "./symbolicate/cache.js";
@@ -24,7 +24,7 @@ import {
 /** Releases and deploys (Sentry's API), artifact bundles uploaded by sentry-cli, and source-map symbolication. */
 export const releasesPlugin = definePlugin({
   id: "releases",
-  dependencies: ["organizations", "issues"],
+  dependencies: ["organizations", "event-store", "issues"],
   migrations: releasesMigrations,
   register(container) {
     const db = () => container.resolve(Db);

@@ -4,12 +4,12 @@ import { definePlugin } from "../../plugin/plugin.js";
 import { TokenServiceToken } from "../api-tokens/index.js";
 import { OrganizationServiceToken } from "../organizations/index.js";
 import { scimErrorRenderer } from "./errors.js";
-import { ScimGroupService } from "./groups-service.js";
+import { ScimGroupService } from "./groups/service.js";
 import { ScimRepository } from "./repository.js";
-import { discoveryEndpoints } from "./routes-discovery.js";
-import { groupEndpoints } from "./routes-groups.js";
-import { userEndpoints } from "./routes-users.js";
-import { ScimSetupService } from "./setup-service.js";
+import { discoveryEndpoints } from "./discovery/routes.js";
+import { groupEndpoints } from "./groups/routes.js";
+import { userEndpoints } from "./users/routes.js";
+import { ScimSetupService } from "./setup/service.js";
 import {
   ScimGroupServiceToken,
   ScimRepositoryToken,
@@ -17,8 +17,8 @@ import {
   ScimUnitOfWorkToken,
   ScimUserServiceToken,
 } from "./tokens.js";
-import { ScimUnitOfWork } from "./unit-of-work.js";
-import { ScimUserService } from "./users-service.js";
+import { ScimUnitOfWork } from "./requests/unit-of-work.js";
+import { ScimUserService } from "./users/service.js";
 import { scimMigrations } from "./migrations.js";
 
 type Reference = string | number;
@@ -80,5 +80,5 @@ export const scimPlugin = definePlugin({
   },
 });
 
-export type { ScimMemberSnapshot, ScimTeamMemberRef, ScimTeamSnapshot } from "./events.js";
+export type { ScimMemberSnapshot, ScimTeamMemberRef, ScimTeamSnapshot } from "./domain-events.js";
 export type { ScimMemberColumns, ScimTeamColumns, ScimDatabase } from "./tables.js";

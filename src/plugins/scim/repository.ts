@@ -1,9 +1,9 @@
 import { type Kysely, type RawBuilder, type SqlBool, sql } from "kysely";
 import type { MemberRole } from "../../db/schema.js";
 import type { ScimDatabase } from "./tables.js";
-import type { FilterTarget, SqlColumn } from "./filter-sql.js";
-import type { JsonObject } from "./resource-input.js";
-import { GROUP_RESOURCE, USER_RESOURCE } from "./schema-definitions.js";
+import type { FilterTarget, SqlColumn } from "./resources/filter-sql.js";
+import type { JsonObject } from "./resources/input.js";
+import { GROUP_RESOURCE, USER_RESOURCE } from "./resources/schema-definitions.js";
 
 export type ScimDb = Kysely<ScimDatabase>;
 

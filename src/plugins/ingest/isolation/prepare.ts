@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ApiError } from "../../../http/errors.js";
 import { scrubEvent, type ScrubbingSettings } from "../../data-scrubbing/index.js";
 import { filterEvent, type FilterReason, type InboundFilterSettings } from "../../inbound-filters/index.js";
-import { normalizeEvent } from "../../issues/index.js";
+import { normalizeEvent } from "../../event-store/index.js";
 import { decompressBody } from "../decompress.js";
 import { parseEnvelope } from "../envelope.js";
 import { eventsOf, parseEventPayload, type RawEvent, type ReceivedEvent } from "../event-payload.js";

@@ -7,7 +7,7 @@ import { runInTransaction, type TransactionScope } from "../../../db/transaction
 import type { Logger } from "../../../logging/logger.js";
 import { inActiveSpan, SPAN_STATUS_ERROR } from "../../../observability/tracing.js";
 import { mapInTurns } from "../../../worker/yield.js";
-import type { EventStore, NormalizedEvent, StorableEvent } from "../../issues/index.js";
+import type { EventStore, NormalizedEvent, StorableEvent } from "../../event-store/index.js";
 import type { QueueDepthGauge } from "./depth.js";
 import type { QueueRow, QueueStatements } from "./statements.js";
 

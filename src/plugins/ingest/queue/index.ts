@@ -2,7 +2,7 @@ import type { DependencyContainer, InjectionToken } from "tsyringe";
 import { registerFactory } from "../../../container/container.js";
 import { Clock, Db, Logger, Metrics, Options, WakeTask } from "../../../container/tokens.js";
 import type { TaskDefinition } from "../../../worker/task.js";
-import { EventStoreToken } from "../../issues/index.js";
+import { EventStoreToken } from "../../event-store/index.js";
 import type { IngestAdmission } from "../service.js";
 import { QueueDepthGauge } from "./depth.js";
 import { QueueDigest } from "./digest.js";

@@ -3,7 +3,7 @@ import type { Clock } from "../../../clock.js";
 import { GroupCommitBatcher, type BatcherOptions } from "../../../db/group-commit.js";
 import { retryTransientFailures } from "../../../db/retry.js";
 import type { Database } from "../../../db/schema.js";
-import type { CaptureOptions, EventSink, EventStore, ProjectRef } from "../../issues/index.js";
+import type { CaptureOptions, EventSink, EventStore, ProjectRef } from "../../event-store/index.js";
 import type { PreparedEvent } from "../isolation/prepare.js";
 import type { QueueDepthGauge } from "./depth.js";
 import { queuedText } from "./queued-text.js";

@@ -1,4 +1,4 @@
-import type { NormalizedEvent } from "../../issues/index.js";
+import type { NormalizedEvent } from "../../event-store/index.js";
 
 /**
  * An event's row text in `ingest_queue`. When the payload is exactly the JSON text it arrived as

@@ -3,7 +3,7 @@ import type { Database } from "../../../db/schema.js";
 import type { Issue } from "../tables.js";
 
 /**
- * The issue columns a list item shows (serialize/issue.ts), without the ones it does not
+ * The issue columns a list item shows (issue/serialize.ts), without the ones it does not
  * (message, resolution, organization, deleted_at, …): every column of 100 rows is a value the
  * driver decodes and the garbage collector frees.
  */

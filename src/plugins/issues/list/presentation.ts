@@ -1,4 +1,4 @@
-import { autoSpec, periodSpec, type TimelineSpec } from "../serialize/stats.js";
+import { autoSpec, periodSpec, type TimelineSpec } from "../issue/stats.js";
 import { type ListParams, windowBounds } from "./params.js";
 
 /** What the page's items show besides their rows: the stats series and the window's counts. */

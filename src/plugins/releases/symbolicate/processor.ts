@@ -1,4 +1,4 @@
-import type { EventPayloadProcessor } from "../../issues/index.js";
+import type { EventPayloadProcessor } from "../../event-store/index.js";
 import { readStoredFile } from "../artifacts/pieces.js";
 import type { ArtifactStore } from "../artifacts/store.js";
 import { type AbsentMaps, absentMapsKey } from "./absent-maps.js";

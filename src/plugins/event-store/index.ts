@@ -1,0 +1,92 @@
+import { registerFactory } from "../../container/container.js";
+import { Clock, Db, Options } from "../../container/tokens.js";
+import { definePlugin } from "../../plugin/plugin.js";
+import { eventStoreMigrations } from "./migrations.js";
+import { partitionTask, retentionApi, retentionTask } from "./retention/task.js";
+import { eventEndpoints } from "./read/routes.js";
+import { PostgresEventStore } from "./store.js";
+import { EventPayloadProcessorToken, EventSinkToken, EventStoreToken, IssueGroupingToken } from "./tokens.js";
+import { EventProcessor } from "./write/processor.js";
+import { EventProcessorToken } from "./write/token.js";
+
+/**
+ * The event store (ARCHITECTURE.md, "The rooms"): normalisation and grouping, the event write
+ * path, the stored events' reads and the project events API, and the events' partitions and
+ * retention, behind the {@link EventStore} interface. The issues plugin owns triage and plugs into
+ * the write path through the {@link IssueGrouping} port it registers.
+ */
+export const eventStorePlugin = definePlugin({
+  id: "event-store",
+  coreLedgerMigrations: eventStoreMigrations,
+  dependencies: ["organizations"],
+  register(container) {
+    const db = () => container.resolve(Db);
+    registerFactory(
+      container,
+      EventProcessorToken,
+      (c) =>
+        new EventProcessor(
+          db,
+          () => c.resolve(IssueGroupingToken),
+          c.resolve(Clock),
+          { maxBatch: 500, maxDelayMs: 2, maxConcurrent: 4 },
+          () => (c.isRegistered(EventPayloadProcessorToken, true) ? c.resolveAll(EventPayloadProcessorToken) : []),
+        ),
+    );
+    registerFactory(container, EventSinkToken, (c) => c.resolve(EventProcessorToken));
+    registerFactory(
+      container,
+      EventStoreToken,
+      (c) => new PostgresEventStore(db, c.resolve(EventProcessorToken), () => c.resolve(Options).schema),
+    );
+  },
+  endpoints: eventEndpoints,
+  tasks: [partitionTask, retentionTask],
+  api: (container) => ({ retention: retentionApi(container) }),
+  close: ({ container }) => container.resolve(EventProcessorToken).drain(),
+});
+
+/** The ingest port: where the ingest plugin hands events, directly or through its queue; the event store's interface. */
+export {
+  EventPayloadProcessorToken,
+  EventSinkToken,
+  EventStoreToken,
+  IssueGroupingToken,
+  IssueRetentionToken,
+  type CaptureOptions,
+  type EventPayloadProcessor,
+  type EventReads,
+  type EventSink,
+  type EventStore,
+  type EventWrites,
+  type IssueBatch,
+  type IssueGrouping,
+  type IssueRetention,
+  type IssueRetentionReport,
+  type NormalizedEvent,
+  type OrganizationEvent,
+  type ProjectRef,
+  type StorableEvent,
+  type StoredBatchEvent,
+} from "./tokens.js";
+export type { EventLevel, EventMessage, EventUser } from "./grouping/index.js";
+/**
+ * Validation and input repair of one event, pure (no database): what `EventStore.normalize` runs,
+ * for an ingest worker thread that has no container (docs/ingest.md).
+ */
+export { normalizeEvent } from "./grouping/index.js";
+export type { EventOrder, IssueEventFilter } from "./read/issue-events.js";
+export type { IssueHashPage } from "./read/hashes.js";
+export { parseEventId } from "./read/queries.js";
+export { type Neighbours, serializeEvent, serializeIssueEventItem } from "./read/serialize.js";
+export {
+  serializeTagKey,
+  serializeTagValue,
+  TAG_VALUE_SORTS,
+  type TagKeySummary,
+  type TagScope,
+  type TagValueRow,
+  type TagValueSort,
+} from "./read/tags.js";
+export type { RetentionReport } from "./retention/run.js";
+export type { EventIdsTable, EventsTable, StoredEvent } from "./tables.js";

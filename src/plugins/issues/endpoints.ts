@@ -1,0 +1,45 @@
+import { deleteIssue, getIssue, updateIssue } from "./issue/routes.js";
+import { createComment, deleteComment, listComments, updateComment } from "./comments/routes.js";
+import { listIssueExternalIssues, listIssueHashes } from "./events/hashes.js";
+import { getIssueEvent, listIssueEvents } from "./events/routes.js";
+import { legacyIssueEndpoints } from "./legacy/routes.js";
+import {
+  bulkDeleteIssues,
+  bulkDeleteProjectIssues,
+  bulkUpdateIssues,
+  bulkUpdateProjectIssues,
+  listIssues,
+  listProjectIssues,
+} from "./list/routes.js";
+import { resolveEventId, resolveShortId } from "./issue/lookups.js";
+import { getIssueTag, listIssueTags, listIssueTagValues } from "./events/tags.js";
+
+/**
+ * Every HTTP endpoint of the issues area (the issue's own under Sentry's legacy `/api/0/issues/{id}/` too).
+ * Not widened to `AnyEndpoint[]`: each element's type is what `faultline.api.issues.*` is typed from.
+ */
+export const issueEndpoints = [
+  getIssue,
+  updateIssue,
+  deleteIssue,
+  listIssueEvents,
+  getIssueEvent,
+  listIssueTags,
+  getIssueTag,
+  listIssueTagValues,
+  listIssueHashes,
+  listIssues,
+  bulkUpdateIssues,
+  bulkDeleteIssues,
+  listProjectIssues,
+  bulkUpdateProjectIssues,
+  bulkDeleteProjectIssues,
+  listIssueExternalIssues,
+  listComments,
+  createComment,
+  updateComment,
+  deleteComment,
+  resolveShortId,
+  resolveEventId,
+  ...legacyIssueEndpoints,
+];
