@@ -12,13 +12,13 @@ import { clientDiscardsOf } from "./outcomes/client-report.js";
 import type { Outcome, OutcomeRecorder } from "./outcomes/recorder.js";
 import { inferUserIp, normalizeAddress } from "./infer-ip.js";
 import { INGEST_LIMITS } from "./limits.js";
-import {
-  type FilteredEvent,
-  filteredEventId,
-  type PrepareJob,
-  type PreparedEvent,
-  type PrepareResult,
-  type ProjectIngestSettings,
+import { filteredEventId } from "./filtered-id.js";
+import type {
+  FilteredEvent,
+  PrepareJob,
+  PreparedEvent,
+  PrepareResult,
+  ProjectIngestSettings,
 } from "./isolation/prepare.js";
 import type { ProjectKeyRecord, ProjectKeyResolver } from "./project-keys.js";
 import type { SharedRateLimiter } from "./rate-limit.js";

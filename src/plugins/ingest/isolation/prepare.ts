@@ -1,10 +1,10 @@
-import { randomUUID } from "node:crypto";
 import { ApiError } from "../../../http/errors.js";
 import { scrubEvent, type ScrubbingSettings } from "../../data-scrubbing/index.js";
 import { filterEvent, type FilterReason, type InboundFilterSettings } from "../../inbound-filters/index.js";
 import { normalizeEvent } from "../../event-store/index.js";
 import { decompressBody } from "../decompress.js";
 import { parseEnvelope } from "../envelope.js";
+import { filteredEventId } from "../filtered-id.js";
 import { eventsOf, parseEventPayload, type RawEvent, type ReceivedEvent } from "../event-payload.js";
 import { inferUserIp, normalizeAddress } from "../infer-ip.js";
 import { INGEST_LIMITS } from "../limits.js";
@@ -133,10 +133,4 @@ function applyProjectSettings(
   if (reason !== null) return { reason };
   const scrubbed = scrubEvent(event, settings.scrubbing);
   return { event: scrubbed.event as RawEvent, scrubbed: scrubbed.changed };
-}
-
-/** The id a filtered `/store/` event is answered with: its own when it has a valid one. */
-export function filteredEventId(event: Record<string, unknown>): string {
-  const id = typeof event.event_id === "string" ? event.event_id.replaceAll("-", "").toLowerCase() : "";
-  return /^[0-9a-f]{32}$/.test(id) ? id : randomUUID().replaceAll("-", "");
 }
