@@ -1,16 +1,31 @@
 // Bundles threaded ingest's worker (src/plugins/ingest/isolation/worker.ts; docs/ingest.md,
 // "Isolation") into `<out dir>/ingest-worker.js` (and its source map), one self-contained ESM file with the package's
-// dependencies left to node_modules. The worker is found beside the module that starts it: run by
+// dependencies and peers left to node_modules. The worker is found beside the module that starts it: run by
 // the package build (tsup's onSuccess, dist/, beside the bundle's chunks) and by the source test
 // run's globalSetup (src/plugins/ingest/isolation/, beside pool.ts; gitignored). Not a tsup entry:
 // sharing chunks with the main bundle reordered its imports (tsyringe before reflect-metadata).
 // Written to a temporary name and renamed, so that a starting worker never reads half a file.
-import { renameSync, writeFileSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+
+/**
+ * Left to node_modules: what an install has, the package's dependencies and peers (tsup's rule
+ * for the main bundle). Anything else the worker reaches (p-retry, a devDependency bundled into
+ * the main bundle too: tsup.config.ts) is bundled.
+ */
+function installedPackages() {
+  const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const names = Object.keys({
+    ...manifest.dependencies,
+    ...manifest.peerDependencies,
+    ...manifest.optionalDependencies,
+  });
+  return names.flatMap((name) => [name, `${name}/*`]);
+}
 
 /** Builds `<outDir>/ingest-worker.js` (outDir relative to the repository root) and returns its path. */
 export async function buildIngestWorker(outDir) {
@@ -21,7 +36,7 @@ export async function buildIngestWorker(outDir) {
     platform: "node",
     format: "esm",
     target: "node20",
-    packages: "external",
+    external: installedPackages(),
     sourcemap: true,
     write: false,
     outfile: target,
