@@ -223,3 +223,14 @@ describe("scrubEvent: the project's settings", () => {
     expect(scrubEvent(null, ON)).toEqual({ event: null, changed: false });
   });
 });
+
+describe("hostile shapes", () => {
+  it("walks a 10,000-level value without exhausting the stack, still scrubbing what normalisation keeps", () => {
+    let deep: Record<string, unknown> = { password: "hunter2-deep" };
+    for (let level = 0; level < 10_000; level++) deep = { a: deep };
+    const { event, changed } = scrub({ extra: { deep, password: "hunter2" } });
+    expect(changed).toBe(true);
+    expect(event.extra.password).toBe("[Filtered]");
+    expect(event.extra.deep).toBe(deep); // below the walk's depth: left to normalisation, which cuts it at 32 levels
+  });
+});

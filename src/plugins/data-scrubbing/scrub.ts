@@ -117,6 +117,9 @@ function compile(settings: ScrubbingSettings): CompiledRules {
   return rules;
 }
 
+/** How deep the walk goes: past the 32 levels events keep once normalised, with room to spare. */
+const MAX_WALK_DEPTH = 64;
+
 /** One scrubbing pass: the rules, where the walk is, and the remarks so far. */
 class Pass {
   readonly path: string[] = [];
@@ -133,6 +136,9 @@ class Pass {
 
   /** The value under `key` (null: a list item), scrubbed; the same value when nothing matched. */
   value(value: unknown, key: string | null): unknown {
+    // Below this depth the event is cut anyway (normalisation keeps 32 levels: docs/issues.md, "Repairing events, never losing them"), and
+    // a hostile 10,000-level value must not exhaust the stack of a recursive walk.
+    if (this.path.length > MAX_WALK_DEPTH) return value;
     if (key !== null && this.rules.safe.size > 0 && this.rules.safe.has(key.toLowerCase())) return value;
     const keyRule = key === null ? null : sensitiveKeyRule(key, this.rules);
     if (typeof value === "string") return this.#string(value, keyRule);
