@@ -66,6 +66,7 @@ export default tseslint.config(
       "**/.next/",
       ".faultline/",
       "src/ui/ui-assets/",
+      "src/plugins/ingest/isolation/ingest-worker.js",
       "examples/demo/assets/*.min.js",
     ],
   },

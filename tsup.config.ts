@@ -31,7 +31,8 @@ export default defineConfig((cli) => ({
   // The pre-initialised PGlite cluster that fresh embedded databases start from (src/db/pglite-template.ts).
   // Written into this build's own output directory (a test builds to a cache directory of its own).
   // Then the dashboard's browser bundle (faultline/ui), into <out dir>/ui-assets/.
-  onSuccess: `node scripts/build-pglite-template.mjs ${JSON.stringify(cli.outDir ?? "dist")} && node scripts/build-ui.mjs ${JSON.stringify(cli.outDir ?? "dist")}`,
+  // Threaded ingest's worker beside the bundle that starts it (scripts/build-ingest-worker.mjs).
+  onSuccess: `node scripts/build-ingest-worker.mjs ${JSON.stringify(cli.outDir ?? "dist")} && node scripts/build-pglite-template.mjs ${JSON.stringify(cli.outDir ?? "dist")} && node scripts/build-ui.mjs ${JSON.stringify(cli.outDir ?? "dist")}`,
   // Framework and test-only packages are the host's to install.
   external: [
     "express",

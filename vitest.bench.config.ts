@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 900_000,
     hookTimeout: 900_000,
     fileParallelism: false,
+    // Threaded ingest's worker, bundled beside its pool for the source run.
+    globalSetup: ["test/setup/ingest-worker.ts"],
     reporters: ["verbose"],
   },
 });

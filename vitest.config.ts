@@ -37,7 +37,8 @@ export default defineConfig({
   test: {
     // A PGlite dump for every embedded database the tests open (no initdb each time), and the
     // dashboard's browser bundle where the source faultline/ui looks for it (src/ui/ui-assets/).
-    globalSetup: ["test/setup/pglite-template.ts", "test/setup/dashboard.ts"],
+    // The ingest worker thread's bundle beside its pool (test/setup/ingest-worker.ts).
+    globalSetup: ["test/setup/pglite-template.ts", "test/setup/dashboard.ts", "test/setup/ingest-worker.ts"],
     // Most of the suite waits on PostgreSQL, HTTP and timers: three files at a time on two cores
     // (vitest would run one: cores − 1). Four measured no faster in CI (803 s against 788 s): the
     // cores are the limit.

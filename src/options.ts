@@ -196,6 +196,17 @@ export const optionsSchema = z.strictObject({
        * serve their own routes from the same process on PostgreSQL (docs/operations.md).
        */
       shedAtEventLoopDelayMs: z.number().int().min(20).max(60_000).nullable().default(null),
+      /**
+       * Queued mode: where the CPU half of accepting an event runs (docs/ingest.md, "Isolation").
+       * `"threads"` (default): decompressing, parsing, validating and normalising run in a small
+       * pool of worker threads, off the host's event loop; the host's thread reads the body, checks
+       * the DSN key and limits, commits the queue row and replies. Falls back to `"inline"` where the
+       * worker's file is not beside Faultline's bundle (a bundler moved it). `"inline"`: all of it on
+       * the host's thread. Direct ingest (`queued: false`) is always inline.
+       */
+      isolation: z.enum(["threads", "inline"]).default("threads"),
+      /** Worker threads of `isolation: "threads"`; absent: one per core beyond the first, at most 2 (at least 1). */
+      threads: z.number().int().min(1).max(16).optional(),
       /** Queued mode: events the digest claims and stores per transaction. */
       digestBatchSize: z.number().int().min(1).max(10_000).default(500),
       /**

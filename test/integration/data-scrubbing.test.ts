@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tokens } from "../../src/index.js";
+import { IngestWorkerPoolToken } from "../../src/plugins/ingest/tokens.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { errorEvent } from "../helpers/events.js";
 import { seedOrganization } from "../helpers/seed.js";
@@ -161,15 +162,16 @@ async function tablesHolding(instance: TestInstance, needle: string, only?: stri
   return found;
 }
 
-function scrubbingSuite(mode: "queued" | "direct") {
-  describe(`data scrubbing, ${mode} ingest`, () => {
+/** Queued ingest accepts in worker threads or inline on the host's thread (docs/ingest.md): both scrub. */
+function scrubbingSuite(mode: "queued" | "direct", isolation: "threads" | "inline" = "inline") {
+  describe(`data scrubbing, ${mode} ingest${mode === "queued" ? `, ${isolation}` : ""}`, () => {
     let instance: TestInstance;
     let server: RunningServer;
     let acme: Awaited<ReturnType<typeof seedOrganization>>;
     let dsnKey: string;
 
     beforeAll(async () => {
-      instance = await createTestInstance({ worker: false, ingest: { queued: mode === "queued" } });
+      instance = await createTestInstance({ worker: false, ingest: { queued: mode === "queued", isolation } });
       acme = await seedOrganization(instance.faultline, "acme");
       dsnKey = acme.project.keys[0]?.public as string;
       server = await serveFaultline(instance.faultline);
@@ -266,11 +268,15 @@ function scrubbingSuite(mode: "queued" | "direct") {
       );
       await instance.faultline.worker.runDue("ingest.digest");
       expect(await tablesHolding(instance, "Zq9inprocess")).toEqual([]);
+      // The threaded suite's events really went through the threads (the worker's file is built for the test run).
+      const threads = instance.faultline.container.resolve(IngestWorkerPoolToken).running;
+      expect(threads > 0).toBe(mode === "queued" && isolation === "threads");
     });
   });
 }
 
-scrubbingSuite("queued");
+scrubbingSuite("queued", "threads");
+scrubbingSuite("queued", "inline");
 scrubbingSuite("direct");
 
 describe("data scrubbing settings on the project detail and PUT", () => {

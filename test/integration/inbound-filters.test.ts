@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logging/logger.js";
-import { OutcomeRecorderToken } from "../../src/plugins/ingest/tokens.js";
+import { tokens, type FaultlineOptions } from "../../src/index.js";
+import { IngestWorkerPoolToken, OutcomeRecorderToken } from "../../src/plugins/ingest/tokens.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { errorEvent } from "../helpers/events.js";
 import { seedOrganization } from "../helpers/seed.js";
@@ -11,13 +12,21 @@ import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js
  * Inbound filters (#32): a project's filters, set through Sentry's `filters/` endpoints (and the
  * patterns through `faultline.api.inboundFilters`), refuse matching events at accept; they are
  * answered 200, never stored, and counted in `stats_v2` as `filtered` with the filter's reason.
+ * The same in both ways of accepting (docs/ingest.md): inline on the host's thread (direct
+ * ingest, stored at once) and in worker threads (queued ingest, the filter decided in the thread
+ * from the settings the host sends with the job; "stored" there is a row in `ingest_queue`).
  */
 const OLD_IE = "Mozilla/5.0 (compatible; MSIE 9.0; Windows NT 6.1; Trident/5.0)";
 const CURRENT_CHROME =
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 const GOOGLEBOT = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 
-describe("inbound filters", { timeout: 90_000 }, () => {
+const modes: Array<{ mode: string; ingest: NonNullable<FaultlineOptions["ingest"]> }> = [
+  { mode: "inline", ingest: { queued: false } },
+  { mode: "worker threads", ingest: { queued: true, isolation: "threads", threads: 1 } },
+];
+
+describe.each(modes)("inbound filters ($mode)", { timeout: 90_000 }, ({ ingest }) => {
   let instance: TestInstance;
   let server: RunningServer;
   let seed: Awaited<ReturnType<typeof seedOrganization>>;
@@ -26,7 +35,7 @@ describe("inbound filters", { timeout: 90_000 }, () => {
   const auth = () => ({ ...bearer(seed.allScopesToken), "content-type": "application/json" });
 
   beforeAll(async () => {
-    instance = await createTestInstance({ worker: false, logger: silentLogger, ingest: { queued: false } });
+    instance = await createTestInstance({ worker: false, logger: silentLogger, ingest });
     seed = await seedOrganization(instance.faultline);
     key = seed.project.keys[0]?.public as string;
     server = await serveFaultline(instance.faultline);
@@ -39,7 +48,23 @@ describe("inbound filters", { timeout: 90_000 }, () => {
   const put = (id: string, body: unknown) =>
     fetch(`${filters()}${id}/`, { method: "PUT", headers: auth(), body: JSON.stringify(body) });
 
-  /** Sends one event in an envelope; resolves to whether it was stored (the instance ingests directly). */
+  /** Whether the event was kept: stored (direct ingest) or queued for the digest (queued ingest). */
+  async function kept(id: string): Promise<boolean> {
+    if (ingest.queued) {
+      const rows = await instance.faultline.container
+        .resolve(tokens.Db)
+        .selectFrom("ingest_queue")
+        .select("id")
+        .where("event", "like", `%${id}%`)
+        .execute();
+      return rows.length > 0;
+    }
+    const event = await fetch(`${server.url}/api/0/projects/acme/web/events/${id}/`, { headers: auth() });
+    await event.body?.cancel();
+    return event.status === 200;
+  }
+
+  /** Sends one event in an envelope; resolves to whether it was kept. */
   async function stored(overrides: Record<string, unknown>, frames?: Array<Record<string, unknown>>) {
     const id = randomUUID().replaceAll("-", "");
     const body = [{ event_id: id }, { type: "event" }, { event_id: id, ...errorEvent(overrides, frames) }]
@@ -51,9 +76,7 @@ describe("inbound filters", { timeout: 90_000 }, () => {
     });
     expect(response.status).toBe(200);
     await response.body?.cancel();
-    const event = await fetch(`${server.url}/api/0/projects/acme/web/events/${id}/`, { headers: auth() });
-    await event.body?.cancel();
-    return event.status === 200;
+    return kept(id);
   }
 
   it("lists Sentry's filters, all off for a new project", async () => {
@@ -154,6 +177,9 @@ describe("inbound filters", { timeout: 90_000 }, () => {
       "error-message": 1,
       "release-version": 1,
     });
+    // Threaded mode really ran in the threads (the worker's file is built for the test run).
+    if (ingest.isolation === "threads")
+      expect(instance.faultline.container.resolve(IngestWorkerPoolToken).running).toBeGreaterThan(0);
   });
 
   it("answers a filtered /store/ event with its id", async () => {
@@ -165,5 +191,6 @@ describe("inbound filters", { timeout: 90_000 }, () => {
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ id });
+    expect(await kept(id)).toBe(false);
   });
 });

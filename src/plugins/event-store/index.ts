@@ -70,6 +70,11 @@ export {
   type StoredBatchEvent,
 } from "./tokens.js";
 export type { EventLevel, EventMessage, EventUser } from "./grouping/index.js";
+/**
+ * Validation and input repair of one event, pure (no database): what `EventStore.normalize` runs,
+ * for an ingest worker thread that has no container (docs/ingest.md).
+ */
+export { normalizeEvent } from "./grouping/index.js";
 export type { EventOrder, IssueEventFilter } from "./read/issue-events.js";
 export type { IssueHashPage } from "./read/hashes.js";
 export { parseEventId } from "./read/queries.js";

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import type { DependencyContainer } from "tsyringe";
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Logger, Options } from "../../container/tokens.js";
@@ -17,11 +18,13 @@ import { ingestEndpoints } from "./routes.js";
 import { OutcomeRecorder, type OutcomeRecord } from "./outcomes/recorder.js";
 import { getOutcomeStats } from "./outcomes/routes.js";
 import { EventLoopDelayMonitor } from "./overload.js";
+import { IngestWorkerPool } from "./isolation/pool.js";
+import { type AcceptPolicy, IngestService, type IngestIsolation } from "./service.js";
 import { scrubbingSink } from "./scrubbing-sink.js";
-import { IngestService } from "./service.js";
 import {
   IngestServiceToken,
   IngestSinkToken,
+  IngestWorkerPoolToken,
   OutcomeRecorderToken,
   OverloadMonitorToken,
   ProjectKeyResolverToken,
@@ -35,6 +38,55 @@ const OUTCOME_FLUSH_INTERVAL_MS = 5_000;
 function shedsOnOverload(container: DependencyContainer): boolean {
   const { queued, shedAtEventLoopDelayMs } = container.resolve(Options).ingest;
   return queued && shedAtEventLoopDelayMs !== null;
+}
+
+/** Threads apply to queued ingest where the worker's file is beside the bundle (docs/ingest.md, "Isolation"). */
+function runsInThreads(container: DependencyContainer): boolean {
+  const { queued, isolation } = container.resolve(Options).ingest;
+  return queued && isolation === "threads" && IngestWorkerPool.available();
+}
+
+/**
+ * The worker threads, fed the project's settings read (cached) on this thread: the inbound
+ * filters as the accept policy reads them, and the scrubbing settings, which must be known (an
+ * event is never queued unscrubbed for want of them).
+ */
+function threadedIngest(container: DependencyContainer, policy: AcceptPolicy): IngestIsolation {
+  const pool = container.resolve(IngestWorkerPoolToken);
+  const sink = container.resolve(QueuedEventSinkToken);
+  const scrubbing = container.resolve(ScrubbingSettingsToken);
+  return {
+    get saturated() {
+      return pool.saturated;
+    },
+    run: (job) => pool.run(job),
+    settingsOf: async (projectId) => {
+      const [filters, scrubbingSettings] = await Promise.all([
+        policy.filterSettings(projectId),
+        scrubbing.forProject(projectId),
+      ]);
+      return { filters, scrubbing: scrubbingSettings };
+    },
+    appendPrepared: (project, events) => sink.appendPrepared(project, events),
+  };
+}
+
+/** The project's inbound filters and the organization's quotas, as the accept path asks for them. */
+function acceptPolicy(container: DependencyContainer): AcceptPolicy {
+  const filters = container.resolve(InboundFilterServiceToken);
+  const quotas = container.resolve(OrganizationQuotasToken);
+  // Settings or counters that cannot be read refuse nothing: an event is never refused for want of them.
+  return {
+    filterSettings: (projectId) => filters.settingsOf(projectId).catch(() => NO_FILTERS),
+    filterEvent,
+    organizationQuota: (organizationId, events, nowMs) =>
+      quotas.consume(organizationId, events, nowMs).catch(() => ({ allowed: true }) as const),
+  };
+}
+
+/** One thread per core beyond the one the host's event loop uses, at most two: ingest must not starve the host. */
+function defaultThreads(): number {
+  return Math.max(1, Math.min(2, availableParallelism() - 1));
 }
 
 /**
@@ -75,18 +127,16 @@ export const ingestPlugin = definePlugin({
       const observe = c.resolve(IngestObserverToken);
       const outcomes = { record: (record: OutcomeRecord) => (recorder.record(record), observe(record)) };
       const limiter = new SharedRateLimiter(RATE_LIMIT_WINDOW_MS, databaseQuotaStore(db));
-      const filters = c.resolve(InboundFilterServiceToken);
-      const quotas = c.resolve(OrganizationQuotasToken);
-      // Settings or counters that cannot be read refuse nothing: an event is never refused for want of them.
-      const policy = {
-        filterSettings: (projectId: number) => filters.settingsOf(projectId).catch(() => NO_FILTERS),
-        filterEvent,
-        organizationQuota: (organizationId: number, events: number, nowMs: number) =>
-          quotas.consume(organizationId, events, nowMs).catch(() => ({ allowed: true }) as const),
-      };
+      const policy = acceptPolicy(c);
+      const isolation = runsInThreads(c) ? threadedIngest(c, policy) : undefined;
       const sink = c.resolve(IngestSinkToken);
-      return new IngestService(keys, sink, limiter, clock, outcomes, admission, overload, policy);
+      return new IngestService(keys, sink, limiter, clock, outcomes, admission, overload, policy, isolation);
     });
+    registerFactory(
+      container,
+      IngestWorkerPoolToken,
+      (c) => new IngestWorkerPool(c.resolve(Options).ingest.threads ?? defaultThreads(), c.resolve(Logger)),
+    );
     // Resolved (and its histogram created) only when load shedding is on.
     registerFactory(
       container,
@@ -127,6 +177,8 @@ export const ingestPlugin = definePlugin({
   // Accepted events waiting for their group commit are written before the database closes.
   close: async ({ container }) => {
     if (shedsOnOverload(container)) container.resolve(OverloadMonitorToken).stop();
+    // Requests already in a thread finish (and are queued below) before the threads stop.
+    if (runsInThreads(container)) await container.resolve(IngestWorkerPoolToken).close();
     if (container.resolve(Options).ingest.queued) await container.resolve(QueuedEventSinkToken).drain();
     await container.resolve(OutcomeRecorderToken).close();
   },

@@ -1,8 +1,7 @@
-import { randomUUID } from "node:crypto";
 import type { Clock } from "../../clock.js";
 import { ApiError, notFound } from "../../http/errors.js";
 import type { FilterReason, InboundFilterSettings } from "../inbound-filters/index.js";
-import type { EventSink } from "../event-store/index.js";
+import type { EventSink, ProjectRef } from "../event-store/index.js";
 import type { QuotaDecision } from "../quotas/index.js";
 import { decompressBody } from "./decompress.js";
 import { publicKeyFromDsn, publicKeyFromRequest } from "./dsn-auth.js";
@@ -13,6 +12,14 @@ import { clientDiscardsOf } from "./outcomes/client-report.js";
 import type { Outcome, OutcomeRecorder } from "./outcomes/recorder.js";
 import { inferUserIp, normalizeAddress } from "./infer-ip.js";
 import { INGEST_LIMITS } from "./limits.js";
+import { filteredEventId } from "./filtered-id.js";
+import type {
+  FilteredEvent,
+  PrepareJob,
+  PreparedEvent,
+  PrepareResult,
+  ProjectIngestSettings,
+} from "./isolation/prepare.js";
 import type { ProjectKeyRecord, ProjectKeyResolver } from "./project-keys.js";
 import type { SharedRateLimiter } from "./rate-limit.js";
 
@@ -52,6 +59,21 @@ export interface AcceptPolicy {
   organizationQuota(organizationId: number, events: number, nowMs: number): Promise<QuotaDecision>;
 }
 
+/**
+ * Threaded ingest (`ingest.isolation: "threads"`, docs/ingest.md): the CPU half of accepting a
+ * request runs in worker threads, the queue's group commit on this thread.
+ */
+export interface IngestIsolation {
+  /** True when the threads' job queues are full: refused before anything is parsed. */
+  readonly saturated: boolean;
+  /** Decompress → parse → validate → the project's filters → normalise → queue row text, off this thread. */
+  run(job: PrepareJob): Promise<PrepareResult>;
+  /** The project's accept-time settings (filters, scrubbing, cached), sent with each job. */
+  settingsOf(projectId: number): Promise<ProjectIngestSettings>;
+  /** Appends prepared rows to `ingest_queue`; resolves with their ids once committed. */
+  appendPrepared(project: ProjectRef, events: readonly PreparedEvent[]): Promise<string[]>;
+}
+
 /** How long an SDK is told to wait when the queue is full: the digest empties hundreds of events per batch. */
 const QUEUE_FULL_RETRY_AFTER_SECONDS = 1;
 /** Overload is decided per 100 ms window; a second lets a storm's backlog clear. */
@@ -70,6 +92,8 @@ export class IngestService {
     /** Present when `ingest.shedAtEventLoopDelayMs` is set (queued mode). */
     private readonly overload?: OverloadSignal,
     private readonly policy?: AcceptPolicy,
+    /** Present when `ingest.isolation` is `"threads"` and worker threads are available (queued mode). */
+    private readonly isolation?: IngestIsolation,
   ) {}
 
   /** `POST /api/{project_id}/envelope/` → `{id}` of the (first) event, `{}` without one. */
@@ -80,6 +104,11 @@ export class IngestService {
     // With the key outside the body, reject bad senders before spending CPU on decompression.
     const earlyKey = claimedKey === null ? null : await this.keys.authenticate(claimedKey, projectId);
     if (earlyKey) this.#refuseBeforeParsing(earlyKey, receivedAt);
+    // A key only inside the envelope is known after the parse: such requests stay inline.
+    if (earlyKey && this.isolation) {
+      const { accepted } = await this.#ingestIsolated(this.isolation, earlyKey, "envelope", input, receivedAt);
+      return accepted[0] === undefined ? {} : { id: accepted[0] };
+    }
     const bytes = await decompressBody(input.body, input.headers.get("content-encoding"), {
       bytes: INGEST_LIMITS.envelopeBytes,
       what: "Envelope",
@@ -94,7 +123,7 @@ export class IngestService {
       receivedAt,
       async () => eventsOf(envelope),
     );
-    const [first] = await this.#capture(key, withInferredIps(events, input), receivedAt);
+    const [first] = await this.#captureReceived(key, withInferredIps(events, input), receivedAt);
     return first === undefined ? {} : { id: first };
   }
 
@@ -104,6 +133,11 @@ export class IngestService {
     const receivedAt = this.clock.now();
     const key = await this.keys.authenticate(publicKeyFromRequest(input.headers, input.query), projectId);
     this.#refuseBeforeParsing(key, receivedAt);
+    if (this.isolation) {
+      const { accepted, filtered } = await this.#ingestIsolated(this.isolation, key, "store", input, receivedAt);
+      // A filtered event is answered with the id it would have had (docs/filters-and-quotas.md).
+      return { id: (accepted[0] ?? filtered[0]?.eventId) as string };
+    }
     const event = await this.#refusedAsInvalid(key, 1, receivedAt, async () =>
       parseEventPayload(
         await decompressBody(input.body, input.headers.get("content-encoding"), {
@@ -112,39 +146,89 @@ export class IngestService {
         }),
       ),
     );
-    const [id] = await this.#capture(key, withInferredIps([event], input), receivedAt);
+    const [id] = await this.#captureReceived(key, withInferredIps([event], input), receivedAt);
     return { id: id ?? filteredEventId(event.event) };
   }
 
-  /** Only events count against the limits; the events an envelope keeps past its filters are accepted or refused as a whole. */
-  async #capture(key: ProjectKeyRecord, received: ReceivedEvent[], receivedAt: Date): Promise<string[]> {
-    // Again after the parse (the key may have come in the envelope only), before any quota is spent.
+  /**
+   * The body goes to a worker thread (transferred) with the project's filter and scrubbing
+   * settings; the thread answers with (scrubbed) queue rows and the filtered events' reasons, or
+   * the refusal. Limits, outcomes and
+   * the group commit stay here, as inline.
+   */
+  async #ingestIsolated(
+    isolation: IngestIsolation,
+    key: ProjectKeyRecord,
+    kind: PrepareJob["kind"],
+    input: IngestInput,
+    receivedAt: Date,
+  ): Promise<{ accepted: string[]; filtered: readonly FilteredEvent[] }> {
+    const prepared = await isolation.run({
+      kind,
+      body: input.body,
+      contentEncoding: input.headers.get("content-encoding"),
+      receivedAtMs: receivedAt.getTime(),
+      clientAddress: input.clientAddress ?? null,
+      // Per-project accept-time settings travel with the job: the thread needs no database.
+      settings: await isolation.settingsOf(key.project.id),
+    });
+    if (!prepared.ok) {
+      const { status, detail, extra, headers, invalidEvents } = prepared;
+      if (invalidEvents !== null && status < 500)
+        this.#count(key, "invalid", status === 413 ? "too_large" : "payload", invalidEvents, receivedAt);
+      throw new ApiError(status, detail, extra, headers);
+    }
+    for (const discard of prepared.discards)
+      this.#count(key, "client_discard", discard.reason, discard.quantity, receivedAt, discard.category);
+    this.#refuseWhenOverloaded(key, prepared.events.length + prepared.filtered.length, receivedAt);
+    for (const { reason } of prepared.filtered) this.#count(key, "filtered", reason, 1, receivedAt);
+    const accepted = await this.#capture(key, prepared.events.length, receivedAt, () =>
+      isolation.appendPrepared(key.project, prepared.events),
+    );
+    return { accepted, filtered: prepared.filtered };
+  }
+
+  async #captureReceived(key: ProjectKeyRecord, received: ReceivedEvent[], receivedAt: Date): Promise<string[]> {
     this.#refuseWhenOverloaded(key, received.length, receivedAt);
     // Filtered events are answered like accepted ones but spend no quota (docs/filters-and-quotas.md).
     const events = await this.#withoutFiltered(key, received, receivedAt);
-    if (events.length === 0) return [];
+    return this.#capture(key, events.length, receivedAt, () => this.#store(key, events, receivedAt));
+  }
+
+  /**
+   * Only events count against the limits; the events an envelope keeps past its filters are
+   * accepted or refused as a whole. Overload was checked (again, after the parse: the key may have
+   * come in the envelope only) by the caller, before the filters.
+   */
+  async #capture(
+    key: ProjectKeyRecord,
+    events: number,
+    receivedAt: Date,
+    store: () => Promise<string[]>,
+  ): Promise<string[]> {
+    if (events === 0) return [];
     if (key.rateLimit !== null) {
       const { count, windowMs } = key.rateLimit;
-      const decision = await this.limiter.consume(key.keyId, events.length, count, receivedAt.getTime(), windowMs);
+      const decision = await this.limiter.consume(key.keyId, events, count, receivedAt.getTime(), windowMs);
       if (!decision.allowed) {
-        this.#count(key, "rate_limited", "key_quota", events.length, receivedAt);
+        this.#count(key, "rate_limited", "key_quota", events, receivedAt);
         throw rateLimited(decision.retryAfterSeconds);
       }
     }
-    const quota = await this.policy?.organizationQuota(key.project.organizationId, events.length, receivedAt.getTime());
+    const quota = await this.policy?.organizationQuota(key.project.organizationId, events, receivedAt.getTime());
     if (quota && !quota.allowed) {
-      this.#count(key, "rate_limited", quota.reason, events.length, receivedAt);
+      this.#count(key, "rate_limited", quota.reason, events, receivedAt);
       throw organizationThrottled(quota.retryAfterSeconds, quota.reason);
     }
-    if (!this.admission) return this.#accept(key, events, receivedAt);
-    if (!(await this.admission.admit(events.length, receivedAt.getTime()))) {
-      this.#count(key, "rate_limited", "queue_full", events.length, receivedAt);
+    if (!this.admission) return this.#accept(key, events, receivedAt, store);
+    if (!(await this.admission.admit(events, receivedAt.getTime()))) {
+      this.#count(key, "rate_limited", "queue_full", events, receivedAt);
       throw queueFull(QUEUE_FULL_RETRY_AFTER_SECONDS);
     }
     try {
-      return await this.#accept(key, events, receivedAt);
+      return await this.#accept(key, events, receivedAt, store);
     } catch (error) {
-      this.admission.release(events.length);
+      this.admission.release(events);
       throw error;
     }
   }
@@ -168,6 +252,11 @@ export class IngestService {
    */
   #refuseBeforeParsing(key: ProjectKeyRecord, receivedAt: Date): void {
     this.#refuseWhenOverloaded(key, 1, receivedAt);
+    // Every ingest thread has a backlog already: waiting in it would only grow the SDK's latency.
+    if (this.isolation?.saturated) {
+      this.#count(key, "rate_limited", "overloaded", 1, receivedAt);
+      throw overloaded(OVERLOADED_RETRY_AFTER_SECONDS);
+    }
     if (!this.admission?.isFull(receivedAt.getTime())) return;
     this.#count(key, "rate_limited", "queue_full", 1, receivedAt);
     throw queueFull(QUEUE_FULL_RETRY_AFTER_SECONDS);
@@ -183,11 +272,14 @@ export class IngestService {
     throw overloaded(OVERLOADED_RETRY_AFTER_SECONDS);
   }
 
-  async #accept(key: ProjectKeyRecord, events: ReceivedEvent[], receivedAt: Date): Promise<string[]> {
-    const ids = await this.#refusedAsInvalid(key, events.length, receivedAt, () =>
-      this.#store(key, events, receivedAt),
-    );
-    this.#count(key, "accepted", "", events.length, receivedAt);
+  async #accept(
+    key: ProjectKeyRecord,
+    events: number,
+    receivedAt: Date,
+    store: () => Promise<string[]>,
+  ): Promise<string[]> {
+    const ids = await this.#refusedAsInvalid(key, events, receivedAt, store);
+    this.#count(key, "accepted", "", events, receivedAt);
     return ids;
   }
 
@@ -233,12 +325,6 @@ function withInferredIps(events: ReceivedEvent[], input: IngestInput): ReceivedE
     const event = inferUserIp(received.event, address);
     return event === received.event ? received : { event, source: null };
   });
-}
-
-/** The id a filtered `/store/` event is answered with: its own when it has a valid one. */
-function filteredEventId(event: Record<string, unknown>): string {
-  const id = typeof event.event_id === "string" ? event.event_id.replaceAll("-", "").toLowerCase() : "";
-  return /^[0-9a-f]{32}$/.test(id) ? id : randomUUID().replaceAll("-", "");
 }
 
 /** Relay only routes numeric project ids, so anything else is not an ingest path: 404. */

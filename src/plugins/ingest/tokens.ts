@@ -1,6 +1,7 @@
 import type { InjectionToken } from "tsyringe";
 import type { EventSink } from "../event-store/index.js";
 import type { OutcomeRecorder } from "./outcomes/recorder.js";
+import type { IngestWorkerPool } from "./isolation/pool.js";
 import type { EventLoopDelayMonitor } from "./overload.js";
 import type { ProjectKeyResolver } from "./project-keys.js";
 import type { IngestService } from "./service.js";
@@ -14,3 +15,5 @@ export const OutcomeRecorderToken: InjectionToken<OutcomeRecorder> = Symbol("fau
 export const ProjectKeyResolverToken: InjectionToken<ProjectKeyResolver> = Symbol("faultline.ProjectKeyResolver");
 /** The event-loop delay monitor behind load shedding (`ingest.shedAtEventLoopDelayMs`); resolved only when that is set. */
 export const OverloadMonitorToken: InjectionToken<EventLoopDelayMonitor> = Symbol("faultline.OverloadMonitor");
+/** The ingest worker threads of `ingest.isolation: "threads"`; resolved only when that applies. */
+export const IngestWorkerPoolToken: InjectionToken<IngestWorkerPool> = Symbol("faultline.IngestWorkerPool");

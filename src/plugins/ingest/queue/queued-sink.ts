@@ -3,22 +3,11 @@ import type { Clock } from "../../../clock.js";
 import { GroupCommitBatcher, type BatcherOptions } from "../../../db/group-commit.js";
 import { retryTransientFailures } from "../../../db/retry.js";
 import type { Database } from "../../../db/schema.js";
-import type { CaptureOptions, EventSink, EventStore, NormalizedEvent, ProjectRef } from "../../event-store/index.js";
+import type { CaptureOptions, EventSink, EventStore, ProjectRef } from "../../event-store/index.js";
+import type { PreparedEvent } from "../isolation/prepare.js";
 import type { QueueDepthGauge } from "./depth.js";
+import { queuedText } from "./queued-text.js";
 import type { QueueStatements } from "./statements.js";
-
-/**
- * The queued JSON of an event whose payload is exactly the JSON text it arrived as: the derived
- * fields serialised, the payload spliced in as that text (serialising it again cost ~20 µs of an
- * acknowledgement: docs/performance.md, "The accept path after wire replies and spliced queue
- * text"). The digest parses it like any other queued event.
- */
-function queuedText(event: NormalizedEvent, payloadText: string): string {
-  const { payload: _payload, ...derived } = event;
-  // Dates as their text already: an object with toJSON sends V8's JSON.stringify down its slow path.
-  const serializable = { ...derived, timestamp: event.timestamp.toISOString(), received: event.received.toISOString() };
-  return `${JSON.stringify(serializable).slice(0, -1)},"payload":${payloadText}}`;
-}
 
 interface QueuedEvent {
   projectId: number;
@@ -56,14 +45,27 @@ export class QueuedEventSink implements EventSink {
       receivedAt: options.receivedAt ?? this.deps.clock.now(),
       source: options.source,
     });
-    const text = options.source && event.payload === raw ? queuedText(event, options.source) : JSON.stringify(event);
-    await this.#batcher.submit({
+    const text = queuedText(event, options.source && event.payload === raw ? options.source : null);
+    await this.#enqueue(project, text);
+    return { eventId: event.eventId };
+  }
+
+  /**
+   * Queues events normalised and serialised elsewhere (an ingest worker thread: docs/ingest.md),
+   * resolving with their ids once committed, as {@link capture} does.
+   */
+  async appendPrepared(project: ProjectRef, events: readonly PreparedEvent[]): Promise<string[]> {
+    await Promise.all(events.map((event) => this.#enqueue(project, event.text)));
+    return events.map((event) => event.eventId);
+  }
+
+  #enqueue(project: ProjectRef, text: string): Promise<void> {
+    return this.#batcher.submit({
       projectId: project.id,
       organizationId: project.organizationId,
       platform: project.platform,
       event: text,
     });
-    return { eventId: event.eventId };
   }
 
   /** Writes what is waiting for a group commit (on close, before the database goes). */
