@@ -35,7 +35,7 @@ function workerStopped(): ApiError {
 
 /**
  * A small pool of worker threads that run the CPU half of ingest (docs/ingest.md, "Isolation"):
- * bodies are transferred, not copied; a crashed thread's jobs fail with 503 and the thread is
+ * bodies are copied once and the copy transferred (never the host's buffer); a crashed thread's jobs fail with 503 and the thread is
  * started again on the next job; close() lets running jobs finish, then terminates the threads.
  */
 export class IngestWorkerPool {
@@ -131,20 +131,12 @@ export class IngestWorkerPool {
 }
 
 /**
- * Sends a job, moving its body's memory to the thread. A body that is a view into a larger,
- * shared buffer (Node's pooled socket reads), or whose buffer cannot be transferred, is copied
- * first: a few microseconds for a typical envelope.
+ * Sends a job with a copy of its body, whose memory is then moved to the thread. The body's own
+ * buffer is never transferred: it may be shared with the host (a cloned request's other branch,
+ * a middleware that kept the body, Node's pooled socket reads), and transferring detaches it
+ * there. The copy costs microseconds for a typical envelope.
  */
 function post(worker: Worker, request: WorkerRequest): void {
-  const { body } = request.job;
-  const ownsBuffer = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
-  const transferable = ownsBuffer && body.buffer instanceof ArrayBuffer ? body : new Uint8Array(body);
-  try {
-    worker.postMessage({ ...request, job: { ...request.job, body: transferable } }, [
-      transferable.buffer as ArrayBuffer,
-    ]);
-  } catch {
-    const copy = new Uint8Array(body);
-    worker.postMessage({ ...request, job: { ...request.job, body: copy } }, [copy.buffer as ArrayBuffer]);
-  }
+  const copy = new Uint8Array(request.job.body);
+  worker.postMessage({ ...request, job: { ...request.job, body: copy } }, [copy.buffer as ArrayBuffer]);
 }
