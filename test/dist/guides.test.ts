@@ -253,6 +253,8 @@ describe("the embedding guides, run as written against the packed tarball", () =
         titles = ((await response.json()) as Array<{ title: string }>).map((issue) => issue.title);
       }
       expect(titles).toEqual(["Error: Checkout failed"]);
+      // The ingest worker thread ran from the installed package, whatever the host's bundler did.
+      expect(host?.output()).not.toMatch(/ingest worker thread could not start|ingest worker's file is not beside/);
 
       // 4. The dashboard: the sign-in link the host printed, the stream, the issue and its stack trace.
       const signIn = SIGN_IN.exec(output)?.[1] ?? "";

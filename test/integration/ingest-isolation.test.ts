@@ -1,4 +1,9 @@
+import "reflect-metadata";
 import { randomUUID } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createServer } from "node:http";
 import { Worker } from "node:worker_threads";
 import { gunzipSync, gzipSync } from "node:zlib";
@@ -6,6 +11,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { toNodeHandler } from "../../adapters/node/index.js";
 import type { FaultlineOptions } from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
+import { DEFAULT_SCRUBBING_SETTINGS } from "../../src/plugins/data-scrubbing/settings.js";
+import { IngestWorkerPool } from "../../src/plugins/ingest/isolation/pool.js";
+import { prepareIngest, type PrepareJob } from "../../src/plugins/ingest/isolation/prepare.js";
 import { CRASH_MARKER_ENV } from "../../src/plugins/ingest/isolation/protocol.js";
 import { IngestWorkerPoolToken } from "../../src/plugins/ingest/tokens.js";
 import { createTestInstance } from "../../src/testing/index.js";
@@ -216,5 +224,42 @@ describe("ingest isolated in worker threads", { timeout: 120_000 }, () => {
     expect(pool.running).toBeGreaterThan(0);
     await context.faultline.close();
     expect(pool.running).toBe(0);
+  });
+
+  it("runs jobs inline, with one warning, when the worker's file is there but cannot load (as after a bundler rewrote it)", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "faultline-worker-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    // What Next.js 14's webpack made of the worker: a file that fails as it loads.
+    const broken = join(dir, "ingest-worker.js");
+    await writeFile(broken, 'import "faultline-module-that-is-not-installed";\n');
+    const warnings: string[] = [];
+    const pool = new IngestWorkerPool(
+      2,
+      { warn: (_fields, message) => void warnings.push(String(message)) },
+      prepareIngest,
+      pathToFileURL(broken),
+    );
+    cleanups.push(() => pool.close());
+    const job = (eventId: string): PrepareJob => ({
+      kind: "envelope",
+      body: heavyEnvelope(eventId, "", 5),
+      contentEncoding: "gzip",
+      receivedAtMs: Date.now(),
+      clientAddress: null,
+      settings: { filters: null, scrubbing: DEFAULT_SCRUBBING_SETTINGS },
+    });
+    const ids = Array.from({ length: 3 }, newEventId);
+    // The first jobs wait on a thread that never becomes ready; they, and every later one, run inline.
+    const results = await Promise.all(ids.map((id) => pool.run(job(id))));
+    const later = await pool.run(job(newEventId()));
+    for (const [i, result] of results.entries()) {
+      expect(result.ok).toBe(true);
+      expect(result.ok && result.events.map((event) => event.eventId)).toEqual([ids[i]]);
+    }
+    expect(later.ok).toBe(true);
+    expect(pool.inlineOnly).toBe(true);
+    expect(pool.running).toBe(0);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/could not start; ingest runs on the host's thread/);
   });
 });

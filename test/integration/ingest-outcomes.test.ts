@@ -18,7 +18,16 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setup(): Promise<{
+/**
+ * A clock stopped a second into the current minute: the key's per-minute window cannot roll over
+ * between two sends, which under a loaded CI made a spent limit fresh again.
+ */
+const stoppedInThisMinute = () => {
+  const at = new Date(Date.now() - (Date.now() % 60_000) + 1_000);
+  return { now: () => at };
+};
+
+async function setup(clock?: { now(): Date }): Promise<{
   instance: TestInstance;
   server: RunningServer;
   seed: Awaited<ReturnType<typeof seedOrganization>>;
@@ -28,6 +37,7 @@ async function setup(): Promise<{
     worker: false,
     logger: silentLogger,
     ingest: { queued: true, maxQueueDepth: 4 },
+    ...(clock && { clock }),
   });
   cleanups.push(() => instance.close());
   const seed = await seedOrganization(instance.faultline);
@@ -48,7 +58,7 @@ const eventEnvelope = (count = 1) => [
 
 describe("ingest outcomes", { timeout: 90_000 }, () => {
   it("counts accepted, rate-limited, queue-full, invalid and client-discarded events, and serves them as stats_v2", async () => {
-    const { instance, server, seed, key } = await setup();
+    const { instance, server, seed, key } = await setup(stoppedInThisMinute());
     const { faultline } = instance;
     const projectId = seed.project.id;
     await faultline.container

@@ -18,7 +18,8 @@ import { ingestEndpoints } from "./routes.js";
 import { OutcomeRecorder, type OutcomeRecord } from "./outcomes/recorder.js";
 import { getOutcomeStats } from "./outcomes/routes.js";
 import { EventLoopDelayMonitor } from "./overload.js";
-import { IngestWorkerPool } from "./isolation/pool.js";
+import { INGEST_WORKER_URL, IngestWorkerPool } from "./isolation/pool.js";
+import { prepareIngest } from "./isolation/prepare.js";
 import { type AcceptPolicy, IngestService, type IngestIsolation } from "./service.js";
 import { scrubbingSink } from "./scrubbing-sink.js";
 import {
@@ -40,10 +41,24 @@ function shedsOnOverload(container: DependencyContainer): boolean {
   return queued && shedAtEventLoopDelayMs !== null;
 }
 
+function threadsWanted(container: DependencyContainer): boolean {
+  const { queued, isolation } = container.resolve(Options).ingest;
+  return queued && isolation === "threads";
+}
+
 /** Threads apply to queued ingest where the worker's file is beside the bundle (docs/ingest.md, "Isolation"). */
 function runsInThreads(container: DependencyContainer): boolean {
-  const { queued, isolation } = container.resolve(Options).ingest;
-  return queued && isolation === "threads" && IngestWorkerPool.available();
+  return threadsWanted(container) && IngestWorkerPool.available();
+}
+
+/** A bundler moved Faultline away from its worker's file: said once per instance, with the cure. */
+function warnWorkerMissing(container: DependencyContainer): void {
+  container
+    .resolve(Logger)
+    .warn(
+      { workerUrl: INGEST_WORKER_URL.href },
+      'faultline: the ingest worker\'s file is not beside the bundle (a bundler moved Faultline); ingest runs on the host\'s thread. Leave "faultline" out of the bundle (Next.js: serverExternalPackages), docs/ingest.md, "Isolation"',
+    );
 }
 
 /**
@@ -129,13 +144,15 @@ export const ingestPlugin = definePlugin({
       const limiter = new SharedRateLimiter(RATE_LIMIT_WINDOW_MS, databaseQuotaStore(db));
       const policy = acceptPolicy(c);
       const isolation = runsInThreads(c) ? threadedIngest(c, policy) : undefined;
+      if (!isolation && threadsWanted(c)) warnWorkerMissing(c);
       const sink = c.resolve(IngestSinkToken);
       return new IngestService(keys, sink, limiter, clock, outcomes, admission, overload, policy, isolation);
     });
     registerFactory(
       container,
       IngestWorkerPoolToken,
-      (c) => new IngestWorkerPool(c.resolve(Options).ingest.threads ?? defaultThreads(), c.resolve(Logger)),
+      (c) =>
+        new IngestWorkerPool(c.resolve(Options).ingest.threads ?? defaultThreads(), c.resolve(Logger), prepareIngest),
     );
     // Resolved (and its histogram created) only when load shedding is on.
     registerFactory(

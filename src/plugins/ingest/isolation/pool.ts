@@ -7,11 +7,18 @@ import type { PrepareJob, PrepareResult } from "./prepare.js";
 import type { WorkerReply, WorkerRequest } from "./protocol.js";
 
 /**
+ * The worker's file name, assembled at run time on purpose: bundlers (webpack in Next.js 14,
+ * Turbopack) treat `new URL("<literal>", import.meta.url)` as an asset, copy the worker into their
+ * output as a script and fail to minify or load it. Without the literal they leave it alone.
+ */
+const WORKER_FILE = ["ingest-worker", "js"].join(".");
+
+/**
  * The worker's entry, beside the module that starts it: the package's bundle and `ingest-worker.js`
  * share `dist/`; in the source test run this file is `isolation/pool.ts` and the worker is built
  * beside it (test/setup/ingest-worker.ts).
  */
-export const INGEST_WORKER_URL = new URL("./ingest-worker.js", import.meta.url);
+export const INGEST_WORKER_URL = new URL(WORKER_FILE, import.meta.url);
 
 /** Jobs one thread may have waiting: past this the pool is saturated and ingest answers 429 before parsing. */
 const MAX_PENDING_PER_THREAD = 64;
@@ -19,6 +26,7 @@ const MAX_PENDING_PER_THREAD = 64;
 const CLOSE_GRACE_MS = 5_000;
 
 interface PendingJob {
+  job: PrepareJob;
   resolve(result: PrepareResult): void;
   reject(error: unknown): void;
 }
@@ -26,7 +34,12 @@ interface PendingJob {
 interface Thread {
   worker: Worker;
   pending: Map<number, PendingJob>;
+  /** Set by the worker's first message: its module (and everything it imports) loaded. */
+  ready: boolean;
 }
+
+/** The same work on the host's thread, used when no worker thread can start. */
+export type RunInline = (job: PrepareJob) => Promise<PrepareResult>;
 
 /** A crashed thread's in-flight requests: nothing of theirs was queued, so the SDK retries. */
 function workerStopped(): ApiError {
@@ -35,17 +48,23 @@ function workerStopped(): ApiError {
 
 /**
  * A small pool of worker threads that run the CPU half of ingest (docs/ingest.md, "Isolation"):
- * bodies are copied once and the copy transferred (never the host's buffer); a crashed thread's jobs fail with 503 and the thread is
- * started again on the next job; close() lets running jobs finish, then terminates the threads.
+ * bodies are copied once and the copy transferred (never the host's buffer); a crashed thread's
+ * jobs fail with 503 and the thread is started again on the next job; close() lets running jobs
+ * finish, then terminates the threads. A thread that stops before it is ready (its file is there
+ * but cannot load, as when a bundler rewrote it) switches the pool to running jobs inline, once
+ * and with a warning, rather than answering 503 to every event.
  */
 export class IngestWorkerPool {
   readonly #threads: Array<Thread | undefined>;
   #nextId = 0;
   #closed = false;
+  /** Set when a thread could not start: every job since runs inline. */
+  #inlineOnly = false;
 
   constructor(
     threads: number,
     private readonly logger: Pick<Logger, "warn">,
+    private readonly runInline: RunInline,
     private readonly workerUrl: URL = INGEST_WORKER_URL,
   ) {
     this.#threads = Array.from({ length: threads }, () => undefined);
@@ -61,6 +80,11 @@ export class IngestWorkerPool {
     return this.#pendingCount() >= this.#threads.length * MAX_PENDING_PER_THREAD;
   }
 
+  /** True once a thread failed to start: jobs run on the host's thread, as with `isolation: "inline"`. */
+  get inlineOnly(): boolean {
+    return this.#inlineOnly;
+  }
+
   /** Threads started and not stopped (0 before the first job and after close()). */
   get running(): number {
     return this.#threads.filter((thread) => thread !== undefined).length;
@@ -69,10 +93,11 @@ export class IngestWorkerPool {
   /** Runs `job` on the least busy thread; the body's memory moves to that thread. */
   run(job: PrepareJob): Promise<PrepareResult> {
     if (this.#closed) return Promise.reject(workerStopped());
+    if (this.#inlineOnly) return this.runInline(job);
     const thread = this.#leastBusy();
     const id = this.#nextId++;
     return new Promise<PrepareResult>((resolve, reject) => {
-      thread.pending.set(id, { resolve, reject });
+      thread.pending.set(id, { job, resolve, reject });
       post(thread.worker, { id, job });
     });
   }
@@ -100,11 +125,12 @@ export class IngestWorkerPool {
 
   #start(index: number): Thread {
     const worker = new Worker(this.workerUrl);
-    const thread: Thread = { worker, pending: new Map() };
+    const thread: Thread = { worker, pending: new Map(), ready: false };
     this.#threads[index] = thread;
     // Idle threads do not keep the host's process alive; a job in flight keeps its request open.
     worker.unref();
     worker.on("message", (reply: WorkerReply) => {
+      if ("ready" in reply) return void (thread.ready = true);
       const job = thread.pending.get(reply.id);
       thread.pending.delete(reply.id);
       if ("result" in reply) job?.resolve(reply.result);
@@ -119,8 +145,21 @@ export class IngestWorkerPool {
   #crashed(index: number, thread: Thread, error: Error): void {
     if (this.#threads[index] !== thread) return;
     this.#threads[index] = undefined;
+    if (!thread.ready && !this.#closed) return this.#fallBackInline(thread, error);
     if (!this.#closed) this.logger.warn({ err: error }, "faultline: an ingest worker thread stopped; restarting it");
     for (const job of thread.pending.values()) job.reject(workerStopped());
+    thread.pending.clear();
+  }
+
+  /** The thread never loaded, so none of its jobs was started there: they (and all later jobs) run inline. */
+  #fallBackInline(thread: Thread, error: Error): void {
+    if (!this.#inlineOnly)
+      this.logger.warn(
+        { err: error, workerUrl: this.workerUrl.href },
+        'faultline: the ingest worker thread could not start; ingest runs on the host\'s thread (docs/ingest.md, "Isolation")',
+      );
+    this.#inlineOnly = true;
+    for (const pending of thread.pending.values()) this.runInline(pending.job).then(pending.resolve, pending.reject);
     thread.pending.clear();
   }
 

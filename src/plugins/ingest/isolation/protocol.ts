@@ -6,8 +6,11 @@ export interface WorkerRequest {
   job: PrepareJob;
 }
 
-/** The worker's answer: the result, or the text of an unexpected error (a bug, answered 500). */
-export type WorkerReply = { id: number; result: PrepareResult } | { id: number; error: string };
+/**
+ * The worker's messages: `ready` once its module loaded, then per job the result or the text of
+ * an unexpected error (a bug, answered 500).
+ */
+export type WorkerReply = { ready: true } | { id: number; result: PrepareResult } | { id: number; error: string };
 
 /**
  * The environment variable whose value, found in a request body, makes the worker thread crash:

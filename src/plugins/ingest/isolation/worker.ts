@@ -35,3 +35,6 @@ port.on("message", (request: WorkerRequest) => {
         port.postMessage({ id: request.id, error: String((error as Error)?.stack ?? error) } satisfies WorkerReply),
     );
 });
+
+// The pool runs jobs inline when a thread stops before saying this (its file did not load).
+port.postMessage({ ready: true } satisfies WorkerReply);
