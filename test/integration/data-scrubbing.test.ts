@@ -312,6 +312,49 @@ describe("data scrubbing settings on the project detail and PUT", () => {
     safeFields: detail.safeFields,
   });
 
+  it("the event detail carries each remark where the API shows the scrubbed value (Sentry's _meta paths)", async () => {
+    const frames = [{ filename: "app.js", function: "pay", lineno: 3, in_app: true, vars: { secret: "Zq9frame" } }];
+    const event = errorEvent(
+      {
+        extra: { password: "Zq9extra" },
+        user: { id: "u-1", email: "u@example.com", data: { token: "Zq9user" } },
+        tags: { plan: "pro", api_key: "Zq9tag" },
+        breadcrumbs: { values: [{ message: "paid with 4242 4242 4242 4242" }] },
+        request: { url: "https://shop.example.com/pay", headers: { Accept: "*/*", Authorization: "Bearer Zq9header" } },
+      },
+      frames,
+    );
+    const { eventId } = await instance.faultline.api.events.capture({ organization: "acme", project: "web" }, event);
+    await instance.faultline.worker.runDue("ingest.digest");
+    const detail = (await (
+      await fetch(`${url()}events/${eventId}/`, { headers: bearer(acme.allScopesToken) })
+    ).json()) as {
+      _meta: Json;
+      entries: Array<{ type: string }>;
+      tags: Array<{ key: string; value: string }>;
+      context: Json;
+    };
+    const filtered = { "": { rem: [["@password:filter", "s", 0, 10]], len: expect.any(Number) } };
+    const at = (type: string) => String(detail.entries.findIndex((entry) => entry.type === type));
+    expect(detail.context.password).toBe("[Filtered]");
+    expect(detail._meta.context).toEqual({ password: filtered });
+    expect(detail._meta.user).toMatchObject({ data: { token: filtered } });
+    const tagIndex = String(detail.tags.findIndex((tag) => tag.key === "api_key"));
+    expect(detail.tags[Number(tagIndex)]?.value).toBe("[Filtered]");
+    expect(detail._meta.tags).toEqual({ [tagIndex]: { value: filtered } });
+    const entries = detail._meta.entries as Record<string, { data: Json }>;
+    expect(entries[at("exception")]?.data).toEqual({
+      values: { "0": { stacktrace: { frames: { "0": { vars: { secret: filtered } } } } } },
+    });
+    expect(entries[at("breadcrumbs")]?.data).toMatchObject({
+      values: {
+        "0": { message: { "": { rem: [["@creditcard:filter", "s", expect.any(Number), expect.any(Number)]] } } },
+      },
+    });
+    // Headers are shown as sorted [key, value] pairs: Authorization is the second pair (index 1).
+    expect(entries[at("request")]?.data).toEqual({ headers: { "1": { "1": filtered } } });
+  });
+
   it("a project starts with Sentry's defaults: scrubbing on, default rules on, IP addresses kept", async () => {
     expect(settingsOf(await get())).toEqual({
       dataScrubber: true,

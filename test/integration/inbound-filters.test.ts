@@ -193,4 +193,40 @@ describe.each(modes)("inbound filters ($mode)", { timeout: 90_000 }, ({ ingest }
     expect(await response.json()).toEqual({ id });
     expect(await kept(id)).toBe(false);
   });
+
+  it("takes error-message and release patterns through the project's options, as Sentry's project PUT sends them", async () => {
+    const project = `${server.url}/api/0/projects/acme/web/`;
+    const options = { "filters:error_messages": "*Script error*\n\n  *ChunkLoadError*  ", "filters:releases": "0.9.*" };
+    const update = await fetch(project, {
+      method: "PUT",
+      headers: auth(),
+      // Other option keys Sentry knows pass through unread; the detail can be sent back as it is.
+      body: JSON.stringify({ options: { ...options, "sentry:resolve_age": 0 } }),
+    });
+    expect(update.status).toBe(200);
+    const expected = { "filters:error_messages": "*Script error*\n*ChunkLoadError*", "filters:releases": "0.9.*" };
+    expect(((await update.json()) as { options: unknown }).options).toEqual(expected);
+    const detail = (await (await fetch(project, { headers: auth() })).json()) as { options: unknown };
+    expect(detail.options).toEqual(expected);
+    expect(await instance.faultline.api.inboundFilters.patterns("acme", "web")).toEqual({
+      errorMessages: ["*Script error*", "*ChunkLoadError*"],
+      releases: ["0.9.*"],
+    });
+
+    // The next event reads the new patterns at once.
+    expect(await stored({ exception: { values: [{ type: "ChunkLoadError", value: "Loading chunk 7 failed" }] } })).toBe(
+      false,
+    );
+    expect(await stored({ release: "0.9.3" })).toBe(false);
+    expect(await stored({ release: "1.2.0" })).toBe(true);
+
+    const notText = await fetch(project, {
+      method: "PUT",
+      headers: auth(),
+      body: JSON.stringify({ options: { "filters:releases": ["0.9.*"] } }),
+    });
+    expect(notText.status).toBe(400);
+    expect(((await notText.json()) as { detail: string }).detail).toContain("options.filters:releases");
+    expect((await instance.faultline.api.inboundFilters.patterns("acme", "web")).releases).toEqual(["0.9.*"]);
+  });
 });

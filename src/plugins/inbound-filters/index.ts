@@ -3,6 +3,8 @@ import { Clock, Db } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { inboundFiltersApi } from "./api.js";
 import { inboundFiltersMigrations } from "./migrations.js";
+import { ProjectSettingsContributorToken } from "../organizations/index.js";
+import { filterProjectOptions } from "./project-options.js";
 import { inboundFilterEndpoints } from "./routes.js";
 import { InboundFilterService } from "./service.js";
 import { InboundFilterServiceToken } from "./tokens.js";
@@ -24,6 +26,9 @@ export const inboundFiltersPlugin = definePlugin({
       container,
       InboundFilterServiceToken,
       (c) => new InboundFilterService(() => c.resolve(Db), c.resolve(Clock), SETTINGS_CACHE_TTL_MS),
+    );
+    registerFactory(container, ProjectSettingsContributorToken, (c) =>
+      filterProjectOptions(() => c.resolve(InboundFilterServiceToken)),
     );
   },
   endpoints: inboundFilterEndpoints,

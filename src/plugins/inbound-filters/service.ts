@@ -1,8 +1,9 @@
-import type { Kysely } from "kysely";
+import type { Kysely, Selectable } from "kysely";
 import type { Clock } from "../../clock.js";
 import type { Database } from "../../db/schema.js";
 import type { LegacyBrowserSubfilter } from "./browsers.js";
 import { compileGlobs, type InboundFilterSettings } from "./filter.js";
+import type { InboundFiltersTable } from "./tables.js";
 
 /** A project's inbound filters as stored and as the API shows them. */
 export interface StoredFilters {
@@ -61,26 +62,38 @@ export class InboundFilterService {
     return settings;
   }
 
-  async read(projectId: number): Promise<StoredFilters> {
-    const row = await this.db()
-      .selectFrom("inbound_filters")
-      .selectAll()
-      .where("project_id", "=", projectId)
-      .executeTakeFirst();
-    if (!row) return { ...NOTHING_STORED };
-    return {
-      browserExtensions: row.browser_extensions,
-      localhost: row.localhost,
-      webCrawlers: row.web_crawlers,
-      legacyBrowsers: row.legacy_browsers as LegacyBrowserSubfilter[],
-      errorMessages: row.error_messages,
-      releases: row.releases,
-    };
+  async read(projectId: number, db: Kysely<Database> = this.db()): Promise<StoredFilters> {
+    return (await this.readMany(db, [projectId])).get(projectId);
   }
 
-  /** Changes the given filters of a project, keeping the others; resolves to all of them after. */
-  async update(projectId: number, change: Partial<StoredFilters>): Promise<StoredFilters> {
-    const next = { ...(await this.read(projectId)), ...change };
+  /** Several projects' filters in one query; a project without a row has every filter off. */
+  async readMany(
+    db: Kysely<Database>,
+    projectIds: readonly number[],
+  ): Promise<{ get(projectId: number): StoredFilters }> {
+    const rows =
+      projectIds.length === 0
+        ? []
+        : await db.selectFrom("inbound_filters").selectAll().where("project_id", "in", projectIds).execute();
+    const byProject = new Map(rows.map((row) => [row.project_id, storedFrom(row)]));
+    return { get: (projectId) => byProject.get(projectId) ?? { ...NOTHING_STORED } };
+  }
+
+  /** Forgets a project's cached filters (after a change committed in a transaction of the caller's). */
+  forget(projectId: number): void {
+    this.#cache.delete(projectId);
+  }
+
+  /**
+   * Changes the given filters of a project, keeping the others; resolves to all of them after.
+   * `db`: the caller's transaction, whose commit is then followed by {@link forget}.
+   */
+  async update(
+    projectId: number,
+    change: Partial<StoredFilters>,
+    db: Kysely<Database> = this.db(),
+  ): Promise<StoredFilters> {
+    const next = { ...(await this.read(projectId, db)), ...change };
     const values = {
       browser_extensions: next.browserExtensions,
       localhost: next.localhost,
@@ -90,7 +103,7 @@ export class InboundFilterService {
       releases: next.releases,
       date_updated: this.clock.now(),
     };
-    await this.db()
+    await db
       .insertInto("inbound_filters")
       .values({ project_id: projectId, ...values })
       .onConflict((conflict) => conflict.column("project_id").doUpdateSet(values))
@@ -98,6 +111,17 @@ export class InboundFilterService {
     this.#cache.delete(projectId);
     return next;
   }
+}
+
+function storedFrom(row: Selectable<InboundFiltersTable>): StoredFilters {
+  return {
+    browserExtensions: row.browser_extensions,
+    localhost: row.localhost,
+    webCrawlers: row.web_crawlers,
+    legacyBrowsers: row.legacy_browsers as LegacyBrowserSubfilter[],
+    errorMessages: row.error_messages,
+    releases: row.releases,
+  };
 }
 
 function compiled(stored: StoredFilters): InboundFilterSettings {

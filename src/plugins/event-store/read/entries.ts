@@ -129,7 +129,7 @@ const byKey = ([a]: [string, unknown], [b]: [string, unknown]) => (a < b ? -1 : 
  * query strings keep their order; an object's keys are sorted, as Relay does (and the payload is
  * jsonb, which keeps no key order anyway).
  */
-function pairs(value: unknown): Pair[] {
+export function pairs(value: unknown): Pair[] {
   if (typeof value === "string") return [...new URLSearchParams(value)];
   if (Array.isArray(value)) {
     return value.flatMap((pair) =>

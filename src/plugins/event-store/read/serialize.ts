@@ -4,6 +4,7 @@ import { type EventMessage, type EventUser, normalizeEvent } from "../grouping/i
 import { resolveMessage } from "../grouping/message.js";
 import { parseRawEvent } from "../grouping/raw-event.js";
 import { eventEntries } from "./entries.js";
+import { eventMeta } from "./meta.js";
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
@@ -77,6 +78,7 @@ function serializeProcessingErrors(errors: unknown) {
 export function serializeEvent(row: StoredEvent, neighbours: Neighbours) {
   const { payload } = row;
   const derived = derive(row);
+  const entries = eventEntries(payload, derived.message);
   return {
     id: row.event_id,
     eventID: row.event_id,
@@ -107,7 +109,7 @@ export function serializeEvent(row: StoredEvent, neighbours: Neighbours) {
     size: row.size,
     nextEventID: neighbours.next,
     previousEventID: neighbours.previous,
-    entries: eventEntries(payload, derived.message),
+    entries,
     errors: serializeProcessingErrors(payload.errors),
     // The SDK's `modules` (Sentry shows them as packages) and `extra` (Sentry's `context`).
     packages: isObject(payload.modules) ? payload.modules : {},
@@ -117,7 +119,7 @@ export function serializeEvent(row: StoredEvent, neighbours: Neighbours) {
     occurrence: null,
     sdkUpdates: [],
     resolvedWith: [],
-    _meta: {},
+    _meta: eventMeta(payload, entries, row.tags),
   };
 }
 
