@@ -384,6 +384,40 @@ describe("retention", { timeout: 180_000 }, () => {
     },
   );
 
+  it("deletes the queued events the digest gave up on once their project's retention has passed, and only those", async () => {
+    const clock = fakeClock("2026-01-07T12:00:00Z");
+    const { faultline } = await instanceWith(clock, 30);
+    const server = await serve(faultline);
+    const web = await seedProject(faultline, "web");
+    const db = faultline.container.resolve(tokens.Db);
+    /** Queues one event (not digested); resolves to its queue row's id. */
+    const enqueue = async () => {
+      const eventId = randomUUID().replaceAll("-", "");
+      const body = [JSON.stringify({ event_id: eventId }), '{"type":"event"}', JSON.stringify(errorEvent())].join("\n");
+      const response = await fetch(`${server.url}/api/${web.id}/envelope/?sentry_key=${web.key}`, {
+        method: "POST",
+        body,
+      });
+      expect(response.status).toBe(200);
+      const row = await db
+        .selectFrom("ingest_queue")
+        .select("id")
+        .where("event", "like", `%${eventId}%`)
+        .executeTakeFirstOrThrow();
+      return row.id;
+    };
+    const givenUp = await enqueue();
+    const waiting = await enqueue();
+    clock.advance(20 * DAY);
+    const recentlyGivenUp = await enqueue();
+    await db.updateTable("ingest_queue").set({ attempts: 5 }).where("id", "in", [givenUp, recentlyGivenUp]).execute();
+
+    clock.advance(15 * DAY); // the first two are 35 days old, past the 30 days; the third 15
+    await faultline.worker.runDue("ingest.queue-leftovers");
+    const left = (await db.selectFrom("ingest_queue").select("id").orderBy("id").execute()).map((row) => row.id);
+    expect(left).toEqual([waiting, recentlyGivenUp]);
+  });
+
   it("is run by `faultline retention run`, which prints what it dropped", async () => {
     // Events from 200 days ago (fake clock at ingest); the command runs on the real clock.
     const clock = fakeClock(new Date(Date.now() - 200 * DAY).toISOString());

@@ -44,11 +44,6 @@ const ALLOWED: ReadonlyArray<{ plugin: string; table: string; why: string }> = [
     why: "search's `is:linked`/`is:unlinked` and the issue's links are joins",
   },
   {
-    plugin: "issues",
-    table: "ingest_queue",
-    why: "retention deletes given-up queue rows of expired projects with the events",
-  },
-  {
     plugin: "releases",
     table: "releases",
     why: "the releases API manages the releases the event write path creates (one table, two writers)",

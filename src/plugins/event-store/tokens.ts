@@ -166,7 +166,6 @@ export const IssueGroupingToken: InjectionToken<IssueGrouping> = Symbol("faultli
 export interface IssueRetentionReport {
   issuesExpired: number;
   statsDeleted: number;
-  queueRowsDeleted: number;
   /** A batch was full: the slice should run again. */
   more: boolean;
 }

@@ -31,6 +31,7 @@ import {
   ProjectKeyResolverToken,
 } from "./tokens.js";
 import { ingestMigrations } from "./migrations.js";
+import { queueLeftoversTask } from "./queue/leftovers.js";
 
 /** How often counted outcomes are added to `ingest_outcomes`: the usage statistics lag by at most this. */
 const OUTCOME_FLUSH_INTERVAL_MS = 5_000;
@@ -172,7 +173,7 @@ export const ingestPlugin = definePlugin({
   },
   endpoints: [...ingestEndpoints, getOutcomeStats],
   errorRenderer: ingestErrorRenderer,
-  tasks: [digestTask, rateLimitCleanupTask],
+  tasks: [digestTask, queueLeftoversTask, rateLimitCleanupTask],
   on: {
     // A key renamed, rate-limited, disabled or deleted over the API: this instance reads it afresh
     // once the change committed (other instances within the cache's TTL).

@@ -1,10 +1,9 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
 import { quoteIdentifier } from "../../db/identifiers.js";
-import { MAX_DIGEST_ATTEMPTS } from "../../db/ingest-queue.js";
 import type { Database } from "../../db/schema.js";
 import type { IssueRetention, IssueRetentionReport } from "../event-store/index.js";
 
-/** Rows deleted per statement in one slice (stats, queued leftovers). */
+/** Counter rows deleted per statement in one slice. */
 const ROW_BATCH = 10_000;
 /** Issues marked expired per slice (the `issues.purge` task removes their rows afterwards). */
 const ISSUE_BATCH = 1000;
@@ -14,7 +13,7 @@ const ISSUE_BATCH = 1000;
  * issues left without events whose last sighting is past their project's retention are hidden
  * (`deleted_at`) and their fingerprints released, so the purge task deletes them with their
  * comments, activity, links and counters, as Sentry's cleanup does; hourly and daily counters past
- * retention and queued events that failed for good go too.
+ * retention go too. (Queued events the digest gave up on are the ingest plugin's to delete.)
  */
 export const issueRetention: IssueRetention = {
   async expire(trx, { schema, defaultDays, now }): Promise<IssueRetentionReport> {
@@ -22,9 +21,8 @@ export const issueRetention: IssueRetention = {
     const cutoff = cutoffOf(defaultDays, now);
     const issuesExpired = await expireIssues(trx, table, cutoff, now);
     const statsDeleted = await deleteStats(trx, table, cutoff);
-    const queueRowsDeleted = await deleteQueueLeftovers(trx, table, cutoff);
-    const more = [statsDeleted, queueRowsDeleted].some((n) => n >= ROW_BATCH) || issuesExpired === ISSUE_BATCH;
-    return { issuesExpired, statsDeleted, queueRowsDeleted, more };
+    const more = statsDeleted >= ROW_BATCH || issuesExpired === ISSUE_BATCH;
+    return { issuesExpired, statsDeleted, more };
   },
 };
 
@@ -75,18 +73,4 @@ async function deleteStats(trx: Transaction<Database>, table: TableIn, cutoff: R
     deleted += Number(result.numAffectedRows ?? 0);
   }
   return deleted;
-}
-
-/** Queued events the digest gave up on (left for inspection) go once their project's retention has passed. */
-async function deleteQueueLeftovers(
-  trx: Transaction<Database>,
-  table: TableIn,
-  cutoff: RawBuilder<Date>,
-): Promise<number> {
-  const result = await sql`
-    DELETE FROM ${table("ingest_queue")} WHERE id IN (
-      SELECT q.id FROM ${table("ingest_queue")} q JOIN ${table("projects")} p ON p.id = q.project_id
-      WHERE q.attempts >= ${MAX_DIGEST_ATTEMPTS} AND (q.event::jsonb ->> 'received')::timestamptz < ${cutoff}
-      LIMIT ${ROW_BATCH})`.execute(trx);
-  return Number(result.numAffectedRows ?? 0);
 }

@@ -20,7 +20,6 @@ export interface RetentionReport {
   /** Issues whose last event expired, hidden now and purged with their rows by `issues.purge`. */
   issuesExpired: number;
   statsDeleted: number;
-  queueRowsDeleted: number;
   /** A batch was full: run again for the rest. */
   more: boolean;
 }
@@ -40,7 +39,7 @@ export interface RetentionSettings {
  * partitions wholly older than the longest retention in force are dropped (their `event_ids`
  * first, in batches). Projects with a shorter retention lose their older events row by row, as do
  * rows stranded in the DEFAULT partition; then the issues' part runs ({@link IssueRetention}:
- * issues left without events hidden, counters and failed queued events past retention deleted).
+ * issues left without events hidden, counters past retention deleted).
  */
 export function runRetention(db: Kysely<Database>, settings: RetentionSettings): Promise<RetentionReport> {
   return runInTransaction(db, async ({ trx }) => {
@@ -51,7 +50,6 @@ export function runRetention(db: Kysely<Database>, settings: RetentionSettings):
       eventsDeleted: 0,
       issuesExpired: 0,
       statsDeleted: 0,
-      queueRowsDeleted: 0,
       more: false,
     };
     if (!(await takeRetentionLock(trx, settings.schema))) return report;
@@ -75,7 +73,6 @@ export function runRetention(db: Kysely<Database>, settings: RetentionSettings):
     const issues = await settings.issues.expire(trx, { schema, defaultDays, now });
     report.issuesExpired = issues.issuesExpired;
     report.statsDeleted = issues.statsDeleted;
-    report.queueRowsDeleted = issues.queueRowsDeleted;
     const droppable = (await listPartitions(trx, schema)).filter((p) => p.to <= oldestKept);
     let locatorsLeft = false;
     for (const partition of droppable) {

@@ -53,7 +53,6 @@ export async function runRetentionToEnd(container: DependencyContainer): Promise
     eventsDeleted: 0,
     issuesExpired: 0,
     statsDeleted: 0,
-    queueRowsDeleted: 0,
     more: false,
   };
   for (;;) {
@@ -65,7 +64,6 @@ export async function runRetentionToEnd(container: DependencyContainer): Promise
     total.eventsDeleted += slice.eventsDeleted;
     total.issuesExpired += slice.issuesExpired;
     total.statsDeleted += slice.statsDeleted;
-    total.queueRowsDeleted += slice.queueRowsDeleted;
     if (!slice.more) return total;
   }
 }

@@ -1,6 +1,6 @@
 import { CompiledQuery } from "kysely";
 import { quoteIdentifier } from "../../../db/identifiers.js";
-import { MAX_DIGEST_ATTEMPTS } from "../../../db/ingest-queue.js";
+import { MAX_DIGEST_ATTEMPTS } from "./attempts.js";
 
 /** A queued event as the digest claims it. */
 export interface QueueRow {
