@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { defineEndpoint } from "../../http/endpoint.js";
-import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
-import { type MemberRow, serializeMember, serializeTeamSummary } from "./serialize.js";
-import { OrganizationRepositoryToken } from "./tokens.js";
+import { defineEndpoint } from "../../../http/endpoint.js";
+import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../../http/pagination.js";
+import { type MemberRow, serializeMember, serializeTeamSummary } from "../organizations/serialize.js";
+import { OrganizationRepositoryToken } from "../tokens.js";
 
 export const listTeams = defineEndpoint({
   method: "GET",

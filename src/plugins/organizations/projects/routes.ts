@@ -1,11 +1,11 @@
 import type { DependencyContainer } from "tsyringe";
-import { Db } from "../../container/tokens.js";
-import type { Organization, Project } from "../../db/schema.js";
-import { defineEndpoint } from "../../http/endpoint.js";
-import { requestBaseUrl } from "./links.js";
-import { createProjectBody, updateProjectBody } from "./schemas.js";
-import { serializeProjectDetail } from "./serialize.js";
-import { OrganizationServiceToken, ProjectAdminServiceToken, ProjectSettingsToken, PublicBaseUrl } from "./tokens.js";
+import { Db } from "../../../container/tokens.js";
+import type { Organization, Project } from "../../../db/schema.js";
+import { defineEndpoint } from "../../../http/endpoint.js";
+import { requestBaseUrl } from "../links/links.js";
+import { createProjectBody, updateProjectBody } from "../organizations/schemas.js";
+import { serializeProjectDetail } from "../organizations/serialize.js";
+import { OrganizationServiceToken, ProjectAdminServiceToken, ProjectSettingsToken, PublicBaseUrl } from "../tokens.js";
 
 /** Sentry's project detail, with the plugins' project settings (project-settings.ts) merged in. */
 export async function projectDetail(

@@ -1,8 +1,8 @@
 import type { Kysely } from "kysely";
 import type { z } from "zod";
-import type { Database, Project } from "../../db/schema.js";
-import type { TransactionScope } from "../../db/transaction.js";
-import { parseOrThrow } from "../../http/validate.js";
+import type { Database, Project } from "../../../db/schema.js";
+import type { TransactionScope } from "../../../db/transaction.js";
+import { parseOrThrow } from "../../../http/validate.js";
 
 /** A project setting's values as a contributor shows them on the project detail. */
 export type ProjectSettingsValues = Record<string, unknown>;

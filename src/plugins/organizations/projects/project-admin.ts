@@ -1,17 +1,17 @@
 import type { Kysely } from "kysely";
-import type { Principal } from "../../auth/principal.js";
-import type { Clock } from "../../clock.js";
-import { randomHex } from "../../crypto/secrets.js";
-import { isUniqueViolation } from "../../db/errors.js";
-import type { Database, Organization, Project, ProjectKey } from "../../db/schema.js";
-import { runInTransaction, type TransactionScope } from "../../db/transaction.js";
-import { type Actor, type EventBus, SYSTEM_ACTOR } from "../../events/event-bus.js";
-import { ApiError, notFound } from "../../http/errors.js";
-import { slugify } from "../../http/format.js";
-import type { OrganizationRepository } from "./repository.js";
-import type { CreateKeyBody, RateLimitBody, UpdateKeyBody, UpdateProjectBody } from "./schemas.js";
+import type { Principal } from "../../../auth/principal.js";
+import type { Clock } from "../../../clock.js";
+import { randomHex } from "../../../crypto/secrets.js";
+import { isUniqueViolation } from "../../../db/errors.js";
+import type { Database, Organization, Project, ProjectKey } from "../../../db/schema.js";
+import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
+import { type Actor, type EventBus, SYSTEM_ACTOR } from "../../../events/event-bus.js";
+import { ApiError, notFound } from "../../../http/errors.js";
+import { slugify } from "../../../http/format.js";
+import type { OrganizationRepository } from "../organizations/repository.js";
+import type { CreateKeyBody, RateLimitBody, UpdateKeyBody, UpdateProjectBody } from "../organizations/schemas.js";
 
-declare module "../../events/event-bus.js" {
+declare module "../../../events/event-bus.js" {
   interface DomainEventMap {
     /**
      * DSN keys changed (renamed, (de)activated, rate limit set, deleted, or their project deleted):

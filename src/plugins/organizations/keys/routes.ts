@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { defineEndpoint } from "../../http/endpoint.js";
-import { requestBaseUrl } from "./links.js";
-import { createKeyBody, updateKeyBody } from "./schemas.js";
-import { serializeProjectKey } from "./serialize.js";
-import { OrganizationServiceToken, ProjectAdminServiceToken, PublicBaseUrl } from "./tokens.js";
+import { defineEndpoint } from "../../../http/endpoint.js";
+import { requestBaseUrl } from "../links/links.js";
+import { createKeyBody, updateKeyBody } from "../organizations/schemas.js";
+import { serializeProjectKey } from "../organizations/serialize.js";
+import { OrganizationServiceToken, ProjectAdminServiceToken, PublicBaseUrl } from "../tokens.js";
 
 const KEYS_PATH = "/api/0/projects/{organization_id_or_slug}/{project_id_or_slug}/keys/";
 const KEY_PATH = "/api/0/projects/{organization_id_or_slug}/{project_id_or_slug}/keys/{key_id}/";

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../../db/schema.js";
-import type { TransactionScope } from "../../db/transaction.js";
-import { TransactionMemo } from "../../db/transaction-memo.js";
+import type { Database } from "../../../db/schema.js";
+import type { TransactionScope } from "../../../db/transaction.js";
+import { TransactionMemo } from "../../../db/transaction-memo.js";
 
 /** What links in payloads are built from. */
 export interface LinkContext {

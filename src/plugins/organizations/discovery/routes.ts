@@ -1,14 +1,14 @@
 import { z } from "zod";
-import type { Principal } from "../../auth/principal.js";
-import { intersectScopes, ROLE_SCOPES, type Scope } from "../../auth/scopes.js";
-import { defineEndpoint } from "../../http/endpoint.js";
-import { notFound } from "../../http/errors.js";
-import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
-import type { Organization } from "../../db/schema.js";
-import type { OrganizationRepository } from "./repository.js";
-import { requestBaseUrl } from "./links.js";
-import { serializeOrganization, serializeProject, serializeUserDetail } from "./serialize.js";
-import { OrganizationRepositoryToken, PublicBaseUrl } from "./tokens.js";
+import type { Principal } from "../../../auth/principal.js";
+import { intersectScopes, ROLE_SCOPES, type Scope } from "../../../auth/scopes.js";
+import { defineEndpoint } from "../../../http/endpoint.js";
+import { notFound } from "../../../http/errors.js";
+import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../../http/pagination.js";
+import type { Organization } from "../../../db/schema.js";
+import type { OrganizationRepository } from "../organizations/repository.js";
+import { requestBaseUrl } from "../links/links.js";
+import { serializeOrganization, serializeProject, serializeUserDetail } from "../organizations/serialize.js";
+import { OrganizationRepositoryToken, PublicBaseUrl } from "../tokens.js";
 
 /**
  * The routes that name no organization: the auth probe and the caller's organizations and

@@ -1,5 +1,5 @@
-import type { MemberRole, Organization, Project, ProjectKey, Team, User } from "../../db/schema.js";
-import { idString, isoDate } from "../../http/format.js";
+import type { MemberRole, Organization, Project, ProjectKey, Team, User } from "../../../db/schema.js";
+import { idString, isoDate } from "../../../http/format.js";
 
 export function organizationFeatures(organization: Organization): string[] {
   const features: string[] = [];
@@ -97,7 +97,7 @@ export function serializeProject(project: Project, access: readonly string[] = [
 /**
  * Sentry's project detail: the summary plus the settings Sentry's schema requires, with Sentry's
  * defaults where Faultline has no such setting (digests, grouping configs…), and the
- * organization. `settings` (the plugins' project settings, project-settings.ts) override those
+ * organization. `settings` (the plugins' project settings, projects/project-settings.ts) override those
  * defaults field by field.
  */
 export function serializeProjectDetail(

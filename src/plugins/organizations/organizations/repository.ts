@@ -1,8 +1,8 @@
 import { type Kysely, sql } from "kysely";
-import { findOrganization } from "../../auth/organization-access.js";
-import { updateIfChanged } from "../../db/changes.js";
-import type { Database, MemberRole, Organization, Project, ProjectKey, Team, User } from "../../db/schema.js";
-import { type KeysetBound, keysetCondition } from "../../http/pagination.js";
+import { findOrganization } from "../../../auth/organization-access.js";
+import { updateIfChanged } from "../../../db/changes.js";
+import type { Database, MemberRole, Organization, Project, ProjectKey, Team, User } from "../../../db/schema.js";
+import { type KeysetBound, keysetCondition } from "../../../http/pagination.js";
 import type { Reference } from "./schemas.js";
 
 const MAX_INT4 = 2_147_483_647;
@@ -139,7 +139,7 @@ export class OrganizationRepository {
       .executeTakeFirst();
   }
 
-  /** In `trx`, the transaction that also saves the plugins' project settings (project-settings.ts). */
+  /** In `trx`, the transaction that also saves the plugins' project settings (projects/project-settings.ts). */
   updateProject(
     trx: Kysely<Database>,
     organizationId: number,

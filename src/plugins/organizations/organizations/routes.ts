@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { defineEndpoint } from "../../http/endpoint.js";
-import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
-import { OrganizationRepositoryToken, OrganizationServiceToken, PublicBaseUrl } from "./tokens.js";
-import { requestBaseUrl } from "./links.js";
-import { projectDetail } from "./project-routes.js";
+import { defineEndpoint } from "../../../http/endpoint.js";
+import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../../http/pagination.js";
+import { OrganizationRepositoryToken, OrganizationServiceToken, PublicBaseUrl } from "../tokens.js";
+import { requestBaseUrl } from "../links/links.js";
+import { projectDetail } from "../projects/routes.js";
 import { serializeOrganization, serializeProject, serializeProjectKey } from "./serialize.js";
 
 const listQuery = z.object({ per_page: pageSizeSchema, cursor: cursorSchema });

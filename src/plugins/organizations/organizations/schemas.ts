@@ -101,7 +101,7 @@ export const createProjectBody = z.object({
  * `PUT /api/0/projects/{org}/{project}/`: the project's own name, slug and platform. A project
  * never changes organization here (Sentry moves projects through a separate transfer flow), so
  * no field names one. Other fields are kept for the plugins' project settings to validate
- * (project-settings.ts); a field nobody claims is ignored, as before.
+ * (projects/project-settings.ts); a field nobody claims is ignored, as before.
  */
 export const updateProjectBody = z.looseObject({
   name: z.string().trim().min(1, "must not be empty").max(200).optional(),

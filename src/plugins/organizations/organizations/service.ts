@@ -1,9 +1,9 @@
-import type { Clock } from "../../clock.js";
-import { randomHex } from "../../crypto/secrets.js";
-import { isUniqueViolation } from "../../db/errors.js";
-import type { Organization, Project } from "../../db/schema.js";
-import { ApiError, notFound } from "../../http/errors.js";
-import { parseOrThrow } from "../../http/validate.js";
+import type { Clock } from "../../../clock.js";
+import { randomHex } from "../../../crypto/secrets.js";
+import { isUniqueViolation } from "../../../db/errors.js";
+import type { Organization, Project } from "../../../db/schema.js";
+import { ApiError, notFound } from "../../../http/errors.js";
+import { parseOrThrow } from "../../../http/validate.js";
 import type { OrganizationRepository } from "./repository.js";
 import * as schemas from "./schemas.js";
 import {
