@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import type { App, AppInstallation } from "../../db/schema.js";
-import { isoDate } from "../../http/format.js";
-import { grantedScopes, pendingScopes } from "./consent.js";
+import type { App, AppInstallation } from "../../../db/schema.js";
+import { isoDate } from "../../../http/format.js";
+import { grantedScopes, pendingScopes } from "../access/consent.js";
 import type { InstallationListRow, InstalledSchemaRow, RequestLogRow } from "./repository.js";
 
 /**

@@ -1,12 +1,12 @@
 import type { Kysely } from "kysely";
-import { unauthenticated } from "../../auth/authenticate.js";
-import { authorizeOrganization, type OrganizationAccess } from "../../auth/organization-access.js";
-import type { Principal } from "../../auth/principal.js";
-import type { Scope } from "../../auth/scopes.js";
-import type { App, AppInstallation, Database } from "../../db/schema.js";
-import { notFound } from "../../http/errors.js";
-import { forbidden } from "../../http/stages/access.js";
-import type { InstallationRepository } from "./repository.js";
+import { unauthenticated } from "../../../auth/authenticate.js";
+import { authorizeOrganization, type OrganizationAccess } from "../../../auth/organization-access.js";
+import type { Principal } from "../../../auth/principal.js";
+import type { Scope } from "../../../auth/scopes.js";
+import type { App, AppInstallation, Database } from "../../../db/schema.js";
+import { notFound } from "../../../http/errors.js";
+import { forbidden } from "../../../http/stages/access.js";
+import type { InstallationRepository } from "../installations/repository.js";
 
 /**
  * Authorization for routes whose path does not name the organization (`/svc-apps/{slug}/…`,

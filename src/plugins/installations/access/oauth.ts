@@ -1,16 +1,16 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Kysely } from "kysely";
-import type { TokenCache } from "../../auth/token-cache.js";
-import type { Clock } from "../../clock.js";
-import { randomBase62, sha256Hex } from "../../crypto/secrets.js";
-import type { Database } from "../../db/schema.js";
-import { runInTransaction } from "../../db/transaction.js";
-import { ApiError, badRequest } from "../../http/errors.js";
-import { isoDate } from "../../http/format.js";
-import type { TokenIssuer } from "../api-tokens/index.js";
+import type { TokenCache } from "../../../auth/token-cache.js";
+import type { Clock } from "../../../clock.js";
+import { randomBase62, sha256Hex } from "../../../crypto/secrets.js";
+import type { Database } from "../../../db/schema.js";
+import { runInTransaction } from "../../../db/transaction.js";
+import { ApiError, badRequest } from "../../../http/errors.js";
+import { isoDate } from "../../../http/format.js";
+import type { TokenIssuer } from "../../api-tokens/index.js";
 import { grantedScopes } from "./consent.js";
-import type { InstallationRepository } from "./repository.js";
-import type { AuthorizationBody } from "./schemas.js";
+import type { InstallationRepository } from "../installations/repository.js";
+import type { AuthorizationBody } from "../installations/schemas.js";
 
 /** What credentials are compared with when there is no installation: random, so nothing matches it. */
 const UNKNOWN_CLIENT = { client_id: randomBase62(64), client_secret: randomBase62(64) };

@@ -1,8 +1,8 @@
 import { type Insertable, type Kysely, sql } from "kysely";
-import { Db } from "../../container/tokens.js";
-import type { Database } from "../../db/schema.js";
-import type { AppRequestLogTable } from "./tables.js";
-import type { TaskDefinition } from "../../worker/task.js";
+import { Db } from "../../../container/tokens.js";
+import type { Database } from "../../../db/schema.js";
+import type { AppRequestLogTable } from "../tables.js";
+import type { TaskDefinition } from "../../../worker/task.js";
 
 /**
  * An app's request log keeps its newest requests and, besides them, the newest errors of each

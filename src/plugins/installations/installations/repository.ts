@@ -1,7 +1,7 @@
 import { type Insertable, type Kysely, sql, type Updateable } from "kysely";
-import type { AppsTable, Database } from "../../db/schema.js";
-import { type KeysetBound, keysetCondition } from "../../http/pagination.js";
-import { REQUEST_LOG_KEEP } from "./request-log.js";
+import type { AppsTable, Database } from "../../../db/schema.js";
+import { type KeysetBound, keysetCondition } from "../../../http/pagination.js";
+import { REQUEST_LOG_KEEP } from "../request-log/request-log.js";
 
 /**
  * The newest requests kept and shown per app, and the newest errors per event type

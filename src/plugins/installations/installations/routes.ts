@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { defineEndpoint } from "../../http/endpoint.js";
-import { ApiError } from "../../http/errors.js";
-import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
-import { authorizeInstallation } from "./access.js";
-import { accessDeps, actorOf } from "./app-routes.js";
+import { defineEndpoint } from "../../../http/endpoint.js";
+import { ApiError } from "../../../http/errors.js";
+import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../../http/pagination.js";
+import { authorizeInstallation } from "../access/access.js";
+import { accessDeps, actorOf } from "../apps/routes.js";
 import {
   approveScopesInput as approveScopesBody,
   authorizationBody,
@@ -11,7 +11,7 @@ import {
   installAppBody,
 } from "./schemas.js";
 import { serializeComponents, serializeInstallation } from "./serialize.js";
-import { InstallationAuthorizerToken, InstallationRepositoryToken, InstallationServiceToken } from "./tokens.js";
+import { InstallationAuthorizerToken, InstallationRepositoryToken, InstallationServiceToken } from "../tokens.js";
 
 const INSTALLATIONS = "/api/0/organizations/{organization_id_or_slug}/svc-app-installations/";
 const INSTALLATION = "/api/0/svc-app-installations/{uuid}/";

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../../db/schema.js";
+import type { Database } from "../../../db/schema.js";
 
 /**
  * Keeps an app's queued webhook deliveries consistent with the app. A delivery stores the URL and

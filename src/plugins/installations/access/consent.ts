@@ -1,4 +1,4 @@
-import { expandScopes, type Scope } from "../../auth/scopes.js";
+import { expandScopes, type Scope } from "../../../auth/scopes.js";
 
 /**
  * The consent rules of an installation (docs/authentication.md, "Installation tokens and

@@ -1,19 +1,23 @@
 import type { Kysely, Updateable } from "kysely";
-import type { Scope } from "../../auth/scopes.js";
-import type { TokenCache } from "../../auth/token-cache.js";
-import type { Clock } from "../../clock.js";
-import { randomBase62, randomHex, randomUUID } from "../../crypto/secrets.js";
-import { isUniqueViolation } from "../../db/errors.js";
-import type { App, AppInstallation, AppsTable, Database } from "../../db/schema.js";
-import { runInTransaction, type TransactionScope } from "../../db/transaction.js";
-import { checkDestination } from "../../delivery/ssrf.js";
-import { type Actor, type EventBus, SYSTEM_ACTOR } from "../../events/event-bus.js";
-import { ApiError, fieldErrors, notFound } from "../../http/errors.js";
-import { slugify } from "../../http/format.js";
-import { parseOrThrow } from "../../http/validate.js";
-import type { OrganizationService } from "../organizations/index.js";
-import { cancelPendingDeliveries, resetDestinationHealth, retargetPendingDeliveries } from "./pending-deliveries.js";
-import { consentAfterAppChange, grantedScopes, pendingScopes, sameScopes, scopesBeyond } from "./consent.js";
+import type { Scope } from "../../../auth/scopes.js";
+import type { TokenCache } from "../../../auth/token-cache.js";
+import type { Clock } from "../../../clock.js";
+import { randomBase62, randomHex, randomUUID } from "../../../crypto/secrets.js";
+import { isUniqueViolation } from "../../../db/errors.js";
+import type { App, AppInstallation, AppsTable, Database } from "../../../db/schema.js";
+import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
+import { checkDestination } from "../../../delivery/ssrf.js";
+import { type Actor, type EventBus, SYSTEM_ACTOR } from "../../../events/event-bus.js";
+import { ApiError, fieldErrors, notFound } from "../../../http/errors.js";
+import { slugify } from "../../../http/format.js";
+import { parseOrThrow } from "../../../http/validate.js";
+import type { OrganizationService } from "../../organizations/index.js";
+import {
+  cancelPendingDeliveries,
+  resetDestinationHealth,
+  retargetPendingDeliveries,
+} from "../deliveries/pending-deliveries.js";
+import { consentAfterAppChange, grantedScopes, pendingScopes, sameScopes, scopesBeyond } from "../access/consent.js";
 import type { InstallationRepository } from "./repository.js";
 import {
   type ApproveScopesInput,

@@ -1,14 +1,14 @@
 import type { DependencyContainer } from "tsyringe";
-import { resolveActor } from "../../auth/actor.js";
-import type { Principal } from "../../auth/principal.js";
-import { Db } from "../../container/tokens.js";
-import { defineEndpoint } from "../../http/endpoint.js";
-import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
+import { resolveActor } from "../../../auth/actor.js";
+import type { Principal } from "../../../auth/principal.js";
+import { Db } from "../../../container/tokens.js";
+import { defineEndpoint } from "../../../http/endpoint.js";
+import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../../http/pagination.js";
 import { z } from "zod";
-import { authorizeApp, authorizeIn } from "./access.js";
-import { createAppInput, requestLogQuery, updateAppInput } from "./schemas.js";
-import { serializeApp, serializeRequest } from "./serialize.js";
-import { InstallationRepositoryToken, InstallationServiceToken } from "./tokens.js";
+import { authorizeApp, authorizeIn } from "../access/access.js";
+import { createAppInput, requestLogQuery, updateAppInput } from "../installations/schemas.js";
+import { serializeApp, serializeRequest } from "../installations/serialize.js";
+import { InstallationRepositoryToken, InstallationServiceToken } from "../tokens.js";
 
 const APP = "/api/0/svc-apps/{app_slug}/";
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { scopeSchema } from "../../auth/scopes.js";
+import { scopeSchema } from "../../../auth/scopes.js";
 
 export const APP_EVENT_CATEGORIES = [
   "issue",
