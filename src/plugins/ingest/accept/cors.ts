@@ -1,7 +1,7 @@
-import type { Reply } from "../../http/endpoint.js";
-import type { ApiError } from "../../http/errors.js";
-import { sentryErrorReply } from "../../http/responses.js";
-import type { ErrorRenderer } from "../../plugin/plugin.js";
+import type { Reply } from "../../../http/endpoint.js";
+import type { ApiError } from "../../../http/errors.js";
+import { sentryErrorReply } from "../../../http/responses.js";
+import type { ErrorRenderer } from "../../../plugin/plugin.js";
 
 /** Browser SDKs post from any origin with DSN auth (no cookies), so `*` is safe here. */
 export const CORS_RESPONSE_HEADERS = {

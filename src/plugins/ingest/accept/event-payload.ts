@@ -1,7 +1,7 @@
-import { badRequest } from "../../http/errors.js";
+import { badRequest } from "../../../http/errors.js";
 import type { Envelope } from "./envelope.js";
 import { tooLarge } from "./errors.js";
-import { INGEST_LIMITS } from "./limits.js";
+import { INGEST_LIMITS } from "../limits/limits.js";
 
 export type RawEvent = Record<string, unknown>;
 

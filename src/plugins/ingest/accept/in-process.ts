@@ -1,7 +1,7 @@
 import type { DependencyContainer } from "tsyringe";
-import { Clock } from "../../container/tokens.js";
-import { OrganizationServiceToken } from "../organizations/index.js";
-import { IngestSinkToken } from "./tokens.js";
+import { Clock } from "../../../container/tokens.js";
+import { OrganizationServiceToken } from "../../organizations/index.js";
+import { IngestSinkToken } from "../tokens.js";
 
 export interface ProjectTarget {
   organization: string | number;

@@ -1,17 +1,17 @@
-import type { Clock } from "../../clock.js";
-import { ApiError, notFound } from "../../http/errors.js";
-import type { FilterReason, InboundFilterSettings } from "../inbound-filters/index.js";
-import type { EventSink, ProjectRef } from "../event-store/index.js";
-import type { QuotaDecision } from "../quotas/index.js";
+import type { Clock } from "../../../clock.js";
+import { ApiError, notFound } from "../../../http/errors.js";
+import type { FilterReason, InboundFilterSettings } from "../../inbound-filters/index.js";
+import type { EventSink, ProjectRef } from "../../event-store/index.js";
+import type { QuotaDecision } from "../../quotas/index.js";
 import { decompressBody } from "./decompress.js";
 import { publicKeyFromDsn, publicKeyFromRequest } from "./dsn-auth.js";
 import { parseEnvelope } from "./envelope.js";
 import { organizationThrottled, overloaded, queueFull, rateLimited } from "./errors.js";
 import { eventsOf, parseEventPayload, type ReceivedEvent } from "./event-payload.js";
-import { clientDiscardsOf } from "./outcomes/client-report.js";
-import type { Outcome, OutcomeRecorder } from "./outcomes/recorder.js";
+import { clientDiscardsOf } from "../outcomes/client-report.js";
+import type { Outcome, OutcomeRecorder } from "../outcomes/recorder.js";
 import { inferUserIp, normalizeAddress } from "./infer-ip.js";
-import { INGEST_LIMITS } from "./limits.js";
+import { INGEST_LIMITS } from "../limits/limits.js";
 import { filteredEventId } from "./filtered-id.js";
 import type {
   FilteredEvent,
@@ -19,9 +19,9 @@ import type {
   PreparedEvent,
   PrepareResult,
   ProjectIngestSettings,
-} from "./isolation/prepare.js";
+} from "../isolation/prepare.js";
 import type { ProjectKeyRecord, ProjectKeyResolver } from "./project-keys.js";
-import type { SharedRateLimiter } from "./rate-limit.js";
+import type { SharedRateLimiter } from "../limits/rate-limit.js";
 
 /** What the ingest routes hand over from a request. */
 export interface IngestInput {

@@ -1,6 +1,6 @@
 import { promisify } from "node:util";
 import { brotliDecompress, gunzip, inflate, inflateRaw, type ZlibOptions } from "node:zlib";
-import { ApiError } from "../../http/errors.js";
+import { ApiError } from "../../../http/errors.js";
 import { tooLarge } from "./errors.js";
 
 type Decoder = (input: Uint8Array, options: ZlibOptions) => Promise<Buffer>;

@@ -1,8 +1,8 @@
-import { defineEndpoint, type EndpointContext } from "../../http/endpoint.js";
+import { defineEndpoint, type EndpointContext } from "../../../http/endpoint.js";
 import { CORS_RESPONSE_HEADERS, preflightResponse } from "./cors.js";
-import { INGEST_LIMITS } from "./limits.js";
+import { INGEST_LIMITS } from "../limits/limits.js";
 import type { IngestInput } from "./service.js";
-import { IngestServiceToken } from "./tokens.js";
+import { IngestServiceToken } from "../tokens.js";
 
 const ENVELOPE_PATH = "/api/{project_id}/envelope/";
 const STORE_PATH = "/api/{project_id}/store/";

@@ -1,11 +1,16 @@
 import { sql, type Kysely } from "kysely";
-import { Db } from "../../container/tokens.js";
-import type { Database } from "../../db/schema.js";
-import type { TaskDefinition } from "../../worker/task.js";
-import type { QuotaStore } from "../../rate-limit/shared-limiter.js";
+import { Db } from "../../../container/tokens.js";
+import type { Database } from "../../../db/schema.js";
+import type { TaskDefinition } from "../../../worker/task.js";
+import type { QuotaStore } from "../../../rate-limit/shared-limiter.js";
 import { RATE_LIMIT_WINDOW_MS } from "./limits.js";
 
-export { leaseSize, type QuotaStore, type RateDecision, SharedRateLimiter } from "../../rate-limit/shared-limiter.js";
+export {
+  leaseSize,
+  type QuotaStore,
+  type RateDecision,
+  SharedRateLimiter,
+} from "../../../rate-limit/shared-limiter.js";
 
 /** The shared counters in PostgreSQL: one upsert per lease, whichever instance takes it. */
 export function databaseQuotaStore(db: () => Kysely<Database>): QuotaStore {

@@ -1,6 +1,6 @@
-import type { ScrubbingSettings } from "../data-scrubbing/index.js";
-import { scrubEvent } from "../data-scrubbing/index.js";
-import type { EventSink } from "../event-store/index.js";
+import type { ScrubbingSettings } from "../../data-scrubbing/index.js";
+import { scrubEvent } from "../../data-scrubbing/index.js";
+import type { EventSink } from "../../event-store/index.js";
 
 /**
  * The sink ingest hands events to, scrubbing each one first (docs/data-scrubbing.md): before

@@ -1,5 +1,5 @@
-import { ApiError } from "../../http/errors.js";
-import { formatLimit } from "../../http/body.js";
+import { ApiError } from "../../../http/errors.js";
+import { formatLimit } from "../../../http/body.js";
 
 export const INVALID_DSN_KEY = "Invalid DSN key";
 

@@ -1,9 +1,9 @@
 import type { DependencyContainer, InjectionToken } from "tsyringe";
-import { registerFactory } from "../../container/container.js";
-import { Clock, Db, Metrics, Options } from "../../container/tokens.js";
-import type { CheckResult, ReadinessCheck } from "../../observability/readiness.js";
-import { QueueStatementsToken } from "./queue/index.js";
-import type { OutcomeRecord } from "./outcomes/recorder.js";
+import { registerFactory } from "../../../container/container.js";
+import { Clock, Db, Metrics, Options } from "../../../container/tokens.js";
+import type { CheckResult, ReadinessCheck } from "../../../observability/readiness.js";
+import { QueueStatementsToken } from "../queue/index.js";
+import type { OutcomeRecord } from "../outcomes/recorder.js";
 
 /** The ingest queue as metrics and readiness see it. */
 export interface QueueSnapshot {

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
-import type { Clock } from "../../clock.js";
-import type { Database } from "../../db/schema.js";
-import type { ProjectRef } from "../event-store/index.js";
+import type { Clock } from "../../../clock.js";
+import type { Database } from "../../../db/schema.js";
+import type { ProjectRef } from "../../event-store/index.js";
 import { invalidDsnKey, missingDsnKey } from "./errors.js";
 
 /** An active DSN key and the project it sends to. */

@@ -1,4 +1,4 @@
-import { badRequest, type ApiError } from "../../http/errors.js";
+import { badRequest, type ApiError } from "../../../http/errors.js";
 
 export interface EnvelopeItemHeader extends Record<string, unknown> {
   type: string;
