@@ -1,4 +1,4 @@
-import type { QuotaStore } from "../../src/plugins/ingest/rate-limit.js";
+import type { QuotaStore } from "../../src/plugins/ingest/limits/rate-limit.js";
 
 /** Rate-limit counters in memory (what PostgreSQL holds in production), counting the round trips made to them. */
 export function memoryQuotaStore(): QuotaStore & { takes: number } {

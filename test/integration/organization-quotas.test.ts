@@ -9,7 +9,7 @@ import {
   tokens,
 } from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
-import { leaseSize } from "../../src/plugins/ingest/rate-limit.js";
+import { leaseSize } from "../../src/plugins/ingest/limits/rate-limit.js";
 import { OutcomeRecorderToken } from "../../src/plugins/ingest/tokens.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { errorEvent } from "../helpers/events.js";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFaultline, type Faultline, type FaultlineApi, tokens } from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
-import { leaseSize } from "../../src/plugins/ingest/rate-limit.js";
+import { leaseSize } from "../../src/plugins/ingest/limits/rate-limit.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { errorEvent } from "../helpers/events.js";
 import { type RunningServer, serveFaultline } from "../helpers/server.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSentryAuth, publicKeyFromDsn, publicKeyFromRequest } from "../../src/plugins/ingest/dsn-auth.js";
+import { parseSentryAuth, publicKeyFromDsn, publicKeyFromRequest } from "../../src/plugins/ingest/accept/dsn-auth.js";
 
 const KEY = "0123456789abcdef0123456789abcdef";
 const noQuery = new URLSearchParams();

@@ -1,6 +1,6 @@
 import { brotliCompressSync, constants, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { decompressBody } from "../../src/plugins/ingest/decompress.js";
+import { decompressBody } from "../../src/plugins/ingest/accept/decompress.js";
 
 const MiB = 1024 * 1024;
 const limit = { bytes: MiB, what: "Envelope" };

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors.js";
-import { parseEnvelope } from "../../src/plugins/ingest/envelope.js";
-import { eventsOf } from "../../src/plugins/ingest/event-payload.js";
+import { parseEnvelope } from "../../src/plugins/ingest/accept/envelope.js";
+import { eventsOf } from "../../src/plugins/ingest/accept/event-payload.js";
 
 const encoder = new TextEncoder();
 const bytes = (text: string) => encoder.encode(text);

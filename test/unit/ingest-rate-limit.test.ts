@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { leaseSize, type QuotaStore, SharedRateLimiter } from "../../src/plugins/ingest/rate-limit.js";
+import { leaseSize, type QuotaStore, SharedRateLimiter } from "../../src/plugins/ingest/limits/rate-limit.js";
 import { memoryQuotaStore } from "../helpers/memory-quota.js";
 
 const MINUTE = 60_000;

@@ -5,7 +5,7 @@ import { composePlugins } from "../../src/plugin/compose.js";
 import type { FaultlinePlugin } from "../../src/plugin/plugin.js";
 import { firstPartyPlugins } from "../../src/plugins/index.js";
 import { ingestPlugin } from "../../src/plugins/ingest/index.js";
-import { ingestErrorRenderer } from "../../src/plugins/ingest/cors.js";
+import { ingestErrorRenderer } from "../../src/plugins/ingest/accept/cors.js";
 import { ApiError } from "../../src/http/errors.js";
 
 const plugins = [

@@ -2,15 +2,15 @@ import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/http/errors.js";
 import type { EventSink, ProjectRef } from "../../src/plugins/event-store/index.js";
-import type { ProjectKeyRecord } from "../../src/plugins/ingest/project-keys.js";
+import type { ProjectKeyRecord } from "../../src/plugins/ingest/accept/project-keys.js";
 import type { OutcomeRecord } from "../../src/plugins/ingest/outcomes/recorder.js";
-import { SharedRateLimiter } from "../../src/plugins/ingest/rate-limit.js";
+import { SharedRateLimiter } from "../../src/plugins/ingest/limits/rate-limit.js";
 import {
   type IngestAdmission,
   type IngestInput,
   IngestService,
   type OverloadSignal,
-} from "../../src/plugins/ingest/service.js";
+} from "../../src/plugins/ingest/accept/service.js";
 import { memoryQuotaStore } from "../helpers/memory-quota.js";
 
 const KEY = "0123456789abcdef0123456789abcdef";

@@ -4,7 +4,7 @@ import {
   grantedScopes,
   pendingScopes,
   scopesBeyond,
-} from "../../src/plugins/installations/consent.js";
+} from "../../src/plugins/installations/access/consent.js";
 import { expandScopes } from "../../src/auth/scopes.js";
 
 describe("installation consent rules", () => {

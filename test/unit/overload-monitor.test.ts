@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { describe, expect, it } from "vitest";
-import { EventLoopDelayMonitor } from "../../src/plugins/ingest/overload.js";
+import { EventLoopDelayMonitor } from "../../src/plugins/ingest/limits/overload.js";
 
 /** A histogram the test fills by hand (values in ns, as node's) and a clock it moves. */
 function fakes() {

@@ -7,21 +7,21 @@ import { filterEvent, InboundFilterServiceToken, NO_FILTERS } from "../inbound-f
 import { ScrubbingSettingsToken } from "../data-scrubbing/index.js";
 import { EventSinkToken } from "../event-store/index.js";
 import { OrganizationQuotasToken } from "../quotas/index.js";
-import { ingestErrorRenderer } from "./cors.js";
-import { captureInProject, type ProjectTarget } from "./in-process.js";
-import { KEY_CACHE_TTL_MS, RATE_LIMIT_WINDOW_MS } from "./limits.js";
-import { IngestObserverToken, queueReadiness, registerIngestObservability } from "./observability.js";
-import { ProjectKeyResolver } from "./project-keys.js";
+import { ingestErrorRenderer } from "./accept/cors.js";
+import { captureInProject, type ProjectTarget } from "./accept/in-process.js";
+import { KEY_CACHE_TTL_MS, RATE_LIMIT_WINDOW_MS } from "./limits/limits.js";
+import { IngestObserverToken, queueReadiness, registerIngestObservability } from "./observability/observability.js";
+import { ProjectKeyResolver } from "./accept/project-keys.js";
 import { digestTask, queueAdmission, QueuedEventSinkToken, registerIngestQueue } from "./queue/index.js";
-import { databaseQuotaStore, rateLimitCleanupTask, SharedRateLimiter } from "./rate-limit.js";
-import { ingestEndpoints } from "./routes.js";
+import { databaseQuotaStore, rateLimitCleanupTask, SharedRateLimiter } from "./limits/rate-limit.js";
+import { ingestEndpoints } from "./accept/routes.js";
 import { OutcomeRecorder, type OutcomeRecord } from "./outcomes/recorder.js";
 import { getOutcomeStats } from "./outcomes/routes.js";
-import { EventLoopDelayMonitor } from "./overload.js";
+import { EventLoopDelayMonitor } from "./limits/overload.js";
 import { INGEST_WORKER_URL, IngestWorkerPool } from "./isolation/pool.js";
 import { prepareIngest } from "./isolation/prepare.js";
-import { type AcceptPolicy, IngestService, type IngestIsolation } from "./service.js";
-import { scrubbingSink } from "./scrubbing-sink.js";
+import { type AcceptPolicy, IngestService, type IngestIsolation } from "./accept/service.js";
+import { scrubbingSink } from "./accept/scrubbing-sink.js";
 import {
   IngestServiceToken,
   IngestSinkToken,
@@ -203,5 +203,5 @@ export const ingestPlugin = definePlugin({
 });
 
 export { IngestServiceToken } from "./tokens.js";
-export { parseEnvelope, type Envelope, type EnvelopeItem } from "./envelope.js";
+export { parseEnvelope, type Envelope, type EnvelopeItem } from "./accept/envelope.js";
 export type { IngestQueueTable, IngestOutcomesTable, RateLimitWindowsTable } from "./tables.js";

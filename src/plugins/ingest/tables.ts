@@ -28,7 +28,7 @@ export interface IngestOutcomesTable {
 /** The Kysely view of every table Faultline's core owns (all inside the configured schema). */
 /**
  * Events taken per DSN key and rate-limit window (0010_rate_limits), shared by every instance on
- * the schema. `used` counts what instances leased, which may pass the limit (see rate-limit.ts).
+ * the schema. `used` counts what instances leased, which may pass the limit (see limits/rate-limit.ts).
  */
 export interface RateLimitWindowsTable {
   key_id: number;

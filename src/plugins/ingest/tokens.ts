@@ -2,9 +2,9 @@ import type { InjectionToken } from "tsyringe";
 import type { EventSink } from "../event-store/index.js";
 import type { OutcomeRecorder } from "./outcomes/recorder.js";
 import type { IngestWorkerPool } from "./isolation/pool.js";
-import type { EventLoopDelayMonitor } from "./overload.js";
-import type { ProjectKeyResolver } from "./project-keys.js";
-import type { IngestService } from "./service.js";
+import type { EventLoopDelayMonitor } from "./limits/overload.js";
+import type { ProjectKeyResolver } from "./accept/project-keys.js";
+import type { IngestService } from "./accept/service.js";
 
 export const IngestServiceToken: InjectionToken<IngestService> = Symbol("faultline.IngestService");
 /** Where SDK and in-process events go: the issues plugin's sink (direct) or the ingest queue (queued). */

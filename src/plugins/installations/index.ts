@@ -6,9 +6,9 @@ import { Clock, Db, EventBus, Options, TokenCache } from "../../container/tokens
 import { definePlugin } from "../../plugin/plugin.js";
 import { TokenServiceToken } from "../api-tokens/index.js";
 import { OrganizationServiceToken } from "../organizations/index.js";
-import { createApp, deleteApp, getApp, listAppRequests, listApps, rotateAppSecret, updateApp } from "./app-routes.js";
-import { InstallationAuthorizer } from "./oauth.js";
-import { InstallationRepository } from "./repository.js";
+import { createApp, deleteApp, getApp, listAppRequests, listApps, rotateAppSecret, updateApp } from "./apps/routes.js";
+import { InstallationAuthorizer } from "./access/oauth.js";
+import { InstallationRepository } from "./installations/repository.js";
 import {
   approveInstallationScopes,
   authorizeInstallationToken,
@@ -17,12 +17,12 @@ import {
   listComponents,
   listInstallations,
   uninstallApp,
-} from "./routes.js";
-import type { ApproveScopesInput, CreateAppInput, InstallAppInput, UpdateAppInput } from "./schemas.js";
-import { InstallationService } from "./service.js";
+} from "./installations/routes.js";
+import type { ApproveScopesInput, CreateAppInput, InstallAppInput, UpdateAppInput } from "./installations/schemas.js";
+import { InstallationService } from "./installations/service.js";
 import { InstallationAuthorizerToken, InstallationRepositoryToken, InstallationServiceToken } from "./tokens.js";
 import { installationsMigrations } from "./migrations.js";
-import { appRequestLogPruneTask } from "./request-log.js";
+import { appRequestLogPruneTask } from "./request-log/request-log.js";
 
 /** Apps and installations: app management, installing, the OAuth exchange, UI components and the request log. */
 export const installationsPlugin = definePlugin({
@@ -112,8 +112,8 @@ export const installationsPlugin = definePlugin({
   },
 });
 
-export { authorizeIn, authorizeInstallation } from "./access.js";
-export { accessDeps } from "./app-routes.js";
+export { authorizeIn, authorizeInstallation } from "./access/access.js";
+export { accessDeps } from "./apps/routes.js";
 export { InstallationRepositoryToken, InstallationServiceToken } from "./tokens.js";
-export { type AppRequest, recordAppRequests } from "./request-log.js";
+export { type AppRequest, recordAppRequests } from "./request-log/request-log.js";
 export type { AppRequestLogTable } from "./tables.js";

@@ -1,16 +1,16 @@
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, EventBus, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
-import { OrganizationLinks } from "./links.js";
-import { OrganizationRepository } from "./repository.js";
-import { authProbe, currentUser, listAllProjects, listOrganizations } from "./discovery-routes.js";
-import { createProjectKey, deleteProjectKey, getProjectKey, updateProjectKey } from "./key-routes.js";
-import { listMembers, listTeams } from "./member-routes.js";
-import { ProjectAdminService } from "./project-admin.js";
-import { ProjectSettings } from "./project-settings.js";
-import { createProject, deleteProject, updateProject } from "./project-routes.js";
-import { getOrganization, getProject, listProjectKeys, listProjects } from "./routes.js";
-import { OrganizationService } from "./service.js";
+import { OrganizationLinks } from "./links/links.js";
+import { OrganizationRepository } from "./organizations/repository.js";
+import { authProbe, currentUser, listAllProjects, listOrganizations } from "./discovery/routes.js";
+import { createProjectKey, deleteProjectKey, getProjectKey, updateProjectKey } from "./keys/routes.js";
+import { listMembers, listTeams } from "./members/routes.js";
+import { ProjectAdminService } from "./projects/project-admin.js";
+import { ProjectSettings } from "./projects/project-settings.js";
+import { createProject, deleteProject, updateProject } from "./projects/routes.js";
+import { getOrganization, getProject, listProjectKeys, listProjects } from "./organizations/routes.js";
+import { OrganizationService } from "./organizations/service.js";
 import {
   OrganizationLinksToken,
   OrganizationRepositoryToken,
@@ -21,7 +21,7 @@ import {
   PublicBaseUrl,
 } from "./tokens.js";
 
-/** The project's own `PUT` fields (schemas.ts): no contributed setting may take one of these names. */
+/** The project's own `PUT` fields (organizations/schemas.ts): no contributed setting may take one of these names. */
 const PROJECT_FIELDS = ["name", "slug", "platform"] as const;
 
 /** Organizations, projects, users, members and teams: provisioning in-process, discovery over HTTP. */
@@ -126,6 +126,6 @@ export {
   defineProjectSettings,
   type ProjectSettingsContributor,
   type ProjectSettingsValues,
-} from "./project-settings.js";
-export { type LinkContext, type OrganizationLinks, requestBaseUrl } from "./links.js";
-export type { OrganizationService } from "./service.js";
+} from "./projects/project-settings.js";
+export { type LinkContext, type OrganizationLinks, requestBaseUrl } from "./links/links.js";
+export type { OrganizationService } from "./organizations/service.js";

@@ -1,9 +1,9 @@
 import type { InjectionToken } from "tsyringe";
-import type { OrganizationLinks } from "./links.js";
-import type { OrganizationRepository } from "./repository.js";
-import type { ProjectAdminService } from "./project-admin.js";
-import type { ProjectSettings, ProjectSettingsContributor } from "./project-settings.js";
-import type { OrganizationService } from "./service.js";
+import type { OrganizationLinks } from "./links/links.js";
+import type { OrganizationRepository } from "./organizations/repository.js";
+import type { ProjectAdminService } from "./projects/project-admin.js";
+import type { ProjectSettings, ProjectSettingsContributor } from "./projects/project-settings.js";
+import type { OrganizationService } from "./organizations/service.js";
 
 export const OrganizationServiceToken: InjectionToken<OrganizationService> = Symbol("faultline.OrganizationService");
 export const OrganizationRepositoryToken: InjectionToken<OrganizationRepository> = Symbol(

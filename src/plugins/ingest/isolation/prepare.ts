@@ -2,12 +2,12 @@ import { ApiError } from "../../../http/errors.js";
 import { scrubEvent, type ScrubbingSettings } from "../../data-scrubbing/index.js";
 import { filterEvent, type FilterReason, type InboundFilterSettings } from "../../inbound-filters/index.js";
 import { normalizeEvent } from "../../event-store/index.js";
-import { decompressBody } from "../decompress.js";
-import { parseEnvelope } from "../envelope.js";
-import { filteredEventId } from "../filtered-id.js";
-import { eventsOf, parseEventPayload, type RawEvent, type ReceivedEvent } from "../event-payload.js";
-import { inferUserIp, normalizeAddress } from "../infer-ip.js";
-import { INGEST_LIMITS } from "../limits.js";
+import { decompressBody } from "../accept/decompress.js";
+import { parseEnvelope } from "../accept/envelope.js";
+import { filteredEventId } from "../accept/filtered-id.js";
+import { eventsOf, parseEventPayload, type RawEvent, type ReceivedEvent } from "../accept/event-payload.js";
+import { inferUserIp, normalizeAddress } from "../accept/infer-ip.js";
+import { INGEST_LIMITS } from "../limits/limits.js";
 import { clientDiscardsOf, type ClientDiscard } from "../outcomes/client-report.js";
 import { queuedText } from "../queue/queued-text.js";
 

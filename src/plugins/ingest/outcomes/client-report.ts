@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EnvelopeItem } from "../envelope.js";
+import type { EnvelopeItem } from "../accept/envelope.js";
 
 /** What an SDK says it dropped itself (a `client_report` item): sampled, queue overflow, network errors, … */
 export interface ClientDiscard {

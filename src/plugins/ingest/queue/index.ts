@@ -3,7 +3,7 @@ import { registerFactory } from "../../../container/container.js";
 import { Clock, Db, Logger, Metrics, Options, WakeTask } from "../../../container/tokens.js";
 import type { TaskDefinition } from "../../../worker/task.js";
 import { EventStoreToken } from "../../event-store/index.js";
-import type { IngestAdmission } from "../service.js";
+import type { IngestAdmission } from "../accept/service.js";
 import { QueueDepthGauge } from "./depth.js";
 import { QueueDigest } from "./digest.js";
 import { QueuedEventSink } from "./queued-sink.js";
