@@ -1,5 +1,6 @@
-// One delivery worker process for the delivery benchmark: the built package, worker on, no HTTP.
-// Answers "cpu" with its CPU time so far (µs), so the benchmark can charge the drain alone.
+// One worker process of the built package (worker on, no HTTP): the delivery benchmark's delivery
+// workers, and the storm benchmark's separate digest (BENCH_DIGEST=process). Answers "cpu" with its
+// CPU time so far (µs), so the delivery benchmark can charge the drain alone.
 import { createFaultline } from "../../dist/index.js";
 
 const [url, schema] = process.argv.slice(2);

@@ -1,4 +1,5 @@
-import { execFile } from "node:child_process";
+import { type ChildProcess, execFile, fork } from "node:child_process";
+import { once } from "node:events";
 import { Agent, createServer, request } from "node:http";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -35,6 +36,11 @@ import {
  * (`ingest.shedAtEventLoopDelayMs` 30; `BENCH_SHED_AT_MS=off` for the same run without it). The
  * capacity is measured without it, by an instance of its own on the same schema and server, so
  * that the offered rates stay what they were (its closed-loop clients expect every answer to be 200).
+ *
+ * `BENCH_DIGEST=process`: the host runs no worker (`worker: false`) and a second process of the
+ * built package (delivery-worker.mjs: `npm run bench` builds dist/ first) digests the queue, as
+ * docs/operations.md describes for a separate worker — what the host's thread carries when only
+ * the accept path is its.
  */
 const STORM_SECONDS = Number(process.env.BENCH_STORM_SECONDS ?? 10);
 const CAPACITY_EVENTS = 10_000;
@@ -42,6 +48,9 @@ const MAX_QUEUE_DEPTH = 5_000;
 const SHED_AT_MS = process.env.BENCH_SHED_AT_MS === "off" ? null : Number(process.env.BENCH_SHED_AT_MS ?? 30);
 /** `ingest.isolation` of both instances: `BENCH_ISOLATION=inline` for the host-thread figures. */
 const ISOLATION = process.env.BENCH_ISOLATION === "inline" ? "inline" : "threads";
+/** Where the digest runs: the host's own worker (the default), or a separate process. */
+const DIGEST_IN_PROCESS = process.env.BENCH_DIGEST === "process";
+let digestProcess: ChildProcess | undefined;
 const run = promisify(execFile);
 const schema = `bench_storm_${Date.now()}`;
 let faultline: Faultline<FaultlineApi>;
@@ -55,6 +64,7 @@ function host(shedAtEventLoopDelayMs: number | null): Faultline<FaultlineApi> {
     database: BENCH_DATABASE_URL,
     schema,
     logger: quietLogger,
+    worker: !DIGEST_IN_PROCESS,
     ingest: { queued: true, maxQueueDepth: MAX_QUEUE_DEPTH, shedAtEventLoopDelayMs, isolation: ISOLATION },
   });
 }
@@ -73,9 +83,17 @@ beforeAll(async () => {
     ),
   );
   ingestUrl = `${server.url}/api/${project.id}/envelope/?sentry_key=${project.keys[0]?.public}&sentry_version=7`;
+  if (DIGEST_IN_PROCESS) {
+    digestProcess = fork(new URL("./delivery-worker.mjs", import.meta.url).pathname, [BENCH_DATABASE_URL, schema]);
+    await once(digestProcess, "message");
+  }
 });
 
 afterAll(async () => {
+  if (digestProcess) {
+    digestProcess.send("stop");
+    await once(digestProcess, "exit");
+  }
   await server?.close();
   await faultline?.close();
   const client = await sqlClient();
@@ -277,7 +295,7 @@ it("error storm: host route latency, 429s past the queue bound, ack-to-visible l
   const ratio = stormP99 / (floor.probe.p99 ?? Number.NaN);
   process.stdout.write(`\nhost route p99 at 2× ÷ bare 429 server's p99: ${ratio.toFixed(2)} (target ≤ 2)\n`);
   report(
-    `Error storm (ingest.isolation ${ISOLATION}, ${process.env.BENCH_ENVELOPE ?? "minimal"} envelopes): capacity ${Math.round(capacityPerSecond)} events/s (64 clients, drained), open-loop load for ${STORM_SECONDS} s, ingest.maxQueueDepth ${MAX_QUEUE_DEPTH}, ingest.shedAtEventLoopDelayMs ${SHED_AT_MS ?? "off"}`,
+    `Error storm (ingest.isolation ${ISOLATION}, digest ${DIGEST_IN_PROCESS ? "in a separate process" : "on the host's worker"}, ${process.env.BENCH_ENVELOPE ?? "minimal"} envelopes): capacity ${Math.round(capacityPerSecond)} events/s (64 clients, drained), open-loop load for ${STORM_SECONDS} s, ingest.maxQueueDepth ${MAX_QUEUE_DEPTH}, ingest.shedAtEventLoopDelayMs ${SHED_AT_MS ?? "off"}`,
     rows,
   );
   expect(rows).toHaveLength(3);
