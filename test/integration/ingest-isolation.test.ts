@@ -226,6 +226,33 @@ describe("ingest isolated in worker threads", { timeout: 120_000 }, () => {
     expect(pool.running).toBe(0);
   });
 
+  it("runs jobs inline, with one warning, when the worker's file is there but never finishes loading", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "faultline-worker-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const hanging = join(dir, "ingest-worker.mjs");
+    await writeFile(hanging, "await new Promise(() => setInterval(() => {}, 1000));\n");
+    const warnings: string[] = [];
+    const logger = { warn: (_fields: object | string, message?: string) => void warnings.push(String(message)) };
+    const pool = new IngestWorkerPool(1, logger, prepareIngest, pathToFileURL(hanging), 300);
+    cleanups.push(() => pool.close());
+    const eventId = newEventId();
+    const started = performance.now();
+    const result = await pool.run({
+      kind: "envelope",
+      body: heavyEnvelope(eventId, "", 5),
+      contentEncoding: "gzip",
+      receivedAtMs: Date.now(),
+      clientAddress: null,
+      settings: { filters: null, scrubbing: DEFAULT_SCRUBBING_SETTINGS },
+    });
+    // Answered once the 300 ms allowance ran out, by the host's thread, and the thread is gone.
+    expect(result.ok && result.events.map((event) => event.eventId)).toEqual([eventId]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+    expect(pool.inlineOnly).toBe(true);
+    expect(pool.running).toBe(0);
+    expect(warnings).toEqual([expect.stringMatching(/could not start; ingest runs on the host's thread/)]);
+  });
+
   it("runs jobs inline, with one warning, when the worker's file is there but cannot load (as after a bundler rewrote it)", async () => {
     const dir = await mkdtemp(join(tmpdir(), "faultline-worker-"));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));

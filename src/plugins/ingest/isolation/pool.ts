@@ -22,6 +22,11 @@ export const INGEST_WORKER_URL = new URL(WORKER_FILE, import.meta.url);
 
 /** Jobs one thread may have waiting: past this the pool is saturated and ingest answers 429 before parsing. */
 const MAX_PENDING_PER_THREAD = 64;
+/**
+ * How long a new thread may take to load before the pool gives up on it and runs ingest inline:
+ * a worker whose module never finishes loading would otherwise hold its requests open forever.
+ */
+const READY_TIMEOUT_MS = 10_000;
 /** How long close() lets jobs already sent finish before the threads are terminated. */
 const CLOSE_GRACE_MS = 5_000;
 
@@ -50,9 +55,9 @@ function workerStopped(): ApiError {
  * A small pool of worker threads that run the CPU half of ingest (docs/ingest.md, "Isolation"):
  * bodies are copied once and the copy transferred (never the host's buffer); a crashed thread's
  * jobs fail with 503 and the thread is started again on the next job; close() lets running jobs
- * finish, then terminates the threads. A thread that stops before it is ready (its file is there
- * but cannot load, as when a bundler rewrote it) switches the pool to running jobs inline, once
- * and with a warning, rather than answering 503 to every event.
+ * finish, then terminates the threads. A thread that stops before it is ready, or is not ready
+ * within 10 s (its file is there but cannot load, as when a bundler rewrote it), switches the pool
+ * to running jobs inline, once and with a warning, rather than answering 503 to every event.
  */
 export class IngestWorkerPool {
   readonly #threads: Array<Thread | undefined>;
@@ -66,6 +71,7 @@ export class IngestWorkerPool {
     private readonly logger: Pick<Logger, "warn">,
     private readonly runInline: RunInline,
     private readonly workerUrl: URL = INGEST_WORKER_URL,
+    private readonly readyTimeoutMs: number = READY_TIMEOUT_MS,
   ) {
     this.#threads = Array.from({ length: threads }, () => undefined);
   }
@@ -129,15 +135,27 @@ export class IngestWorkerPool {
     this.#threads[index] = thread;
     // Idle threads do not keep the host's process alive; a job in flight keeps its request open.
     worker.unref();
+    const notReady = setTimeout(() => {
+      this.#crashed(index, thread, new Error(`not ready within ${this.readyTimeoutMs} ms`));
+      void worker.terminate();
+    }, this.readyTimeoutMs);
+    notReady.unref();
     worker.on("message", (reply: WorkerReply) => {
-      if ("ready" in reply) return void (thread.ready = true);
+      if ("ready" in reply) {
+        thread.ready = true;
+        clearTimeout(notReady);
+        return;
+      }
       const job = thread.pending.get(reply.id);
       thread.pending.delete(reply.id);
       if ("result" in reply) job?.resolve(reply.result);
       else job?.reject(new Error(`Ingest worker failed: ${reply.error}`));
     });
     worker.on("error", (error) => this.#crashed(index, thread, error));
-    worker.on("exit", (code) => this.#crashed(index, thread, new Error(`exited with code ${code}`)));
+    worker.on("exit", (code) => {
+      clearTimeout(notReady);
+      this.#crashed(index, thread, new Error(`exited with code ${code}`));
+    });
     return thread;
   }
 
