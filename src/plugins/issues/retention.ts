@@ -1,5 +1,6 @@
 import { type RawBuilder, sql, type Transaction } from "kysely";
-import { quoteIdentifier } from "../../db/identifiers.js";
+import { tableIn } from "../../db/identifiers.js";
+import { projectRetentionCutoff } from "../../db/retention-cutoff.js";
 import type { Database } from "../../db/schema.js";
 import type { IssueRetention, IssueRetentionReport } from "../event-store/index.js";
 
@@ -18,7 +19,7 @@ const ISSUE_BATCH = 1000;
 export const issueRetention: IssueRetention = {
   async expire(trx, { schema, defaultDays, now }): Promise<IssueRetentionReport> {
     const table = tableIn(schema);
-    const cutoff = cutoffOf(defaultDays, now);
+    const cutoff = projectRetentionCutoff(defaultDays, now);
     const issuesExpired = await expireIssues(trx, table, cutoff, now);
     const statsDeleted = await deleteStats(trx, table, cutoff);
     const more = statsDeleted >= ROW_BATCH || issuesExpired === ISSUE_BATCH;
@@ -26,16 +27,7 @@ export const issueRetention: IssueRetention = {
   },
 };
 
-/** Per project, the instant before which its events expire, as a SQL expression over a projects row `p`. */
-const cutoffOf = (defaultDays: number, now: Date) =>
-  sql<Date>`${now}::timestamptz - make_interval(days => coalesce(p.retention_days, ${defaultDays}))`;
-
-type TableIn = (name: string) => RawBuilder<unknown>;
-/** Raw SQL names its tables with the schema (the Kysely instance's `withSchema` covers built queries only). */
-const tableIn =
-  (schema: string): TableIn =>
-  (name) =>
-    sql.raw(`${quoteIdentifier(schema)}.${name}`);
+type TableIn = ReturnType<typeof tableIn>;
 
 async function expireIssues(
   trx: Transaction<Database>,

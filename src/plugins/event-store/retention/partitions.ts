@@ -1,6 +1,6 @@
 import { sql, type Transaction } from "kysely";
 import { PARTITIONS_AHEAD_WEEKS } from "../migrations.js";
-import { quoteIdentifier } from "../../../db/identifiers.js";
+import { quoteIdentifier, tableIn } from "../../../db/identifiers.js";
 import type { Database } from "../../../db/schema.js";
 import { unlessLockBusy } from "./locks.js";
 
@@ -71,7 +71,7 @@ export async function ensurePartitions(
   for (const start of [...wanted].sort((a, b) => a - b)) {
     const partition = partitionOf(new Date(start));
     if (existing.has(partition.name)) continue;
-    const table = sql.raw(`${quoteIdentifier(schema)}.${partition.name}`);
+    const table = tableIn(schema)(partition.name);
     const bound = (date: Date) => sql.lit(date.toISOString());
     // ATTACH locks DEFAULT exclusively: behind a long reader of events, leave this week to the next run.
     const attached = await unlessLockBusy(trx, async () => {

@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql, type Transaction } from "kysely";
-import { quoteIdentifier } from "../../../db/identifiers.js";
+import { tableIn } from "../../../db/identifiers.js";
 import type { Database } from "../../../db/schema.js";
 import { runInTransaction } from "../../../db/transaction.js";
 import type { IssueRetention } from "../tokens.js";
@@ -131,13 +131,6 @@ async function projectCutoffs(trx: Transaction<Database>, { defaultDays, now }: 
   }
   return [...groups].map(([days, projectIds]) => ({ projectIds, before: new Date(now.getTime() - days * DAY) }));
 }
-
-type TableIn = (name: string) => RawBuilder<unknown>;
-/** Raw SQL names its tables with the schema (the Kysely instance's `withSchema` covers built queries only). */
-const tableIn =
-  (schema: string): TableIn =>
-  (name) =>
-    sql.raw(`${quoteIdentifier(schema)}.${name}`);
 
 /**
  * Deletes up to `limit` events matching `where` (from `events`, or one partition of it), with their

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import { Clock, Db, Options } from "../../../container/tokens.js";
-import { quoteIdentifier } from "../../../db/identifiers.js";
+import { tableIn } from "../../../db/identifiers.js";
+import { projectRetentionCutoff } from "../../../db/retention-cutoff.js";
 import type { TaskDefinition } from "../../../worker/task.js";
 import { MAX_DIGEST_ATTEMPTS } from "./attempts.js";
 
@@ -20,9 +21,8 @@ export const queueLeftoversTask: TaskDefinition = {
   intervalMs: 3_600_000,
   run: async ({ container }) => {
     const { schema, retention } = container.resolve(Options);
-    const table = (name: string) => sql.raw(`${quoteIdentifier(schema)}.${name}`);
-    const now = container.resolve(Clock).now();
-    const cutoff = sql<Date>`${now}::timestamptz - make_interval(days => coalesce(p.retention_days, ${retention.days}))`;
+    const table = tableIn(schema);
+    const cutoff = projectRetentionCutoff(retention.days, container.resolve(Clock).now());
     const result = await sql`
       DELETE FROM ${table("ingest_queue")} WHERE id IN (
         SELECT q.id FROM ${table("ingest_queue")} q JOIN ${table("projects")} p ON p.id = q.project_id
