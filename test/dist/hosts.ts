@@ -15,6 +15,9 @@ const BIG_OUTPUT = 16 * 2 ** 20;
 /** The packed tarball of this checkout, written once for the whole run by global-setup.ts. */
 export const packedTarball = (): string => inject("packedTarball");
 
+/** What a host prints when Faultline's ingest could not use its worker thread (docs/ingest.md, "When ingest stays inline"). */
+export const INGEST_WORKER_UNUSED = /ingest worker thread could not start|ingest worker's file is not beside/;
+
 export const freePort = (host?: string): Promise<number> => untypedFreePort(host) as Promise<number>;
 
 export interface FreshApp {
