@@ -247,6 +247,31 @@ export const optionsSchema = z.strictObject({
     })
     .prefault({}),
   /**
+   * Email and chat notifications (docs/notifications.md): alert-rule actions and the personal
+   * workflow notifications (assigned, comments, regressions, resolved, snooze lifted).
+   */
+  notifications: z
+    .strictObject({
+      /**
+       * Email over SMTP (nodemailer): `url` is `smtp://user:pass@host:587` (STARTTLS when the server
+       * offers it) or `smtps://…:465` (TLS); `from` the sender (`Faultline <errors@example.com>`).
+       * Absent: `FAULTLINE_SMTP_URL` and `FAULTLINE_EMAIL_FROM` when set, else no email.
+       */
+      email: z
+        .strictObject({
+          url: z
+            .string()
+            .regex(/^smtps?:\/\/[^/]/, 'must be an smtp:// or smtps:// URL such as "smtp://mail.example.com:587"'),
+          from: z.string().trim().min(3),
+        })
+        .optional(),
+      /** Where the dashboard is mounted (`https://app.example.com/admin/errors`): notifications link the issue's page there. */
+      dashboardUrl: z.url().optional(),
+      /** At most one email per user and issue this often (default 5 minutes); more within it are sent as one digest. 0: no throttle. */
+      minIntervalMinutes: z.number().int().min(0).max(1440).default(5),
+    })
+    .prefault({}),
+  /**
    * Run background tasks (purges, snooze expiry, deliveries) in this process, started on init.
    * `false` when a separate process runs `faultline.worker.start()`.
    */

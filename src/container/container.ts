@@ -1,3 +1,5 @@
+// tsyringe needs the Reflect metadata API before it loads, whichever module reaches it first.
+import "reflect-metadata";
 import {
   container as globalContainer,
   type DependencyContainer,

@@ -156,7 +156,8 @@ export type DeliveryStatus = "pending" | "delivered" | "failed" | "cancelled";
 export interface DeliveriesTable {
   id: string;
   organization_id: number;
-  destination_type: "service_hook" | "app";
+  /** `service_hook`, `app`, or a type another plugin registered (`email`, `chat`). */
+  destination_type: string;
   destination_id: string;
   installation_uuid: string | null;
   url: string;
@@ -195,7 +196,7 @@ export interface DeliveryAttemptsTable {
 }
 
 export interface DeliveryDestinationsTable {
-  destination_type: "service_hook" | "app";
+  destination_type: string;
   destination_id: string;
   last_success_at: Date | null;
   first_failure_at: Date | null;

@@ -137,7 +137,7 @@ export class DeliveryEngine {
       "webhook-signature": standardWebhookSignature(delivery.secret, delivery.id, timestamp, delivery.body),
     };
     const attributes = {
-      "http.request.method": "POST",
+      ...(!handler.send && { "http.request.method": "POST" }),
       "server.address": hostOf(delivery.url),
       "faultline.delivery.id": delivery.id,
       "faultline.delivery.attempt": delivery.attempts,
@@ -145,10 +145,12 @@ export class DeliveryEngine {
     };
     const result = await inActiveSpan("delivery.send", { kind: "client", attributes }, async (span) => {
       try {
-        const sent = await postWebhook(delivery.url, delivery.body, headers, {
-          timeoutMs: this.options.timeoutMs,
-          allowPrivateNetworks: this.options.allowPrivateNetworks,
-        });
+        const sent = handler.send
+          ? await handler.send(delivery)
+          : await postWebhook(delivery.url, delivery.body, headers, {
+              timeoutMs: this.options.timeoutMs,
+              allowPrivateNetworks: this.options.allowPrivateNetworks,
+            });
         span.setAttribute("http.response.status_code", sent.status);
         if (sent.status < 200 || sent.status >= 300)
           span.setStatus({ code: SPAN_STATUS_ERROR, message: sent.error ?? `HTTP ${sent.status}` });

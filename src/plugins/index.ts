@@ -9,6 +9,7 @@ import { inboundFiltersPlugin } from "./inbound-filters/index.js";
 import { ingestPlugin } from "./ingest/index.js";
 import { installationsPlugin } from "./installations/index.js";
 import { issuesPlugin } from "./issues/index.js";
+import { notificationsPlugin } from "./notifications/index.js";
 import { organizationsPlugin } from "./organizations/index.js";
 import { quotasPlugin } from "./quotas/index.js";
 import { releasesPlugin } from "./releases/index.js";
@@ -34,6 +35,7 @@ export const firstPartyPlugins = [
   scimPlugin,
   externalIssuesPlugin,
   deliveriesPlugin,
+  notificationsPlugin,
   alertsPlugin,
   openApiPlugin,
 ] as const;

@@ -139,6 +139,58 @@ describe("issue rule schema", () => {
       frequency: 30,
       environment: null,
       status: "active",
+      actions: [],
     });
+  });
+
+  it("takes Sentry's email action, the chat action and the legacy integrations, and names what is wrong", () => {
+    const parsed = issueRuleSchema.parse({
+      name: "x",
+      conditions: [{ id: "every_event" }],
+      actions: [
+        { id: "sentry.mail.actions.NotifyEmailAction", targetType: "Team", targetIdentifier: 4, uuid: "ignored" },
+        { id: "sentry.mail.actions.NotifyEmailAction", targetType: "IssueOwners", fallthroughType: "NoOne" },
+        {
+          id: "faultline.actions.NotifyChatAction",
+          provider: "discord",
+          webhookUrl: "https://discord.test/api/webhooks/1/a",
+        },
+        { id: "sentry.rules.actions.notify_event.NotifyEventAction" },
+      ],
+    });
+    expect(parsed.actions).toEqual([
+      {
+        id: "sentry.mail.actions.NotifyEmailAction",
+        targetType: "Team",
+        targetIdentifier: "4",
+        fallthroughType: "ActiveMembers",
+      },
+      {
+        id: "sentry.mail.actions.NotifyEmailAction",
+        targetType: "IssueOwners",
+        targetIdentifier: null,
+        fallthroughType: "NoOne",
+      },
+      {
+        id: "faultline.actions.NotifyChatAction",
+        provider: "discord",
+        webhookUrl: "https://discord.test/api/webhooks/1/a",
+      },
+      { id: "sentry.rules.actions.notify_event.NotifyEventAction" },
+    ]);
+    const errors = (actions: unknown[]) =>
+      issueRuleSchema
+        .safeParse({ name: "x", conditions: [{ id: "every_event" }], actions })
+        .error?.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    expect(errors([{ id: "sentry.mail.actions.NotifyEmailAction", targetType: "Member" }])).toEqual([
+      "actions.0.targetIdentifier: a Team or Member target needs the team's or user's id",
+    ]);
+    expect(errors([{ id: "faultline.actions.NotifyChatAction", provider: "irc", webhookUrl: "ftp://x" }])).toEqual([
+      "actions.0.provider: must be one of slack, discord, teams, json",
+      "actions.0.webhookUrl: must be an http(s) URL",
+    ]);
+    expect(errors([{ id: "sentry.rules.actions.Unknown" }])).toEqual([
+      'actions.0.id: Unknown action id: "sentry.rules.actions.Unknown"',
+    ]);
   });
 });

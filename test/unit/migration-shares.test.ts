@@ -48,6 +48,8 @@ describe("migration shares: each plugin's part of Faultline's original migration
       "0014_sentry_hook_headers",
       "0015_release_stats",
       "0016_delivery_attempts",
+      // Added after the shares were divided: the core's own (the database no longer lists destination types).
+      "0017_delivery_destination_types",
     ]);
     // The alert rules' counting trigger is recreated after the issues' share of 0009 partitions `events`.
     const retention = merged.find((migration) => migration.name === "0009_retention")?.statements('"s"') ?? [];
@@ -82,6 +84,7 @@ describe("migration shares: each plugin's part of Faultline's original migration
       "0014_sentry_hook_headers": "086fcd735f561849",
       "0015_release_stats": "543818d25735ccd0",
       "0016_delivery_attempts": "b9146b318ea849da",
+      "0017_delivery_destination_types": "a39e5ece55d10fef",
     });
   });
 

@@ -7,6 +7,7 @@ import { retentionMigration } from "./0009-retention.js";
 import { keyRateLimitWindowMigration } from "./0012-key-rate-limit-window.js";
 import { sentryHookHeadersMigration } from "./0014-sentry-hook-headers.js";
 import { deliveryAttemptsMigration } from "./0016-delivery-attempts.js";
+import { deliveryDestinationTypesMigration } from "./0017-delivery-destination-types.js";
 import type { SchemaMigration } from "./types.js";
 
 /**
@@ -25,6 +26,7 @@ export const coreMigrations: readonly SchemaMigration[] = [
   keyRateLimitWindowMigration,
   sentryHookHeadersMigration,
   deliveryAttemptsMigration,
+  deliveryDestinationTypesMigration,
 ];
 export { mergeMigrationShares } from "./merge.js";
 export type { SchemaMigration } from "./types.js";

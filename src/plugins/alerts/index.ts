@@ -2,6 +2,8 @@ import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Logger } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { OrganizationLinksToken, OrganizationServiceToken } from "../organizations/index.js";
+import { IssueRepositoryToken } from "../issues/index.js";
+import { NotificationServiceToken } from "../notifications/index.js";
 import { ServiceHookDispatcherToken } from "../service-hooks/index.js";
 import { AppWebhookDispatcherToken } from "../webhooks/index.js";
 import { IssueAlertProcessor } from "./issue-rules/processor.js";
@@ -21,7 +23,7 @@ import {
   MetricRuleRepositoryToken,
   MetricRuleServiceToken,
 } from "./tokens.js";
-import { alertsMigrations } from "./migrations.js";
+import { alertsMigrations, alertsOwnMigrations } from "./migrations.js";
 
 /**
  * Alert rules (docs/alerts.md): issue rules evaluated as each event is ingested (→ `event.alert`
@@ -31,7 +33,8 @@ import { alertsMigrations } from "./migrations.js";
 export const alertsPlugin = definePlugin({
   id: "alerts",
   coreLedgerMigrations: alertsMigrations,
-  dependencies: ["organizations", "issues", "service-hooks", "webhooks"],
+  migrations: alertsOwnMigrations,
+  dependencies: ["organizations", "issues", "service-hooks", "webhooks", "notifications"],
   register(container) {
     const db = () => container.resolve(Db);
     registerFactory(container, IssueRuleRepositoryToken, () => new IssueRuleRepository(db));
@@ -54,6 +57,8 @@ export const alertsPlugin = definePlugin({
           c.resolve(ServiceHookDispatcherToken),
           c.resolve(AppWebhookDispatcherToken),
           c.resolve(OrganizationLinksToken),
+          c.resolve(NotificationServiceToken),
+          c.resolve(IssueRepositoryToken),
         ),
     );
     registerFactory(container, MetricRuleRepositoryToken, () => new MetricRuleRepository(db));

@@ -118,3 +118,12 @@ export const alertsMigrations: readonly SchemaMigration[] = [
     ],
   },
 ];
+
+/** The alerts plugin's own migrations (its table `faultline_migration_alerts`), after its shares of the original ones. */
+export const alertsOwnMigrations: readonly SchemaMigration[] = [
+  {
+    /** Issue rules' actions (email, chat, the legacy integrations); null for rules made before. */
+    name: "0001_rule_actions",
+    statements: (s) => [`ALTER TABLE ${s}.issue_alert_rules ADD COLUMN actions jsonb`],
+  },
+];

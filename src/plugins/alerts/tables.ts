@@ -1,6 +1,7 @@
 // The alerts plugin's tables: their Kysely types, merged into the core's `Database` (the
 // migrations creating them are in migrations.ts).
-import type { Generated, Selectable } from "kysely";
+import type { ColumnType, Generated, Selectable } from "kysely";
+import type { Action as IssueRuleAction } from "./issue-rules/schemas.js";
 import type { Int8, Json, Timestamp } from "../../db/schema.js";
 
 /** Events per issue, environment ('' for none) and minute of event time (0006_alerts, kept one day). */
@@ -27,6 +28,8 @@ export interface IssueAlertRulesTable {
   environment: string | null;
   status: AlertRuleStatus;
   date_created: Timestamp;
+  /** The rule's actions (alerts migration 0001_rule_actions); null: none given, it fires the service hooks and app webhooks. */
+  actions: ColumnType<IssueRuleAction[] | null, string | null | undefined, string | null>;
 }
 
 /** When a rule last fired for an issue: the frequency throttle. */

@@ -111,6 +111,9 @@ export class DeliveryRepository {
    */
   async currentTarget(delivery: Delivery): Promise<Target | null> {
     const db = this.db();
+    // Other plugins' destinations (notification channels) keep the address they were rendered for.
+    if (delivery.destination_type !== "service_hook" && delivery.destination_type !== "app")
+      return { url: delivery.url, secret: delivery.secret };
     if (delivery.destination_type === "service_hook") {
       const hook = await db
         .selectFrom("service_hooks")

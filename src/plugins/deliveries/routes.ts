@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Clock } from "../../container/tokens.js";
+import { DestinationRegistryToken } from "../../delivery/tokens.js";
 import { defineEndpoint } from "../../http/endpoint.js";
 import { ApiError, notFound } from "../../http/errors.js";
 import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../http/pagination.js";
@@ -29,7 +30,8 @@ export const listDeliveries = defineEndpoint({
       keyOf: (delivery) => delivery.date_created.getTime(),
       idOf: (delivery) => Number(delivery.seq),
     });
-    return pageReply(url, page, query.per_page, serializeDelivery);
+    const destinations = container.resolve(DestinationRegistryToken);
+    return pageReply(url, page, query.per_page, (delivery) => serializeDelivery(delivery, destinations));
   },
 });
 
@@ -44,7 +46,8 @@ export const getDelivery = defineEndpoint({
     const delivery = await repository.find(organization.id, params.delivery_id);
     if (!delivery) throw notFound();
     const attempts = await repository.attempts(delivery.id);
-    return { body: { ...serializeDelivery(delivery), history: attempts.map(serializeAttempt) } };
+    const body = serializeDelivery(delivery, container.resolve(DestinationRegistryToken));
+    return { body: { ...body, history: attempts.map((attempt) => serializeAttempt(attempt, body.target.url)) } };
   },
 });
 
@@ -66,6 +69,9 @@ export const redeliver = defineEndpoint({
     const updated = await repository.redeliver(organization.id, delivery.id, target, container.resolve(Clock).now());
     if (!updated) throw new ApiError(409, "This delivery is still pending: it will be sent without being asked");
     // The names of the destination come from the read above: the update returns the row alone.
-    return { status: 202, body: serializeDelivery({ ...delivery, ...updated }) };
+    return {
+      status: 202,
+      body: serializeDelivery({ ...delivery, ...updated }, container.resolve(DestinationRegistryToken)),
+    };
   },
 });

@@ -1,3 +1,4 @@
+import type { DestinationRegistry } from "../../delivery/destinations.js";
 import type { Delivery, DeliveryAttempt } from "../../db/schema.js";
 import { idString, isoDate } from "../../http/format.js";
 import type { DeliveryRow } from "./repository.js";
@@ -14,22 +15,26 @@ export function deliveryState(delivery: Delivery): DeliveryState {
 /** 0 is how the sender says nothing answered; the API says it with no code at all. */
 const responseCode = (code: number | null) => (code === 0 ? null : code);
 
-/** What a delivery is sent to: kind, id, the URL it is sent to, and a name a person recognises. */
-function serializeTarget(delivery: DeliveryRow) {
+/**
+ * What a delivery is sent to: kind, id, the address it is sent to (as its destination lets it be
+ * shown: a chat webhook URL is a credential), and a name a person recognises.
+ */
+function serializeTarget(delivery: DeliveryRow, displayUrl: string) {
   const project =
     delivery.hook_project_id === null || delivery.hook_project_slug === null
       ? null
       : { id: idString(delivery.hook_project_id), slug: delivery.hook_project_slug };
   // Service hooks have no name of their own (as in Sentry): their project names them.
   const name = delivery.destination_type === "app" ? delivery.app_name : project && `${project.slug} service hook`;
-  return { type: delivery.destination_type, id: delivery.destination_id, url: delivery.url, name, project };
+  return { type: delivery.destination_type, id: delivery.destination_id, url: displayUrl, name, project };
 }
 
 /** A delivery as the listing shows it: never its secret, body or signature. */
-export function serializeDelivery(delivery: DeliveryRow) {
+export function serializeDelivery(delivery: DeliveryRow, destinations: DestinationRegistry) {
+  const displayUrl = destinations.find(delivery.destination_type)?.displayUrl?.(delivery) ?? delivery.url;
   return {
     id: delivery.id,
-    target: serializeTarget(delivery),
+    target: serializeTarget(delivery, displayUrl),
     /** The same as `target.type` / `target.id` (kept from before `target`). */
     destinationType: delivery.destination_type,
     destinationId: delivery.destination_id,
@@ -49,12 +54,12 @@ export function serializeDelivery(delivery: DeliveryRow) {
   };
 }
 
-/** One attempt of a delivery's history. */
-export function serializeAttempt(attempt: DeliveryAttempt) {
+/** One attempt of a delivery's history, its address shown as the delivery's. */
+export function serializeAttempt(attempt: DeliveryAttempt, displayUrl: string) {
   return {
     attempt: attempt.attempt,
     date: isoDate(attempt.date_created),
-    url: attempt.url,
+    url: displayUrl,
     responseCode: attempt.response_code,
     durationMs: attempt.duration_ms,
     error: attempt.error,

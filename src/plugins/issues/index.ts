@@ -9,9 +9,11 @@ import { issueEndpoints } from "./endpoints.js";
 import { issueRetention } from "./retention.js";
 import { purgeDeletedIssuesTask, snoozeExpiryTask } from "./tasks.js";
 import { CommentService } from "./comments/service.js";
-import { CommentServiceToken, IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
+import { CommentServiceToken, IssueRepositoryToken, IssueSubscriptionsToken, IssueWorkflowToken } from "./tokens.js";
 import { IssueWorkflow } from "./workflow/service.js";
 import { issuesMigrations } from "./migrations.js";
+import { issuesOwnMigrations } from "./subscriptions/migrations.js";
+import { IssueSubscriptions } from "./subscriptions/service.js";
 
 /**
  * Triage: issues, their state and workflow, search, the list, comments and the issue-scoped event
@@ -21,10 +23,12 @@ import { issuesMigrations } from "./migrations.js";
 export const issuesPlugin = definePlugin({
   id: "issues",
   coreLedgerMigrations: issuesMigrations,
+  migrations: issuesOwnMigrations,
   dependencies: ["organizations", "event-store"],
   register(container) {
     const db = () => container.resolve(Db);
     registerFactory(container, IssueRepositoryToken, () => new IssueRepository(db));
+    registerFactory(container, IssueSubscriptionsToken, () => new IssueSubscriptions());
     registerFactory(
       container,
       IssueWorkflowToken,
@@ -55,7 +59,8 @@ function issuesCreated(container: DependencyContainer) {
   return container.resolve(Metrics).counter("issues_created_total", "Issues created (the first event of a new group)");
 }
 
-export { type IssueLookup, IssueRepositoryToken, IssueWorkflowToken } from "./tokens.js";
+export { type IssueLookup, IssueRepositoryToken, IssueSubscriptionsToken, IssueWorkflowToken } from "./tokens.js";
+export type { IssueSubscriptions, SubscriptionReason } from "./subscriptions/service.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";
 /** Sentry's issue search syntax (`is:unresolved level:error …`), which metric alert queries are written in too. */

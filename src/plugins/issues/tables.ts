@@ -89,6 +89,8 @@ export interface IssueUserStateTable {
   is_bookmarked: Generated<boolean>;
   is_subscribed: Generated<boolean>;
   has_seen: Generated<boolean>;
+  /** Why the user is subscribed (`SubscriptionReason`); null when they never were, or from before it was kept. */
+  subscription_reason: Generated<string | null>;
 }
 
 export interface IssueCommentsTable {

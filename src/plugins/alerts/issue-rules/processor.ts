@@ -7,14 +7,32 @@ import { type AppWebhookSender, errorData } from "../../webhooks/index.js";
 import type { OrganizationLinks } from "../../organizations/index.js";
 import { type EventFacts, ruleMatches, windowStart } from "./evaluate.js";
 import type { IssueRuleRepository } from "./repository.js";
-import type { Condition, Filter, Interval } from "./schemas.js";
+import {
+  type Action,
+  CHAT_ACTION,
+  type Condition,
+  EMAIL_ACTION,
+  type Filter,
+  type Interval,
+  LEGACY_ACTION,
+} from "./schemas.js";
+import type { IssueLookup } from "../../issues/index.js";
+import {
+  type Notification,
+  type NotificationService,
+  notificationEvent,
+  notificationIssue,
+} from "../../notifications/index.js";
 
 const MINUTE = 60_000;
 /** Bound of the in-process memo of recent firings (it only saves queries; the table decides). */
 const MEMO_LIMIT = 10_000;
 
+type EmailAction = Extract<Action, { id: typeof EMAIL_ACTION }>;
+
 interface LoadedRule {
   row: IssueAlertRule;
+  actions: Action[];
   actionMatch: "all" | "any";
   conditions: Condition[];
   filters: Filter[];
@@ -40,6 +58,8 @@ export class IssueAlertProcessor {
     private readonly serviceHooks: ServiceHookSender,
     private readonly appWebhooks: AppWebhookSender,
     private readonly links: OrganizationLinks,
+    private readonly notifications: NotificationService,
+    private readonly issues: IssueLookup,
   ) {}
 
   async onErrorCreated(domainEvent: DomainEvent<"error.created">, scope: TransactionScope): Promise<void> {
@@ -74,16 +94,28 @@ export class IssueAlertProcessor {
     const fired = matched.filter((rule) => granted.has(rule.row.id));
     if (fired.length === 0) return;
     this.#remember(scope, fired, issue.id, at);
+    // A rule with no actions (made before actions existed, or given none) fires the integrations.
+    const legacy = fired.filter(
+      (rule) => rule.actions.length === 0 || rule.actions.some((a) => a.id === LEGACY_ACTION),
+    );
+    await this.#notifyIntegrations(scope, domainEvent, legacy);
+    for (const rule of fired) await this.#notifyPeople(scope, domainEvent, rule);
+  }
+
+  /** Service hooks (`event.alert`) and installed apps' `event_alert.triggered` webhooks. */
+  async #notifyIntegrations(scope: TransactionScope, domainEvent: DomainEvent<"error.created">, rules: LoadedRule[]) {
+    if (rules.length === 0) return;
+    const { issue, event } = domainEvent.payload;
     await this.serviceHooks.dispatch(
       scope,
       "event.alert",
       issue,
       event,
-      fired.map((rule) => rule.row.name),
+      rules.map((rule) => rule.row.name),
     );
     const links = await this.links.forOrganization(scope, domainEvent.organizationId);
     const data = errorData(issue, event, links);
-    for (const rule of fired) {
+    for (const rule of rules) {
       await this.appWebhooks.dispatch(scope, {
         organizationId: domainEvent.organizationId,
         category: "event_alert",
@@ -94,10 +126,62 @@ export class IssueAlertProcessor {
     }
   }
 
+  /** The rule's email and chat actions. */
+  async #notifyPeople(scope: TransactionScope, domainEvent: DomainEvent<"error.created">, rule: LoadedRule) {
+    const actions = rule.actions.filter((a) => a.id === EMAIL_ACTION || a.id === CHAT_ACTION);
+    if (actions.length === 0) return;
+    const { issue, event } = domainEvent.payload;
+    const organization = await this.notifications.organization(scope.trx, domainEvent.organizationId);
+    const notification: Notification = {
+      organization,
+      category: "alerts",
+      reason: "alert",
+      headline: `Alert rule "${rule.row.name}" fired`,
+      issue: notificationIssue(issue),
+      event: notificationEvent(event),
+      comment: null,
+      link: this.notifications.issueLink(organization.slug, issue.id),
+      actorUserId: null,
+    };
+    for (const action of actions) {
+      if (action.id === CHAT_ACTION) {
+        const target = {
+          kind: "chat",
+          provider: action.provider,
+          webhookUrl: action.webhookUrl,
+          destinationId: `issue-rule:${rule.row.id}`,
+        } as const;
+        await this.notifications.toChat(scope, notification, target);
+      } else if (action.id === EMAIL_ACTION) {
+        await this.notifications.toUsers(scope, notification, await this.#emailTargets(scope, domainEvent, action));
+      }
+    }
+  }
+
+  /**
+   * Who an email action reaches. Faultline has no ownership rules: an issue's owner is its
+   * assignee (a user, or a team's members); an issue without one falls through as the action says.
+   * `ActiveMembers` and `AllMembers` both mean the members whose membership is active (a
+   * deactivated member has no access, so is never mailed).
+   */
+  async #emailTargets(scope: TransactionScope, domainEvent: DomainEvent<"error.created">, action: EmailAction) {
+    const organizationId = domainEvent.organizationId;
+    const recipients = this.notifications.recipients;
+    if (action.targetType === "Member")
+      return recipients.users(scope.trx, organizationId, [Number(action.targetIdentifier)]);
+    if (action.targetType === "Team")
+      return recipients.team(scope.trx, organizationId, Number(action.targetIdentifier));
+    const row = await this.issues.find(organizationId, String(domainEvent.payload.issue.id), scope.trx);
+    if (row?.assignee_user_id) return recipients.users(scope.trx, organizationId, [row.assignee_user_id]);
+    if (row?.assignee_team_id) return recipients.team(scope.trx, organizationId, row.assignee_team_id);
+    return action.fallthroughType === "NoOne" ? [] : recipients.all(scope.trx, organizationId);
+  }
+
   #activeRules(scope: TransactionScope, projectId: number): Promise<LoadedRule[]> {
     return this.#rules.get(scope, projectId, async () =>
       (await this.repository.active(scope.trx, projectId)).map((row) => ({
         row,
+        actions: row.actions ?? [],
         actionMatch: row.action_match,
         conditions: row.conditions as Condition[],
         filters: row.filters as Filter[],

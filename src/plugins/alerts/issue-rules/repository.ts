@@ -13,6 +13,7 @@ interface RuleColumns {
   frequency: number;
   environment: string | null;
   status: IssueAlertRule["status"];
+  actions: string | null;
 }
 
 /** Rule fields as columns (conditions and filters as JSON text, as Kysely writes json). */
@@ -25,6 +26,8 @@ function ruleColumns(input: Partial<IssueRuleInput>): Partial<RuleColumns> {
     ...(input.frequency !== undefined && { frequency: input.frequency }),
     ...(input.environment !== undefined && { environment: input.environment }),
     ...(input.status !== undefined && { status: input.status }),
+    // No actions: the rule keeps the behaviour of rules made before actions (hooks and apps).
+    ...(input.actions !== undefined && { actions: input.actions.length === 0 ? null : JSON.stringify(input.actions) }),
   };
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CHAT_PROVIDERS } from "../../notifications/index.js";
 
 /** Event levels from least to most severe: what `gte` / `lte` compare. */
 export const LEVELS = ["debug", "info", "warning", "error", "fatal"] as const;
@@ -62,6 +63,54 @@ export const filterSchema = z.discriminatedUnion(
   { error: unknownId("filter") },
 );
 
+/** Sentry's email action: the issue's owners, a team or a member, with a fallthrough when the issue has no owner. */
+export const EMAIL_ACTION = "sentry.mail.actions.NotifyEmailAction";
+/** A chat room's incoming webhook (Slack, Discord, Microsoft Teams, or plain JSON). */
+export const CHAT_ACTION = "faultline.actions.NotifyChatAction";
+/** Sentry's "all legacy integrations": the project's service hooks and installed apps' `event_alert` webhooks. */
+export const LEGACY_ACTION = "sentry.rules.actions.notify_event.NotifyEventAction";
+
+const TARGET_TYPES = ["IssueOwners", "Team", "Member"] as const;
+const FALLTHROUGH_TYPES = ["ActiveMembers", "AllMembers", "NoOne"] as const;
+const webhookUrl = z
+  .string()
+  .max(2_000)
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), "must be an http(s) URL");
+
+export const actionSchema = z.discriminatedUnion(
+  "id",
+  [
+    z
+      .object({
+        id: z.literal(EMAIL_ACTION),
+        targetType: z.enum(TARGET_TYPES, { error: `must be one of ${TARGET_TYPES.join(", ")}` }),
+        targetIdentifier: z.union([z.string(), z.number()]).nullable().default(null),
+        fallthroughType: z
+          .enum(FALLTHROUGH_TYPES, { error: `must be one of ${FALLTHROUGH_TYPES.join(", ")}` })
+          .default("ActiveMembers"),
+      })
+      .refine(
+        (action) => action.targetType === "IssueOwners" || /^\d{1,9}$/.test(String(action.targetIdentifier ?? "")),
+        {
+          message: "a Team or Member target needs the team's or user's id",
+          path: ["targetIdentifier"],
+        },
+      )
+      .transform((action) => ({
+        ...action,
+        targetIdentifier: action.targetType === "IssueOwners" ? null : String(action.targetIdentifier),
+      })),
+    z.object({
+      id: z.literal(CHAT_ACTION),
+      provider: z.enum(CHAT_PROVIDERS, { error: `must be one of ${CHAT_PROVIDERS.join(", ")}` }),
+      webhookUrl,
+    }),
+    z.object({ id: z.literal(LEGACY_ACTION) }),
+  ],
+  { error: unknownId("action") },
+);
+
+export type Action = z.output<typeof actionSchema>;
 export type Condition = z.output<typeof conditionSchema>;
 export type Filter = z.output<typeof filterSchema>;
 
@@ -77,6 +126,8 @@ const fields = {
     .max(43_200, "must be at most 43200 minutes (30 days)"),
   environment: z.string().trim().min(1).max(64).nullable(),
   status: z.enum(["active", "disabled"], { error: "must be active or disabled" }),
+  /** Absent or empty: today's behaviour (service hooks and app webhooks), as rules made before actions existed. */
+  actions: z.array(actionSchema).max(20),
 };
 
 /** A whole rule as stored: what POST makes with defaults, and what a PUT must leave valid. */
@@ -88,6 +139,7 @@ export const issueRuleSchema = z.object({
   frequency: fields.frequency.default(30),
   environment: fields.environment.default(null),
   status: fields.status.default("active"),
+  actions: fields.actions.default([]),
 });
 
 export type IssueRuleInput = z.output<typeof issueRuleSchema>;
@@ -101,4 +153,5 @@ export const issueRuleUpdateSchema = z.object({
   frequency: fields.frequency.optional(),
   environment: fields.environment.optional(),
   status: fields.status.optional(),
+  actions: fields.actions.optional(),
 });

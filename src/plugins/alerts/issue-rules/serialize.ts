@@ -1,6 +1,8 @@
 import type { Project } from "../../../db/schema.js";
 import type { IssueAlertRule } from "../tables.js";
 import { isoDate } from "../../../http/format.js";
+import { maskWebhookUrl } from "../../notifications/index.js";
+import { CHAT_ACTION } from "./schemas.js";
 
 /** A rule as the API shows it (Sentry's field names; `projects` holds the one project's slug). */
 export function serializeIssueRule(rule: IssueAlertRule, project: Pick<Project, "slug">) {
@@ -15,10 +17,12 @@ export function serializeIssueRule(rule: IssueAlertRule, project: Pick<Project, 
     status: rule.status,
     projects: [project.slug],
     dateCreated: isoDate(rule.date_created),
-    // Sentry's fields: filters match as the conditions do, and a rule fires through the
-    // integration platform (alert-rule actions of apps), not per-rule actions; never snoozed.
+    // Sentry's fields: filters match as the conditions do; never snoozed. A chat webhook URL is a
+    // credential: shown masked, and a PUT sending the masked form back keeps the stored one.
     filterMatch: rule.action_match,
-    actions: [],
+    actions: (rule.actions ?? []).map((action) =>
+      action.id === CHAT_ACTION ? { ...action, webhookUrl: maskWebhookUrl(action.webhookUrl) } : action,
+    ),
     snooze: false,
   };
 }

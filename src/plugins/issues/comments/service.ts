@@ -12,10 +12,13 @@ import type { IssueRepository } from "../repository.js";
 import { issueSnapshot } from "../snapshot.js";
 import { stateFromRow } from "../state.js";
 import type { Access } from "../workflow/service.js";
+import { IssueSubscriptions } from "../subscriptions/service.js";
 import { parseCommentId } from "./schemas.js";
 import type { CommentWithAuthor } from "./serialize.js";
 
 type CommentEvent = "comment.created" | "comment.updated" | "comment.deleted";
+
+const subscriptions = new IssueSubscriptions();
 
 /** The missing-scope 403 (docs/authentication.md, "Errors"): someone else's comment needs `event:admin`. */
 const needsAdmin = () =>
@@ -107,6 +110,9 @@ export class CommentService {
           date_created: now,
         })
         .execute();
+      // A commenter follows the issue from then on (before the event: its subscribers see them).
+      if (actor.userId !== null)
+        await subscriptions.subscribe(scope.trx, Number(issue.id), [actor.userId], "commented");
       await this.#emit(scope, "comment.created", issue, comment, actor);
       return this.#load(scope, comment.id);
     });

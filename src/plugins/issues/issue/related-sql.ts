@@ -15,7 +15,12 @@ export interface RelatedColumns {
   related_assignee_user: { id: number; username: string; email: string | null; name: string } | null;
   related_assignee_team: { id: number; slug: string; name: string } | null;
   /** The caller's flags; null without a user or without a row. */
-  related_state: { is_bookmarked: boolean; is_subscribed: boolean; has_seen: boolean } | null;
+  related_state: {
+    is_bookmarked: boolean;
+    is_subscribed: boolean;
+    has_seen: boolean;
+    subscription_reason: string | null;
+  } | null;
   /** Buckets of the requested stats period (start in ms since the epoch), or null when none was asked for. */
   related_stats: TimelineBuckets | null;
   /** Whether an event of the issue was unhandled (its `handled` tag is `no`, as Sentry's `isUnhandled`). */
@@ -91,7 +96,7 @@ export function withRelatedColumns<O>(
       : jsonObjectFrom(
           eb
             .selectFrom("issue_user_state as st")
-            .select(["st.is_bookmarked", "st.is_subscribed", "st.has_seen"])
+            .select(["st.is_bookmarked", "st.is_subscribed", "st.has_seen", "st.subscription_reason"])
             .whereRef("st.issue_id", "=", "issues.id")
             .where("st.user_id", "=", userId),
         )

@@ -35,11 +35,19 @@ export type ItemRow = Omit<ListRow, "first_seen" | "last_seen"> & {
 /** A timestamp in the API's format; list rows read it as text in that format already. */
 const iso = (value: Date | string) => (typeof value === "string" ? value : isoDate(value));
 
+/** The requesting user's flags on an issue. */
+interface IssueUserFlags {
+  is_bookmarked: boolean;
+  is_subscribed: boolean;
+  has_seen: boolean;
+  subscription_reason: string | null;
+}
+
 interface Related {
   projects: Map<number, { id: number; slug: string; name: string; platform: string | null }>;
   users: Map<number, { id: number; username: string; email: string | null; name: string }>;
   teams: Map<number, { id: number; slug: string; name: string }>;
-  state: Map<number, { is_bookmarked: boolean; is_subscribed: boolean; has_seen: boolean }>;
+  state: Map<number, IssueUserFlags>;
   stats: Map<number, Timeline> | null;
   /** Events in the time window, by issue (only with a window). */
   windowCounts: Map<number, number> | null;
@@ -122,7 +130,9 @@ function issueListItem(row: ItemRow, related: Related, ctx: SerializeContext) {
     assignee,
     isBookmarked: state?.is_bookmarked ?? false,
     isSubscribed: state?.is_subscribed ?? false,
-    subscriptionDetails: null,
+    // Sentry's shape: why the user follows the issue (`assigned`, `commented`, `status_change`, `explicit`).
+    subscriptionDetails:
+      state?.is_subscribed && state.subscription_reason ? { reason: state.subscription_reason } : null,
     hasSeen: state?.has_seen ?? false,
     annotations: [],
     isUnhandled: related.unhandled.has(id),
@@ -176,7 +186,7 @@ async function loadRelated(rows: readonly ItemRow[], ctx: SerializeContext): Pro
     ctx.userId !== null && ids.length
       ? db
           .selectFrom("issue_user_state")
-          .select(["issue_id", "is_bookmarked", "is_subscribed", "has_seen"])
+          .select(["issue_id", "is_bookmarked", "is_subscribed", "has_seen", "subscription_reason"])
           .where("user_id", "=", ctx.userId)
           .where("issue_id", "in", ids)
           .execute()

@@ -15,6 +15,7 @@ import { type IssueState, stateColumns, stateFromRow } from "../state.js";
 import { type ResolvedAssignee, resolveAssignee } from "./assignee.js";
 import type { UpdateIssueBody } from "./schemas.js";
 import { applyStatus, type StatusChange } from "./status.js";
+import { IssueSubscriptions } from "../subscriptions/service.js";
 
 export interface Access {
   organization: Organization;
@@ -22,6 +23,7 @@ export interface Access {
 }
 
 const USER_FIELDS = ["hasSeen", "isBookmarked", "isSubscribed"] as const;
+const subscriptions = new IssueSubscriptions();
 
 /** Issue changes by people and apps: PUT (single and bulk) and DELETE, each in one transaction. */
 export class IssueWorkflow {
@@ -132,8 +134,23 @@ export class IssueWorkflow {
         )
         .execute();
     }
+    await this.#subscribeParticipants(trx, row, actor, status, assignment ? assignee : undefined);
     await this.#emit(scope, row, state, actor, status, assignment ? assignee : undefined, now);
     return changed;
+  }
+
+  /** The new assignee (a user) and whoever resolved the issue follow it from then on. */
+  async #subscribeParticipants(
+    trx: Kysely<Database>,
+    row: Issue,
+    actor: ResolvedActor,
+    status: StatusChange | null,
+    assignee: ResolvedAssignee | null | undefined,
+  ): Promise<void> {
+    const issueId = Number(row.id);
+    if (assignee?.userId) await subscriptions.subscribe(trx, issueId, [assignee.userId], "assigned");
+    if (status?.event.name === "issue.resolved" && actor.userId !== null)
+      await subscriptions.subscribe(trx, issueId, [actor.userId], "status_change");
   }
 
   async #saveUserFlags(
@@ -146,7 +163,7 @@ export class IssueWorkflow {
     const flags = {
       ...(body.hasSeen !== undefined && { has_seen: body.hasSeen }),
       ...(body.isBookmarked !== undefined && { is_bookmarked: body.isBookmarked }),
-      ...(body.isSubscribed !== undefined && { is_subscribed: body.isSubscribed }),
+      ...(body.isSubscribed !== undefined && { is_subscribed: body.isSubscribed, subscription_reason: "explicit" }),
     };
     if (Object.keys(flags).length === 0 || actor.userId === null) return;
     await trx

@@ -1,0 +1,311 @@
+import * as Sentry from "@sentry/node";
+import type { ParsedMail } from "mailparser";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SCOPES, tokens } from "../../src/index.js";
+import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
+import { startReceiver } from "../helpers/receiver.js";
+import { httpCaller, type RunningServer, serveFaultline } from "../helpers/server.js";
+import { type SmtpServer, startSmtp } from "../helpers/smtp.js";
+import { waitFor } from "../helpers/wait.js";
+
+const MINUTE = 60_000;
+const DASHBOARD = "https://app.example.com/admin/errors";
+const PUBLIC = "https://errors.example.com";
+const EMAIL_ACTION = "sentry.mail.actions.NotifyEmailAction";
+const CHAT_ACTION = "faultline.actions.NotifyChatAction";
+
+/** The raw value of a header as it was sent (mailparser turns List-* headers into objects). */
+function rawHeader(mail: ParsedMail, name: string): string | undefined {
+  const line = mail.headerLines.find((header) => header.key === name.toLowerCase())?.line;
+  return line?.slice(line.indexOf(":") + 1).trim();
+}
+
+const recipientOf = (mail: ParsedMail) => (Array.isArray(mail.to) ? mail.to[0] : mail.to)?.value[0]?.address;
+
+/**
+ * Email and chat notifications end to end: a real Sentry SDK sends events to a real host, alert
+ * rules and issue workflow notify through the outbox, emails arrive at a real SMTP server (with
+ * AUTH) and are parsed with mailparser, chat posts at a real HTTP receiver.
+ */
+describe("notifications: email over SMTP, chat webhooks, workflow", () => {
+  // Frozen mid-minute and moved by hand: the throttle and the digest run on this clock.
+  let now = new Date(Math.floor(Date.now() / MINUTE) * MINUTE + 15_000);
+  const advance = (minutes: number) => void (now = new Date(now.getTime() + minutes * MINUTE));
+  let instance: TestInstance;
+  let server: RunningServer;
+  let smtp: SmtpServer;
+  let chat: Awaited<ReturnType<typeof startReceiver>>;
+  let adaToken: string;
+  let bobToken: string;
+  let bobId: string;
+  const call = httpCaller(() => server.url);
+
+  const digest = () => instance.faultline.worker.runDue("ingest.digest");
+  /** Sends every due delivery (retries included: the schedule here is immediate) until none is pending. */
+  async function deliverAll(): Promise<void> {
+    const db = instance.faultline.container.resolve(tokens.Db);
+    await waitFor(
+      async () => {
+        await instance.faultline.worker.runDue("delivery.send");
+        const pending = await db.selectFrom("deliveries").select("id").where("status", "=", "pending").execute();
+        return pending.length === 0;
+      },
+      15_000,
+      "every delivery sent",
+    );
+  }
+  async function issueIdOf(title: string): Promise<string> {
+    const list = await call("GET", `/api/0/organizations/acme/issues/?query=`, adaToken);
+    const issue = (list.body as Array<{ id: string; title: string }>).find((i) => i.title.startsWith(title));
+    expect(issue, `an issue titled ${title}`).toBeDefined();
+    return issue?.id as string;
+  }
+  async function capture(error: Error): Promise<void> {
+    Sentry.captureException(error);
+    await Sentry.flush(5_000);
+    await digest();
+  }
+  const mailsTo = (address: string) => smtp.received.filter((mail) => recipientOf(mail) === address);
+
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    chat = await startReceiver();
+    instance = await createTestInstance({
+      worker: false,
+      clock: { now: () => now },
+      publicUrl: PUBLIC,
+      delivery: { allowPrivateNetworks: true, pollIntervalMs: 20, retryDelays: [0, 0, 0, 0] },
+      notifications: {
+        email: { url: smtp.url, from: "Faultline <errors@example.com>" },
+        dashboardUrl: DASHBOARD,
+      },
+    });
+    const { api } = instance.faultline;
+    await api.organizations.create({ slug: "acme" });
+    const ada = await api.users.create({ username: "ada", name: "Ada", email: "ada@example.com" });
+    const bob = await api.users.create({ username: "bob", name: "Bob", email: "bob@example.com" });
+    const cy = await api.users.create({ username: "cy", name: "Cy" });
+    bobId = String(bob.id);
+    await api.members.add({ organization: "acme", user: ada.id, role: "owner" });
+    await api.members.add({ organization: "acme", user: bob.id, role: "member" });
+    await api.members.add({ organization: "acme", user: cy.id, role: "member" });
+    await api.projects.create({ organization: "acme", slug: "web", platform: "node" });
+    adaToken = (await api.tokens.create({ user: ada.id, scopes: [...SCOPES] })).token;
+    bobToken = (
+      await api.tokens.create({ user: bob.id, scopes: ["org:read", "project:read", "event:read", "event:write"] })
+    ).token;
+    server = await serveFaultline(instance.faultline);
+    const keys = await call("GET", "/api/0/projects/acme/web/keys/", adaToken);
+    // The DSN names the public URL; the SDK here reaches the same host at its local address.
+    const dsn = new URL((keys.body as Array<{ dsn: { public: string } }>)[0]?.dsn.public as string);
+    dsn.host = new URL(server.url).host;
+    dsn.protocol = "http:";
+    Sentry.init({ dsn: dsn.toString(), defaultIntegrations: false, release: "web@1.0.0", environment: "production" });
+  });
+  afterAll(async () => {
+    await Sentry.close(500);
+    await server?.close();
+    await instance?.close();
+    await chat?.close();
+    await smtp?.close();
+  });
+
+  it("an alert rule's email and chat actions: one email to the member and one Slack post, both linking the issue", async () => {
+    const created = await call("POST", "/api/0/projects/acme/web/rules/", adaToken, {
+      name: "New errors",
+      conditions: [{ id: "first_seen_event" }],
+      frequency: 5,
+      actions: [
+        { id: EMAIL_ACTION, targetType: "Member", targetIdentifier: Number(bobId) },
+        { id: CHAT_ACTION, provider: "slack", webhookUrl: `${chat.url}/slack/T000/B000/secret-path` },
+      ],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const shown = (created.body as { actions: Array<{ webhookUrl?: string }> }).actions[1]?.webhookUrl;
+    expect(shown).not.toContain("secret-path");
+
+    await capture(new TypeError("x is undefined"));
+    await deliverAll();
+    const issueId = await issueIdOf("TypeError");
+    const link = `${DASHBOARD}/acme/issues/${issueId}/`;
+
+    expect(smtp.received).toHaveLength(1);
+    const mail = smtp.received[0] as ParsedMail;
+    expect(recipientOf(mail)).toBe("bob@example.com");
+    expect(mail.from?.value[0]?.address).toBe("errors@example.com");
+    expect(mail.subject).toBe("[web] TypeError: x is undefined");
+    expect(mail.text).toContain('Alert rule "New errors" fired');
+    expect(mail.text).toContain("Environment: production");
+    expect(mail.text).toContain("Release: web@1.0.0");
+    expect(mail.text).toContain(`Open in Faultline: ${link}`);
+    expect(mail.text).toMatch(/TypeError: x is undefined\n {2}at /);
+    expect(mail.html).toContain(`href="${link}"`);
+    expect(mail.messageId).toMatch(/^<[0-9a-f-]{36}@faultline>$/);
+    expect(rawHeader(mail, "List-Unsubscribe")).toMatch(
+      new RegExp(`^<${PUBLIC}/api/0/notifications/unsubscribe/[\\w-]+\\.[\\w-]+/>$`),
+    );
+    expect(rawHeader(mail, "List-Unsubscribe-Post")).toBe("List-Unsubscribe=One-Click");
+
+    expect(chat.received).toHaveLength(1);
+    const post = chat.received[0]?.json as { text: string; blocks: Array<Record<string, unknown>> };
+    expect(chat.received[0]?.path).toBe("/slack/T000/B000/secret-path");
+    expect(post.text).toContain("TypeError: x is undefined");
+    expect(post.blocks.length).toBeLessThanOrEqual(50);
+    expect(JSON.stringify(post.blocks)).toContain(link);
+
+    // The delivery log shows both, the chat URL masked (it is a credential).
+    const log = await call("GET", "/api/0/organizations/acme/deliveries/", adaToken);
+    const targets = (log.body as Array<{ target: { type: string; url: string }; state: string }>).map((d) => [
+      d.target.type,
+      d.target.url,
+      d.state,
+    ]);
+    expect(targets).toContainEqual(["email", "mailto:bob@example.com", "delivered"]);
+    const chatTarget = targets.find(([type]) => type === "chat");
+    expect(chatTarget?.[2]).toBe("delivered");
+    expect(chatTarget?.[1]).not.toContain("secret-path");
+  });
+
+  it("one-click unsubscribe (RFC 8058) turns that user's alert emails off; chat still posts", async () => {
+    const link = rawHeader(smtp.received[0] as ParsedMail, "List-Unsubscribe")?.slice(1, -1) as string;
+    const path = new URL(link).pathname;
+    // Opening the link shows a button and changes nothing (mail scanners GET links).
+    const page = await fetch(`${server.url}${path}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<form method="post">');
+    expect((await call("GET", "/api/0/organizations/acme/notification-settings/", bobToken)).body.settings).toEqual([]);
+    const tampered = await fetch(`${server.url}${path.replace(/\.(\w)/, ".x$1")}`, { method: "POST" });
+    expect(tampered.status).toBe(400);
+
+    const oneClick = await fetch(`${server.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "List-Unsubscribe=One-Click",
+    });
+    expect(oneClick.status).toBe(200);
+    const settings = await call("GET", "/api/0/organizations/acme/notification-settings/", bobToken);
+    expect(settings.body.settings).toEqual([{ category: "alerts", channel: "email", project: null, enabled: false }]);
+
+    await capture(new RangeError("index out of range"));
+    await deliverAll();
+    expect(smtp.received).toHaveLength(1);
+    expect(chat.received).toHaveLength(2);
+    expect(chat.received[1]?.json.text).toContain("RangeError");
+  });
+
+  it("workflow: the assignee, then subscribers hear of comments (a burst as one digest), a resolution and a regression; never of their own action", async () => {
+    advance(10);
+    const issueId = await issueIdOf("TypeError");
+    const issuePath = `/api/0/organizations/acme/issues/${issueId}/`;
+    expect((await call("PUT", issuePath, adaToken, { assignedTo: `user:${bobId}` })).status).toBe(200);
+    await deliverAll();
+    expect(mailsTo("bob@example.com").at(-1)?.text).toContain("Ada assigned");
+    expect(mailsTo("ada@example.com")).toHaveLength(0);
+    const detail = await call("GET", issuePath, bobToken);
+    expect(detail.body).toMatchObject({ isSubscribed: true, subscriptionDetails: { reason: "assigned" } });
+
+    // Ada comments twice within the interval: Bob's second message about this issue waits for a digest.
+    const sentToBob = mailsTo("bob@example.com").length;
+    for (const text of ["Looking into it", "Found it: a null user"]) {
+      expect((await call("POST", `${issuePath}comments/`, adaToken, { text })).status).toBe(201);
+    }
+    await deliverAll();
+    expect(mailsTo("bob@example.com")).toHaveLength(sentToBob);
+    advance(6);
+    await instance.faultline.worker.runDue("notifications.digest");
+    await deliverAll();
+    const digestMail = mailsTo("bob@example.com").at(-1) as ParsedMail;
+    expect(mailsTo("bob@example.com")).toHaveLength(sentToBob + 1);
+    expect(digestMail.subject).toBe("[acme] 2 updates on 1 issue");
+    expect(digestMail.text).toContain("Ada commented on");
+    expect(mailsTo("ada@example.com")).toHaveLength(0);
+
+    // Bob resolves it: Ada (subscribed by commenting) hears of it, Bob does not.
+    advance(6);
+    expect((await call("PUT", issuePath, bobToken, { status: "resolved" })).status).toBe(200);
+    await deliverAll();
+    expect(mailsTo("ada@example.com")).toHaveLength(1);
+    expect(mailsTo("ada@example.com")[0]?.text).toContain("Bob resolved");
+    expect(mailsTo("bob@example.com")).toHaveLength(sentToBob + 1);
+
+    // It happens again: both subscribers hear of the regression; Cy (no address, not subscribed) never.
+    advance(6);
+    await capture(new TypeError("x is undefined"));
+    await deliverAll();
+    expect(mailsTo("ada@example.com").at(-1)?.text).toContain("regressed");
+    expect(mailsTo("bob@example.com").at(-1)?.text).toContain("regressed");
+    expect(
+      smtp.received.every((mail) => ["ada@example.com", "bob@example.com"].includes(recipientOf(mail) ?? "")),
+    ).toBe(true);
+  });
+
+  it("a user who turns workflow emails off for a project gets none for it", async () => {
+    advance(10);
+    const off = await call("PUT", "/api/0/organizations/acme/notification-settings/", bobToken, {
+      settings: [{ category: "workflow", project: "web", enabled: false }],
+    });
+    expect(off.status).toBe(200);
+    const unknown = await call("PUT", "/api/0/organizations/acme/notification-settings/", bobToken, {
+      settings: [{ category: "workflow", project: "nope", enabled: false }],
+    });
+    expect(unknown.status).toBe(400);
+    expect(JSON.stringify(unknown.body)).toContain("Unknown project: nope");
+    const before = mailsTo("bob@example.com").length;
+    const issueId = await issueIdOf("RangeError");
+    expect(
+      (await call("PUT", `/api/0/organizations/acme/issues/${issueId}/`, adaToken, { assignedTo: `user:${bobId}` }))
+        .status,
+    ).toBe(200);
+    await deliverAll();
+    expect(mailsTo("bob@example.com")).toHaveLength(before);
+    // Back on (null removes the choice: the default, on, applies again).
+    await call("PUT", "/api/0/organizations/acme/notification-settings/", bobToken, {
+      settings: [{ category: "workflow", project: "web", enabled: null }],
+    });
+  });
+
+  it("SMTP refusals (451, 550) and a server that is down are retried until the email is accepted", async () => {
+    advance(10);
+    const db = instance.faultline.container.resolve(tokens.Db);
+    const issueId = await issueIdOf("RangeError");
+    const issuePath = `/api/0/organizations/acme/issues/${issueId}/`;
+    const before = mailsTo("bob@example.com").length;
+    smtp.refuse(451, 550);
+    await call("PUT", issuePath, adaToken, { assignedTo: null });
+    expect((await call("PUT", issuePath, adaToken, { assignedTo: `user:${bobId}` })).status).toBe(200);
+    await deliverAll();
+    expect(mailsTo("bob@example.com")).toHaveLength(before + 1);
+    const delivery = await db
+      .selectFrom("deliveries")
+      .select("id")
+      .where("destination_type", "=", "email")
+      .orderBy("seq", "desc")
+      .executeTakeFirstOrThrow();
+    const history = await call("GET", `/api/0/organizations/acme/deliveries/${delivery.id}/`, adaToken);
+    const attempts = (history.body as { history: Array<{ responseCode: number | null; error: string | null }> })
+      .history;
+    expect(attempts.map((a) => a.responseCode)).toEqual([503, 502, 250]);
+    expect(attempts[0]?.error).toContain("SMTP 451");
+    expect(attempts[1]?.error).toContain("SMTP 550");
+
+    // The server goes away: the attempt fails (nothing answered) and the email waits, then goes out.
+    advance(10);
+    const port = smtp.port;
+    const received = smtp.received;
+    await smtp.close();
+    await call("PUT", issuePath, adaToken, { assignedTo: null });
+    await call("PUT", issuePath, adaToken, { assignedTo: `user:${bobId}` });
+    await instance.faultline.worker.runDue("delivery.send");
+    const waiting = await db
+      .selectFrom("deliveries")
+      .select(["status", "last_response_code", "last_error"])
+      .where("destination_type", "=", "email")
+      .orderBy("seq", "desc")
+      .executeTakeFirstOrThrow();
+    expect(waiting).toMatchObject({ status: "pending", last_response_code: 0 });
+    smtp = await startSmtp(port);
+    await deliverAll();
+    expect(smtp.received.filter((mail) => recipientOf(mail) === "bob@example.com")).toHaveLength(1);
+    expect(received.length).toBeGreaterThan(0);
+  });
+});
