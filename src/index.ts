@@ -90,3 +90,15 @@ export {
 } from "./plugins/event-store/index.js";
 /** Where uploaded source maps live: replace it to keep blobs in an object store (docs/releases-and-source-maps.md). */
 export { ArtifactStoreToken, type ArtifactStore, type StoreContext } from "./plugins/releases/index.js";
+/** Notification channels: add your own (push, an in-app inbox) beside email and chat (docs/notifications.md). */
+export {
+  NotifierRegistryToken,
+  type Notifier,
+  type Notification,
+  type NotificationTarget,
+  type UserRecipient,
+  type ChatTarget,
+  type OutgoingMessage,
+  type RenderedMessage,
+} from "./plugins/notifications/index.js";
+export type { SendResult } from "./delivery/sender.js";

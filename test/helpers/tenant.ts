@@ -55,6 +55,11 @@ export const GLOBAL_PARAMS: Record<string, string> = {
   schema_id: SCIM_USER,
   /** Inbound filter ids are Sentry's, the same for every project: the project in the path names the data. */
   filter_id: "localhost",
+  /**
+   * An email's one-click unsubscribe token is a capability (signed by the database's key, naming its
+   * user itself; tested in notifications.test.ts): the path names no organization to cross.
+   */
+  token: "not-a-signed-token",
 };
 
 /** Valid values for body fields whose schema in the document is looser than the endpoint's check. */

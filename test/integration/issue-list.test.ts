@@ -287,7 +287,8 @@ describe("issue list", () => {
 
     it("filters by the caller's bookmarks and subscriptions; `me` needs a user token", async () => {
       expect(await names(q("bookmarks:me"))).toEqual(["epsilon"]);
-      expect(await names(q("subscribed:me"))).toEqual(["epsilon"]);
+      // Explicitly (epsilon), and by resolving (gamma, iota): whoever resolves an issue follows it.
+      expect(await names(q("subscribed:me"))).toEqual(["iota", "epsilon", "gamma"]);
       expect(await names(q("!bookmarks:me is:assigned"))).toEqual(["zeta"]);
       const response = await get(`/api/0/organizations/acme/issues/?${q("bookmarks:me")}`, orgToken);
       expect(response.status).toBe(400);

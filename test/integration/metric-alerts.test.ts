@@ -141,7 +141,7 @@ describe("metric alerts", () => {
         aggregate: "count()",
         timeWindow: 5,
         thresholdType: "above",
-        triggers: [{ label: "critical", alertThreshold: 10 }],
+        triggers: [{ label: "critical", alertThreshold: 10, actions: [] }],
         resolveThreshold: null,
         status: "active",
         dateCreated: now.toISOString(),

@@ -1,10 +1,12 @@
 import * as Sentry from "@sentry/node";
 import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SCOPES, tokens } from "../../src/index.js";
+import { definePlugin, NotifierRegistryToken, SCOPES, tokens } from "../../src/index.js";
+import { METRIC_ALERT_TASK_ID } from "../../src/plugins/alerts/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
+import { captureFor, errorEvent } from "../helpers/events.js";
 import { startReceiver } from "../helpers/receiver.js";
-import { httpCaller, type RunningServer, serveFaultline } from "../helpers/server.js";
+import { httpCaller, inProcess, type RunningServer, serveFaultline } from "../helpers/server.js";
 import { type SmtpServer, startSmtp } from "../helpers/smtp.js";
 import { waitFor } from "../helpers/wait.js";
 
@@ -307,5 +309,124 @@ describe("notifications: email over SMTP, chat webhooks, workflow", () => {
     await deliverAll();
     expect(smtp.received.filter((mail) => recipientOf(mail) === "bob@example.com")).toHaveLength(1);
     expect(received.length).toBeGreaterThan(0);
+  });
+
+  it("metric alert triggers email a user and post to Teams when the incident turns critical, and again when it resolves", async () => {
+    advance(10);
+    const db = instance.faultline.container.resolve(tokens.Db);
+    const adaId = String(
+      (await db.selectFrom("users").select("id").where("username", "=", "ada").executeTakeFirstOrThrow()).id,
+    );
+    const teamsUrl = `${chat.url}/teams/workflows/secret-sig`;
+    const created = await call("POST", "/api/0/organizations/acme/alert-rules/", adaToken, {
+      name: "Error spike",
+      projects: ["web"],
+      timeWindow: 5,
+      triggers: [
+        {
+          label: "critical",
+          alertThreshold: 1,
+          actions: [
+            { type: "email", targetType: "user", targetIdentifier: adaId },
+            { type: "chat", provider: "teams", webhookUrl: teamsUrl },
+          ],
+        },
+      ],
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const rule = created.body as { id: string; triggers: Array<{ actions: Array<{ webhookUrl?: string }> }> };
+    expect(rule.triggers[0]?.actions[1]?.webhookUrl).not.toContain("secret-sig");
+    const refused = await call("POST", "/api/0/organizations/acme/alert-rules/", adaToken, {
+      name: "x",
+      projects: ["web"],
+      timeWindow: 5,
+      triggers: [{ label: "critical", alertThreshold: 1, actions: [{ type: "pagerduty" }] }],
+    });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain('Unknown action type: \\"pagerduty\\"');
+
+    const project = (await call("GET", "/api/0/projects/acme/web/", adaToken)).body as { id: string };
+    const org = (await call("GET", "/api/0/organizations/acme/", adaToken)).body as { id: string };
+    const captureWeb = captureFor(instance.faultline, { id: project.id, organizationId: org.id });
+    for (let i = 0; i < 3; i++) await captureWeb(errorEvent({ fingerprint: ["metric-burst"] }), now);
+    const adaMails = mailsTo("ada@example.com").length;
+    const teamsPosts = () => chat.received.filter((request) => request.path === "/teams/workflows/secret-sig");
+    await instance.faultline.worker.runDue(METRIC_ALERT_TASK_ID);
+    await deliverAll();
+    expect(mailsTo("ada@example.com")).toHaveLength(adaMails + 1);
+    const critical = mailsTo("ada@example.com").at(-1) as ParsedMail;
+    expect(critical.subject).toBe("[acme] Critical: Error spike");
+    expect(critical.text).toContain("3 events in the last 5 minutes");
+    expect(critical.text).toContain(`${DASHBOARD}/acme/alerts/`);
+    expect(teamsPosts()).toHaveLength(1);
+    const card = (teamsPosts()[0]?.json.attachments as Array<{ content: { version: string; body: unknown[] } }>)[0];
+    expect(card?.content.version).toBe("1.4");
+    expect(JSON.stringify(card?.content.body)).toContain("Critical: Error spike");
+
+    // Sending the rule back as GET shows it (masked URL) keeps the stored URL.
+    const put = await call("PUT", `/api/0/organizations/acme/alert-rules/${rule.id}/`, adaToken, {
+      triggers: rule.triggers,
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+
+    advance(6);
+    await instance.faultline.worker.runDue(METRIC_ALERT_TASK_ID);
+    await deliverAll();
+    expect(mailsTo("ada@example.com").at(-1)?.subject).toBe("[acme] Resolved: Error spike");
+    expect(teamsPosts()).toHaveLength(2);
+  });
+});
+
+describe("notifications: a host's own channel", () => {
+  it("a Notifier registered by a host plugin receives workflow notifications through the outbox, as email would", async () => {
+    const inbox: Array<{ address: string; body: unknown }> = [];
+    const inboxPlugin = definePlugin({
+      id: "acme-inbox",
+      dependencies: ["notifications"],
+      init({ container }) {
+        container.resolve(NotifierRegistryToken).register({
+          channel: "acme-inbox",
+          audience: "user",
+          render: (items, to) => (to.kind === "user" ? { address: `user:${to.userId}`, body: items } : null),
+          send: async (message) => {
+            inbox.push({ address: message.address, body: JSON.parse(message.body) });
+            return { status: 200, body: "", retryAfter: null, error: null, durationMs: 0 };
+          },
+        });
+      },
+    });
+    const instance = await createTestInstance({ worker: false, plugins: [inboxPlugin] });
+    try {
+      const { api } = instance.faultline;
+      await api.organizations.create({ slug: "acme" });
+      const ada = await api.users.create({ username: "ada", name: "Ada" });
+      const bob = await api.users.create({ username: "bob", name: "Bob" });
+      await api.members.add({ organization: "acme", user: ada.id, role: "owner" });
+      await api.members.add({ organization: "acme", user: bob.id, role: "member" });
+      const project = await api.projects.create({ organization: "acme", slug: "web", platform: "node" });
+      const org = await api.organizations.get("acme");
+      const capture = captureFor(instance.faultline, { id: project.id, organizationId: org?.id as string });
+      await capture(errorEvent());
+      const token = (await api.tokens.create({ user: ada.id, scopes: [...SCOPES] })).token;
+      const call = inProcess(instance.faultline, token);
+      const [issue] = (await call("GET", "/api/0/organizations/acme/issues/")).body as Array<{ id: string }>;
+      expect(
+        (await call("PUT", `/api/0/organizations/acme/issues/${issue?.id}/`, { assignedTo: `user:${bob.id}` })).status,
+      ).toBe(200);
+      await instance.faultline.worker.runDue("delivery.send");
+      expect(inbox).toHaveLength(1);
+      expect(inbox[0]?.address).toBe(`user:${bob.id}`);
+      expect(inbox[0]?.body).toEqual([
+        expect.objectContaining({ reason: "assigned", headline: expect.stringContaining("Ada assigned") }),
+      ]);
+      // The host's channel is a delivery like any other: in the delivery log.
+      const log = await call("GET", "/api/0/organizations/acme/deliveries/");
+      expect((log.body as Array<{ target: { type: string }; state: string }>)[0]).toMatchObject({
+        target: { type: "acme-inbox" },
+        state: "delivered",
+      });
+    } finally {
+      await instance.close();
+    }
   });
 });

@@ -10,7 +10,7 @@ import {
 import { maskWebhookUrl } from "../../src/plugins/notifications/chat/notifier.js";
 import { renderEmail } from "../../src/plugins/notifications/email/render.js";
 import { signUnsubscribe, verifyUnsubscribe } from "../../src/plugins/notifications/email/unsubscribe-token.js";
-import type { Notification } from "../../src/plugins/notifications/notifier.js";
+import type { Notification, NotificationIssue } from "../../src/plugins/notifications/notifier.js";
 
 /** A notification with everything as long and hostile as a real event can make it. */
 function notification(overrides: Partial<Notification> = {}): Notification {
@@ -42,6 +42,7 @@ function notification(overrides: Partial<Notification> = {}): Notification {
       frames: Array.from({ length: 5 }, (_, i) => ({ function: `fn${i}`, file: "app.js", line: i, inApp: true })),
     },
     comment: long,
+    incident: null,
     link: "https://app.example.com/admin/errors/acme/issues/7/",
     actorUserId: null,
     ...overrides,
@@ -107,7 +108,11 @@ describe("chat bodies stay within each provider's documented limits", () => {
 describe("email rendering", () => {
   it("escapes the event's text in the HTML part and keeps the subject one line", () => {
     const mail = renderEmail(
-      [notification({ issue: { ...notification().issue, title: "A\r\nBcc: x@evil.test <script>" } })],
+      [
+        notification({
+          issue: { ...(notification().issue as NotificationIssue), title: "A\r\nBcc: x@evil.test <script>" },
+        }),
+      ],
       "bob@example.com",
       "https://e.test/u/1/",
     );

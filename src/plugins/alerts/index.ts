@@ -77,6 +77,7 @@ export const alertsPlugin = definePlugin({
           c.resolve(AppWebhookDispatcherToken),
           c.resolve(OrganizationLinksToken),
           c.resolve(Logger),
+          c.resolve(NotificationServiceToken),
         ),
     );
   },

@@ -2,6 +2,7 @@
 // migrations creating them are in migrations.ts).
 import type { ColumnType, Generated, Selectable } from "kysely";
 import type { Action as IssueRuleAction } from "./issue-rules/schemas.js";
+import type { MetricAction } from "./metric-rules/schemas.js";
 import type { Int8, Json, Timestamp } from "../../db/schema.js";
 
 /** Events per issue, environment ('' for none) and minute of event time (0006_alerts, kept one day). */
@@ -51,7 +52,8 @@ export interface MetricAlertRulesTable {
   /** Minutes. */
   time_window: number;
   threshold_type: "above" | "below";
-  triggers: Json<Array<{ label: MetricTriggerLabel; alertThreshold: number }>>;
+  /** `actions` is absent on triggers saved before actions existed. */
+  triggers: Json<Array<{ label: MetricTriggerLabel; alertThreshold: number; actions?: MetricAction[] }>>;
   resolve_threshold: number | null;
   status: AlertRuleStatus;
   date_created: Timestamp;

@@ -64,7 +64,7 @@ export const notificationDigestTask: TaskDefinition = {
           scope.trx,
           first.channel,
           user ? first.user_id : null,
-          group.map((item) => item.notification.issue.id),
+          group.flatMap((item) => (item.notification.issue ? [item.notification.issue.id] : [])),
           now,
         );
       }

@@ -41,6 +41,18 @@ export interface NotificationEvent {
   frames: NotificationFrame[];
 }
 
+/** A metric alert's incident, as a notification tells of it (no issue: it counts events of many). */
+export interface NotificationIncident {
+  id: number;
+  identifier: number;
+  status: "open" | "warning" | "critical" | "resolved";
+  rule: { id: number; name: string };
+  /** `12 events in the last 5 minutes matching "level:error"`. */
+  description: string;
+  projects: string[];
+  dateDetected: string;
+}
+
 /** One thing to tell people, rendered by each channel in its own format. */
 export interface Notification {
   organization: { id: number; slug: string };
@@ -48,11 +60,13 @@ export interface Notification {
   reason: NotificationReason;
   /** One line saying what happened: `Alert rule "Checkout errors" fired`, `Ada assigned this issue to you`. */
   headline: string;
-  issue: NotificationIssue;
+  /** The issue it is about; null for a metric alert's incident. */
+  issue: NotificationIssue | null;
+  incident: NotificationIncident | null;
   event: NotificationEvent | null;
   /** The comment's text, for `commented`. */
   comment: string | null;
-  /** The issue's page in the dashboard (`notifications.dashboardUrl`), or null when none is configured. */
+  /** The issue's (or the alert's) page in the dashboard (`notifications.dashboardUrl`), or null when none is configured. */
   link: string | null;
   /** The user who caused it: never told of their own action. */
   actorUserId: number | null;

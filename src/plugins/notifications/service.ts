@@ -40,6 +40,12 @@ export class NotificationService {
     return `${this.links.dashboardUrl.replace(/\/+$/, "")}/${encodeURIComponent(organizationSlug)}/issues/${issueId}/`;
   }
 
+  /** The dashboard's alerts page, or null when no dashboard URL is configured. */
+  alertsLink(organizationSlug: string): string | null {
+    if (!this.links.dashboardUrl) return null;
+    return `${this.links.dashboardUrl.replace(/\/+$/, "")}/${encodeURIComponent(organizationSlug)}/alerts/`;
+  }
+
   /** The organization's slug, for links (notifications leave the process: they name it, not its id). */
   async organization(trx: Kysely<Database>, organizationId: number): Promise<{ id: number; slug: string }> {
     return trx
@@ -61,7 +67,7 @@ export class NotificationService {
       const wanting = await this.settings.wanting(
         scope.trx,
         notification.organization.id,
-        notification.issue.project.id,
+        notification.issue?.project.id ?? null,
         notification.category,
         notifier.channel,
         targets.map((user) => user.userId),
@@ -69,7 +75,12 @@ export class NotificationService {
       const reachable = targets.filter(
         (user) => wanting.has(user.userId) && notifier.render([notification], user, { unsubscribeUrl: null }) !== null,
       );
-      const now = await this.#claimThrottle(scope.trx, notifier.channel, notification.issue.id, reachable);
+      // The throttle is per issue; an incident's notifications are few by nature (one per transition).
+      const issueId = notification.issue?.id;
+      const now =
+        issueId === undefined
+          ? new Set(reachable.map((user) => user.userId))
+          : await this.#claimThrottle(scope.trx, notifier.channel, issueId, reachable);
       const deliveries = reachable
         .filter((user) => now.has(user.userId))
         .map((user) => this.#delivery(notifier, [notification], user));

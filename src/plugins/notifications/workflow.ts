@@ -29,6 +29,7 @@ async function workflowNotification(
     reason,
     headline,
     issue: notificationIssue(issue),
+    incident: null,
     event: null,
     comment,
     link: service.issueLink(organization.slug, issue.id),

@@ -138,6 +138,7 @@ export class IssueAlertProcessor {
       reason: "alert",
       headline: `Alert rule "${rule.row.name}" fired`,
       issue: notificationIssue(issue),
+      incident: null,
       event: notificationEvent(event),
       comment: null,
       link: this.notifications.issueLink(organization.slug, issue.id),

@@ -72,7 +72,8 @@ export const LEGACY_ACTION = "sentry.rules.actions.notify_event.NotifyEventActio
 
 const TARGET_TYPES = ["IssueOwners", "Team", "Member"] as const;
 const FALLTHROUGH_TYPES = ["ActiveMembers", "AllMembers", "NoOne"] as const;
-const webhookUrl = z
+/** A chat room's incoming webhook: http(s) (private addresses are refused when sending, as for every delivery). */
+export const webhookUrl = z
   .string()
   .max(2_000)
   .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), "must be an http(s) URL");

@@ -1,8 +1,7 @@
 import type { Project } from "../../../db/schema.js";
 import type { IssueAlertRule } from "../tables.js";
 import { isoDate } from "../../../http/format.js";
-import { maskWebhookUrl } from "../../notifications/index.js";
-import { CHAT_ACTION } from "./schemas.js";
+import { maskActions } from "../webhook-urls.js";
 
 /** A rule as the API shows it (Sentry's field names; `projects` holds the one project's slug). */
 export function serializeIssueRule(rule: IssueAlertRule, project: Pick<Project, "slug">) {
@@ -20,9 +19,7 @@ export function serializeIssueRule(rule: IssueAlertRule, project: Pick<Project, 
     // Sentry's fields: filters match as the conditions do; never snoozed. A chat webhook URL is a
     // credential: shown masked, and a PUT sending the masked form back keeps the stored one.
     filterMatch: rule.action_match,
-    actions: (rule.actions ?? []).map((action) =>
-      action.id === CHAT_ACTION ? { ...action, webhookUrl: maskWebhookUrl(action.webhookUrl) } : action,
-    ),
+    actions: maskActions(rule.actions ?? []),
     snooze: false,
   };
 }

@@ -4,8 +4,8 @@ import type { IssueAlertRule } from "../tables.js";
 import { notFound } from "../../../http/errors.js";
 import type { OrganizationService } from "../../organizations/index.js";
 import type { IssueRuleRepository } from "./repository.js";
-import { maskWebhookUrl } from "../../notifications/index.js";
-import { type Action, CHAT_ACTION, type IssueRuleInput } from "./schemas.js";
+import { restoreMaskedUrls } from "../webhook-urls.js";
+import type { IssueRuleInput } from "./schemas.js";
 
 /** Postgres `integer` ids: anything else in the path is an unknown rule, never a database error. */
 const RULE_ID = /^\d{1,9}$/;
@@ -35,7 +35,7 @@ export class IssueRuleService {
   /** Each field present replaces the stored one; every field is validated on its own, so the result is a valid rule. */
   async update(project: Project, id: string, input: Partial<IssueRuleInput>): Promise<IssueAlertRule> {
     const rule = await this.require(project, id);
-    const actions = input.actions && keepStoredWebhookUrls(input.actions, rule.actions ?? []);
+    const actions = input.actions && restoreMaskedUrls(input.actions, rule.actions ?? []);
     const updated = await this.repository.update(project.id, rule.id, { ...input, ...(actions && { actions }) });
     if (!updated) throw notFound();
     return updated;
@@ -45,18 +45,4 @@ export class IssueRuleService {
     const rule = await this.require(project, id);
     await this.repository.delete(project.id, rule.id);
   }
-}
-
-/** A chat action sent back with its masked URL (as GET shows it) keeps the URL stored for that provider. */
-function keepStoredWebhookUrls(actions: Action[], stored: readonly Action[]): Action[] {
-  const byMask = new Map(
-    stored.flatMap((action) =>
-      action.id === CHAT_ACTION ? [[`${action.provider} ${maskWebhookUrl(action.webhookUrl)}`, action.webhookUrl]] : [],
-    ),
-  );
-  return actions.map((action) =>
-    action.id === CHAT_ACTION
-      ? { ...action, webhookUrl: byMask.get(`${action.provider} ${action.webhookUrl}`) ?? action.webhookUrl }
-      : action,
-  );
 }

@@ -6,12 +6,20 @@ import { SYSTEM_ACTOR } from "../../../events/event-bus.js";
 import type { Logger } from "../../../logging/logger.js";
 import type { AppWebhookSender } from "../../webhooks/index.js";
 import type { OrganizationLinks } from "../../organizations/index.js";
+import type { Notification, NotificationService } from "../../notifications/index.js";
 import { type IncidentStep, incidentSteps } from "./evaluate.js";
 import { metricAlertData } from "./payload.js";
 import { type EventTerm, EventQueryError, parseEventQuery } from "./query.js";
 import type { MetricRuleRepository } from "./repository.js";
 
 const MINUTE = 60_000;
+
+/** One incident transition of an evaluation, with the payload every destination is told. */
+interface Transition {
+  step: IncidentStep;
+  incident: MetricAlertIncident;
+  data: ReturnType<typeof metricAlertData>;
+}
 /** Rules evaluated per transaction (one slice of the worker task). */
 const BATCH = 25;
 
@@ -27,6 +35,7 @@ export class MetricAlertEvaluator {
     private readonly appWebhooks: AppWebhookSender,
     private readonly links: OrganizationLinks,
     private readonly logger: Logger,
+    private readonly notifications: NotificationService,
   ) {}
 
   /** One slice; true when more rules may be due. */
@@ -55,9 +64,24 @@ export class MetricAlertEvaluator {
       triggers: rule.triggers,
       resolveThreshold: rule.resolve_threshold,
     });
+    if (steps.length === 0) return;
+    const links = await this.links.forOrganization(scope, rule.organization_id);
+    const slugs = await this.repository.projectSlugs(rule.organization_id, rule.project_ids, scope.trx);
+    const projects = rule.project_ids.flatMap((id) => slugs.get(id) ?? []);
     for (const step of steps) {
       incident = await this.#apply(scope, rule, incident, step, steps, value, since, now);
-      await this.#deliver(scope, rule, incident, step, value);
+      const data = metricAlertData({
+        rule,
+        incident,
+        step,
+        value,
+        projects,
+        root: this.links.root(),
+        organizationSlug: links.organizationSlug,
+      });
+      const transition = { step, incident, data };
+      await this.#deliver(scope, rule, transition);
+      await this.#notify(scope, rule, transition);
     }
   }
 
@@ -109,30 +133,64 @@ export class MetricAlertEvaluator {
     return updated;
   }
 
-  async #deliver(
-    scope: TransactionScope,
-    rule: MetricAlertRule,
-    incident: MetricAlertIncident,
-    step: IncidentStep,
-    value: number,
-  ): Promise<void> {
-    const links = await this.links.forOrganization(scope, rule.organization_id);
-    const slugs = await this.repository.projectSlugs(rule.organization_id, rule.project_ids, scope.trx);
+  /** The `metric_alert.*` app webhooks of one transition. */
+  async #deliver(scope: TransactionScope, rule: MetricAlertRule, transition: Transition): Promise<void> {
     await this.appWebhooks.dispatch(scope, {
       organizationId: rule.organization_id,
       category: "metric_alert",
-      eventType: `metric_alert.${step}`,
+      eventType: `metric_alert.${transition.step}`,
       actor: SYSTEM_ACTOR,
-      data: () =>
-        metricAlertData({
-          rule,
-          incident,
-          step,
-          value,
-          projects: rule.project_ids.flatMap((id) => slugs.get(id) ?? []),
-          root: this.links.root(),
-          organizationSlug: links.organizationSlug,
-        }),
+      data: () => transition.data,
     });
+  }
+
+  /**
+   * The trigger actions of one transition (email and chat): reaching a level runs that trigger's
+   * actions, resolving runs every trigger's (each once). `open` runs none: the level it opened at
+   * follows in the same evaluation.
+   */
+  async #notify(scope: TransactionScope, rule: MetricAlertRule, transition: Transition): Promise<void> {
+    const { step, incident, data } = transition;
+    if (step === "open") return;
+    const triggers = step === "resolved" ? rule.triggers : rule.triggers.filter((trigger) => trigger.label === step);
+    const actions = [
+      ...new Map(triggers.flatMap((t) => t.actions ?? []).map((action) => [JSON.stringify(action), action])).values(),
+    ];
+    if (actions.length === 0) return;
+    const organization = await this.notifications.organization(scope.trx, rule.organization_id);
+    const notification: Notification = {
+      organization,
+      category: "alerts",
+      reason: "incident",
+      headline: data.description_title,
+      issue: null,
+      incident: {
+        id: incident.id,
+        identifier: incident.identifier,
+        status: step,
+        rule: { id: rule.id, name: rule.name },
+        description: data.description_text,
+        projects: data.metric_alert.projects,
+        dateDetected: data.metric_alert.date_detected,
+      },
+      event: null,
+      comment: null,
+      link: this.notifications.alertsLink(organization.slug),
+      actorUserId: null,
+    };
+    const recipients = this.notifications.recipients;
+    for (const action of actions) {
+      if (action.type === "chat") {
+        const target = { kind: "chat", provider: action.provider, webhookUrl: action.webhookUrl } as const;
+        await this.notifications.toChat(scope, notification, { ...target, destinationId: `metric-rule:${rule.id}` });
+        continue;
+      }
+      const id = Number(action.targetIdentifier);
+      const users =
+        action.targetType === "team"
+          ? await recipients.team(scope.trx, rule.organization_id, id)
+          : await recipients.users(scope.trx, rule.organization_id, [id]);
+      await this.notifications.toUsers(scope, notification, users);
+    }
   }
 }

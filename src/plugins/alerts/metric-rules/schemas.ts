@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { FieldErrors } from "../../../http/errors.js";
+import { CHAT_PROVIDERS } from "../../notifications/index.js";
+import { webhookUrl } from "../issue-rules/schemas.js";
 
 export const TIME_WINDOWS = [1, 5, 10, 15, 30, 60, 120, 240, 1440] as const;
 
@@ -7,9 +9,46 @@ const threshold = z
   .number({ error: (issue) => (issue.input === undefined ? "a threshold is required" : "must be a number") })
   .min(0, "must be 0 or more");
 
+const METRIC_ACTION_TYPES = ["email", "chat"] as const;
+
+/**
+ * What a trigger does when the incident reaches its level (and when the incident resolves): Sentry's
+ * `email` action to a user or a team, or a chat room's webhook.
+ */
+export const metricActionSchema = z.discriminatedUnion(
+  "type",
+  [
+    z.object({
+      type: z.literal("email"),
+      targetType: z.enum(["user", "team"], { error: "must be user or team" }),
+      targetIdentifier: z
+        .union([z.string(), z.number()], { error: "the user's or team's id is required" })
+        .transform(String)
+        .refine((id) => /^\d{1,9}$/.test(id), "must be the user's or team's id"),
+    }),
+    z.object({
+      type: z.literal("chat"),
+      provider: z.enum(CHAT_PROVIDERS, { error: `must be one of ${CHAT_PROVIDERS.join(", ")}` }),
+      webhookUrl,
+    }),
+  ],
+  {
+    error: (issue) => {
+      if (issue.code !== "invalid_union") return undefined;
+      const type = (issue.input as { type?: unknown } | undefined)?.type;
+      return type === undefined
+        ? "action type is required"
+        : `Unknown action type: ${JSON.stringify(type)} (${METRIC_ACTION_TYPES.join(", ")})`;
+    },
+  },
+);
+
+export type MetricAction = z.output<typeof metricActionSchema>;
+
 const trigger = z.object({
   label: z.enum(["critical", "warning"], { error: "must be critical or warning" }),
   alertThreshold: threshold,
+  actions: z.array(metricActionSchema).max(10).default([]),
 });
 
 const fields = {
@@ -65,9 +104,11 @@ export type MetricRuleUpdate = z.output<typeof metricRuleUpdateSchema>;
  * What single fields cannot say: one trigger per label, a critical one, warning less severe than
  * critical, and a resolve threshold on the quiet side of every trigger.
  */
-export function thresholdErrors(
-  rule: Pick<MetricRuleInput, "thresholdType" | "triggers" | "resolveThreshold">,
-): FieldErrors {
+export function thresholdErrors(rule: {
+  thresholdType: MetricRuleInput["thresholdType"];
+  triggers: ReadonlyArray<{ label: "critical" | "warning"; alertThreshold: number }>;
+  resolveThreshold: number | null;
+}): FieldErrors {
   const errors: FieldErrors = {};
   const add = (field: string, message: string) => (errors[field] ??= []).push(message);
   const labels = rule.triggers.map((t) => t.label);

@@ -1,5 +1,6 @@
 import type { MetricAlertIncident, MetricAlertRule } from "../tables.js";
 import { isoDate } from "../../../http/format.js";
+import { maskActions } from "../webhook-urls.js";
 import type { IncidentActivity } from "./repository.js";
 
 /** A metric alert rule as the API shows it; `slugs` maps the rule's project ids to slugs. */
@@ -12,7 +13,7 @@ export function serializeMetricRule(rule: MetricAlertRule, slugs: ReadonlyMap<nu
     aggregate: rule.aggregate,
     timeWindow: rule.time_window,
     thresholdType: rule.threshold_type,
-    triggers: rule.triggers,
+    triggers: rule.triggers.map((trigger) => ({ ...trigger, actions: maskActions(trigger.actions ?? []) })),
     resolveThreshold: rule.resolve_threshold,
     status: rule.status,
     dateCreated: isoDate(rule.date_created),

@@ -2,6 +2,7 @@ import type { Clock } from "../../../clock.js";
 import { hasChanges } from "../../../db/changes.js";
 import type { MetricAlertRule } from "../tables.js";
 import { fieldErrors, notFound } from "../../../http/errors.js";
+import { restoreMaskedUrls } from "../webhook-urls.js";
 import { EventQueryError, parseEventQuery } from "./query.js";
 import type { MetricRuleColumns, MetricRuleRepository } from "./repository.js";
 import { type MetricRuleInput, type MetricRuleUpdate, thresholdErrors } from "./schemas.js";
@@ -37,7 +38,15 @@ export class MetricRuleService {
       aggregate: patch.aggregate ?? rule.aggregate,
       timeWindow: patch.timeWindow ?? rule.time_window,
       thresholdType: patch.thresholdType ?? rule.threshold_type,
-      triggers: patch.triggers ?? rule.triggers,
+      triggers: patch.triggers
+        ? patch.triggers.map((trigger) => ({
+            ...trigger,
+            actions: restoreMaskedUrls(
+              trigger.actions,
+              rule.triggers.flatMap((stored) => stored.actions ?? []),
+            ),
+          }))
+        : rule.triggers.map((trigger) => ({ ...trigger, actions: trigger.actions ?? [] })),
       resolveThreshold: patch.resolveThreshold !== undefined ? patch.resolveThreshold : rule.resolve_threshold,
       status: patch.status ?? rule.status,
     };

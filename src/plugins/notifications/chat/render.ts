@@ -1,4 +1,5 @@
 import type { ChatProvider, Notification } from "../notifier.js";
+import { subjectOf } from "../subject.js";
 
 /** Provider limits (their documentation): what a post must stay within to be accepted. */
 export const SLACK_LIMITS = { blocks: 50, sectionText: 3_000, headerText: 150, fallbackText: 3_000 } as const;
@@ -37,34 +38,24 @@ function stack(n: Notification, frames = 5): string | null {
   return [head, ...lines].join("\n");
 }
 
-function facts(n: Notification): Array<[string, string]> {
-  return [
-    ["Project", n.issue.project.slug],
-    ["Level", n.issue.level],
-    ["Environment", n.event?.environment ?? "—"],
-    ["Release", n.event?.release ?? "—"],
-    ["Events", String(n.issue.count)],
-    ["Users", String(n.issue.userCount)],
-  ];
-}
-
 /** Slack's mrkdwn reserves &, < and > (its documentation: escape them, nothing else). */
 const slackEscape = (text: string) => text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 
 /** Slack: Block Kit with a plain-text fallback (`text`), within Slack's block and text limits. */
 export function slackBody(n: Notification): Record<string, unknown> {
-  const title = `${n.issue.shortId}: ${n.issue.title}`;
+  const subject = subjectOf(n);
+  const title = `${subject.label}: ${subject.title}`;
   const linked = n.link ? `<${n.link}|${slackEscape(clip(title, 300))}>` : slackEscape(clip(title, 300));
   const trace = stack(n);
   const blocks: Array<Record<string, unknown>> = [
     { type: "header", text: { type: "plain_text", text: clip(n.headline, SLACK_LIMITS.headerText), emoji: false } },
     {
       type: "section",
-      text: { type: "mrkdwn", text: clip(`*${linked}*\n${slackEscape(n.issue.culprit)}`, SLACK_LIMITS.sectionText) },
+      text: { type: "mrkdwn", text: clip(`*${linked}*\n${slackEscape(subject.subtitle)}`, SLACK_LIMITS.sectionText) },
     },
     {
       type: "section",
-      fields: facts(n).map(([name, value]) => ({
+      fields: subject.facts.map(([name, value]) => ({
         type: "mrkdwn",
         text: clip(`*${name}*\n${slackEscape(value)}`, 2_000),
       })),
@@ -94,12 +85,13 @@ export function slackBody(n: Notification): Record<string, unknown> {
 /** Discord: one embed, within its per-field limits and its 6,000-character total. */
 export function discordBody(n: Notification): Record<string, unknown> {
   const L = DISCORD_LIMITS;
-  const title = clip(`${n.issue.shortId}: ${n.issue.title}`, L.title);
+  const subject = subjectOf(n);
+  const title = clip(`${subject.label}: ${subject.title}`, L.title);
   const trace = stack(n);
   const description = clip(
     [
       n.headline,
-      n.issue.culprit,
+      subject.subtitle,
       trace ? "```\n" + clip(trace, 1_500) + "\n```" : "",
       n.comment ? `> ${clip(n.comment, 1_000)}` : "",
     ]
@@ -107,17 +99,17 @@ export function discordBody(n: Notification): Record<string, unknown> {
       .join("\n"),
     Math.min(L.description, L.total - title.length - 400),
   );
-  const fields = facts(n).map(([name, value]) => ({ name, value: clip(value, 100), inline: true }));
+  const fields = subject.facts.map(([name, value]) => ({ name, value: clip(value, 100), inline: true }));
   return {
     embeds: [
       {
         title,
         ...(n.link && { url: n.link }),
         description,
-        color: LEVEL_COLORS[n.issue.level] ?? LEVEL_COLORS.error,
+        color: LEVEL_COLORS[subject.level] ?? LEVEL_COLORS.error,
         fields: fields.slice(0, L.fields),
         footer: { text: clip(`Faultline · ${n.organization.slug}`, 100) },
-        timestamp: n.issue.lastSeen,
+        timestamp: subject.timestamp,
       },
     ],
   };
@@ -125,17 +117,18 @@ export function discordBody(n: Notification): Record<string, unknown> {
 
 /** Microsoft Teams (a Workflows webhook): a message carrying one Adaptive Card. */
 export function teamsBody(n: Notification): Record<string, unknown> {
+  const subject = subjectOf(n);
   const trace = stack(n);
   const body: Array<Record<string, unknown>> = [
     { type: "TextBlock", text: clip(n.headline, 300), wrap: true, isSubtle: true },
     {
       type: "TextBlock",
-      text: clip(`${n.issue.shortId}: ${n.issue.title}`, 500),
+      text: clip(`${subject.label}: ${subject.title}`, 500),
       wrap: true,
       weight: "Bolder",
       size: "Medium",
     },
-    { type: "FactSet", facts: facts(n).map(([title, value]) => ({ title, value: clip(value, 200) })) },
+    { type: "FactSet", facts: subject.facts.map(([title, value]) => ({ title, value: clip(value, 200) })) },
   ];
   if (trace)
     body.push({ type: "TextBlock", text: clip(trace, 2_000), wrap: true, fontType: "Monospace", size: "Small" });
@@ -165,6 +158,7 @@ export function jsonBody(n: Notification): Record<string, unknown> {
     organization: n.organization.slug,
     url: n.link,
     issue: n.issue,
+    incident: n.incident,
     event: n.event,
     comment: n.comment,
   };

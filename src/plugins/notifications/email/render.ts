@@ -1,4 +1,5 @@
 import type { Notification, NotificationCategory, NotificationReason } from "../notifier.js";
+import { subjectOf } from "../subject.js";
 
 /** An email as stored in the outbox: sent as is on every attempt. */
 export interface EmailMessage {
@@ -62,7 +63,8 @@ export function renderEmail(
     : {};
   const footer = footerFor(first, unsubscribeUrl);
   if (notifications.length === 1) {
-    const subject = oneLine(`[${first.issue.project.slug}] ${first.issue.title}`, SUBJECT_LIMIT);
+    const { scope, title } = subjectOf(first);
+    const subject = oneLine(`[${scope}] ${title}`, SUBJECT_LIMIT);
     return {
       to,
       subject,
@@ -71,7 +73,7 @@ export function renderEmail(
       html: page(singleHtml(first), footer.html),
     };
   }
-  const issues = new Set(notifications.map((n) => n.issue.id)).size;
+  const issues = new Set(notifications.map((n) => subjectOf(n).label)).size;
   const subject = oneLine(
     `[${first.organization.slug}] ${notifications.length} updates on ${issues} issue${issues === 1 ? "" : "s"}`,
     SUBJECT_LIMIT,
@@ -82,15 +84,7 @@ export function renderEmail(
 }
 
 function facts(n: Notification): string[] {
-  const { issue, event } = n;
-  return [
-    `Level: ${issue.level}`,
-    `Project: ${issue.project.slug}`,
-    `Environment: ${event?.environment ?? "—"}`,
-    `Release: ${event?.release ?? "—"}`,
-    `Events: ${issue.count}`,
-    `Users: ${issue.userCount}`,
-  ];
+  return subjectOf(n).facts.map(([name, value]) => `${name}: ${value}`);
 }
 
 function stackLines(n: Notification): string[] {
@@ -105,11 +99,12 @@ function stackLines(n: Notification): string[] {
 }
 
 function singleText(n: Notification): string {
+  const subject = subjectOf(n);
   const lines = [
     n.headline,
     "",
-    `${n.issue.shortId}: ${oneLine(n.issue.title, TITLE_LIMIT)}`,
-    ...(n.issue.culprit ? [n.issue.culprit] : []),
+    `${subject.label}: ${oneLine(subject.title, TITLE_LIMIT)}`,
+    ...(subject.subtitle ? [subject.subtitle] : []),
     "",
     facts(n).join(" · "),
   ];
@@ -121,12 +116,13 @@ function singleText(n: Notification): string {
 }
 
 function singleHtml(n: Notification): string {
-  const title = escapeHtml(oneLine(n.issue.title, TITLE_LIMIT));
+  const subject = subjectOf(n);
+  const title = escapeHtml(oneLine(subject.title, TITLE_LIMIT));
   const stack = stackLines(n);
   return [
     `<p style="margin:0 0 8px;color:#555">${escapeHtml(n.headline)}</p>`,
     `<h1 style="font-size:18px;margin:0 0 4px">${n.link ? `<a href="${escapeHtml(n.link)}">${title}</a>` : title}</h1>`,
-    `<p style="margin:0 0 12px;color:#555">${escapeHtml(n.issue.shortId)}${n.issue.culprit ? ` · ${escapeHtml(n.issue.culprit)}` : ""}</p>`,
+    `<p style="margin:0 0 12px;color:#555">${escapeHtml(subject.label)}${subject.subtitle ? ` · ${escapeHtml(subject.subtitle)}` : ""}</p>`,
     `<p style="margin:0 0 12px">${facts(n).map(escapeHtml).join(" · ")}</p>`,
     stack.length > 0
       ? `<pre style="background:#f6f6f6;padding:8px;white-space:pre-wrap;font-size:12px">${escapeHtml(stack.join("\n"))}</pre>`
@@ -134,17 +130,19 @@ function singleHtml(n: Notification): string {
     n.comment
       ? `<blockquote style="border-left:3px solid #ccc;margin:0 0 12px;padding-left:8px">${escapeHtml(n.comment.slice(0, COMMENT_LIMIT))}</blockquote>`
       : "",
-    n.link ? `<p><a href="${escapeHtml(n.link)}">Open ${escapeHtml(n.issue.shortId)} in Faultline</a></p>` : "",
+    n.link ? `<p><a href="${escapeHtml(n.link)}">Open ${escapeHtml(subject.label)} in Faultline</a></p>` : "",
   ].join("");
 }
 
 function digestLine(n: Notification): string {
   const link = n.link ? `\n  ${n.link}` : "";
-  return `${n.headline}\n  ${n.issue.shortId}: ${oneLine(n.issue.title, TITLE_LIMIT)}${link}`;
+  const subject = subjectOf(n);
+  return `${n.headline}\n  ${subject.label}: ${oneLine(subject.title, TITLE_LIMIT)}${link}`;
 }
 
 function digestHtml(n: Notification): string {
-  const title = escapeHtml(`${n.issue.shortId}: ${oneLine(n.issue.title, TITLE_LIMIT)}`);
+  const subject = subjectOf(n);
+  const title = escapeHtml(`${subject.label}: ${oneLine(subject.title, TITLE_LIMIT)}`);
   return `<div style="color:#555">${escapeHtml(n.headline)}</div><div>${n.link ? `<a href="${escapeHtml(n.link)}">${title}</a>` : title}</div>`;
 }
 

@@ -21,7 +21,8 @@ export class NotificationSettings {
   async wanting(
     trx: Kysely<Database>,
     organizationId: number,
-    projectId: number,
+    /** Null (an incident spanning projects): only the choices for every project apply. */
+    projectId: number | null,
     category: NotificationCategory,
     channel: string,
     userIds: readonly number[],
@@ -34,7 +35,11 @@ export class NotificationSettings {
       .where("category", "=", category)
       .where("channel", "=", channel)
       .where((eb) => eb.or([eb("user_id", "is", null), eb("user_id", "in", [...userIds])]))
-      .where((eb) => eb.or([eb("project_id", "is", null), eb("project_id", "=", projectId)]))
+      .where((eb) =>
+        projectId === null
+          ? eb("project_id", "is", null)
+          : eb.or([eb("project_id", "is", null), eb("project_id", "=", projectId)]),
+      )
       .execute();
     const rank = (row: { user_id: number | null; project_id: number | null }) =>
       (row.user_id === null ? 0 : 2) + (row.project_id === null ? 0 : 1);
