@@ -162,6 +162,7 @@ async function check(run, base, port, apiTokens, dir) {
     ],
     ["credentials file", `Tokens kept in:          ${credentials} (owner-only`],
     ["probe and metrics URLs", `${base}/livez  ${base}/readyz  ${base}/metrics`],
+    ["email setting (off without FAULTLINE_SMTP_URL)", "Email:                   off (set FAULTLINE_SMTP_URL="],
   ]) {
     if (!run.output.includes(text)) fail(`the demo did not print its ${what} (${text}):\n${run.output}`);
   }

@@ -117,6 +117,19 @@ function authenticate(request) {
 }
 
 const delays = retryDelays();
+/** Email when FAULTLINE_SMTP_URL is set (a local Mailpit or smtp4dev, say): alerts and workflow notifications. */
+const smtpUrl = process.env.FAULTLINE_SMTP_URL;
+const emailFrom = process.env.FAULTLINE_EMAIL_FROM ?? "Faultline demo <faultline@localhost>";
+/** The SMTP URL as printed: its password hidden. */
+function shownSmtpUrl(url) {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
 let faultline;
 try {
   faultline = createFaultline({
@@ -125,6 +138,10 @@ try {
     authenticate,
     // Development setting: the demo may deliver webhooks to loopback and private addresses.
     delivery: { allowPrivateNetworks: true, ...(delays && { retryDelays: delays }) },
+    notifications: {
+      dashboardUrl: `${baseUrl}/admin/errors`,
+      ...(smtpUrl && { email: { url: smtpUrl, from: emailFrom } }),
+    },
   });
 } catch (error) {
   exitWith(error instanceof Error ? error.message : String(error));
@@ -351,6 +368,9 @@ try {
         ? `  Tokens kept in:          ${credentialsFile} (owner-only; printed again on the next start)`
         : "  Tokens kept in:          nowhere (with DATABASE_URL the demo issues new tokens on each start)",
       `  Probes and metrics:      ${baseUrl}/livez  ${baseUrl}/readyz  ${baseUrl}/metrics`,
+      smtpUrl
+        ? `  Email:                   ${shownSmtpUrl(smtpUrl)} (from ${emailFrom})`
+        : "  Email:                   off (set FAULTLINE_SMTP_URL=smtp://host:port to email alerts and workflow notifications)",
       ...(dataDir ? [`  CLI on this database:    npx faultline migrate status --data-dir ${shownPath(dataDir)} (stop the demo first)`] : []),
       "",
       "List the installed apps:",

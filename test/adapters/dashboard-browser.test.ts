@@ -72,6 +72,11 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     instance = await createTestInstance({
       worker: false, // nothing is sent: the redelivered row stays pending
       delivery: { allowPrivateNetworks: true },
+      // An email channel for the notification settings screen (nothing is sent: no worker).
+      notifications: {
+        email: { url: "smtp://127.0.0.1:9", from: "errors@example.com" },
+        dashboardUrl: "http://127.0.0.1/faultline/admin",
+      },
       authenticate: (request) =>
         (request.headers.get("cookie") ?? "").includes(`session=${SESSION}`) && ownerId
           ? { userId: ownerId, scopes: [...SCOPES] }
@@ -308,6 +313,13 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     const id = new URL(page.url()).pathname.split("/").pop();
     expect(((await api(`/organizations/acme/issues/${id}/`)) as { status: string }).status).toBe("resolved");
     await poll(() => page.locator(".activity").textContent()).toContain("resolved the issue");
+    // Resolving subscribed the viewer to the issue's workflow notifications; the control says why.
+    await poll(() => page.locator(".subscription-reason").textContent()).toBe(
+      "Subscribed because you changed its status",
+    );
+    await page.getByRole("button", { name: "Unsubscribe" }).click();
+    await page.getByRole("button", { name: "Subscribe", exact: true }).waitFor();
+    expect(((await api(`/organizations/acme/issues/${id}/`)) as { isSubscribed: boolean }).isSubscribed).toBe(false);
     await page.getByLabel("Comment").fill("Looked at it: the gateway's fault.");
     await page.getByRole("button", { name: "Add comment" }).click();
     await poll(() => page.locator(".activity").textContent()).toContain("the gateway's fault");
@@ -381,6 +393,19 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     await page.getByRole("button", { name: "Checkout error burst" }).click();
     await poll(() => section("Metric alert rules").textContent()).toContain("No incidents.");
     await expectAccessible("alerts");
+    await nav("Notifications").click();
+    const workflowEmail = section("Your notifications").getByRole("checkbox", { name: /^workflow by email/ });
+    await workflowEmail.waitFor();
+    expect(await workflowEmail.isChecked()).toBe(true);
+    await workflowEmail.click();
+    await poll(() => section("Your notifications").getByRole("status").textContent()).toContain(
+      "Workflow email notifications off",
+    );
+    expect(((await api("/organizations/acme/notification-settings/")) as { settings: unknown[] }).settings).toEqual([
+      { category: "workflow", channel: "email", project: null, enabled: false },
+    ]);
+    await poll(() => workflowEmail.isChecked()).toBe(false); // once the settings are read again
+    await expectAccessible("notification settings");
 
     await page.setViewportSize({ width: 360, height: 740 });
     await page.emulateMedia({ colorScheme: "dark" });

@@ -1,7 +1,7 @@
 import * as Sentry from "@sentry/node";
 import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { definePlugin, NotifierRegistryToken, SCOPES, tokens } from "../../src/index.js";
+import { createFaultline, definePlugin, NotifierRegistryToken, SCOPES, tokens } from "../../src/index.js";
 import { METRIC_ALERT_TASK_ID } from "../../src/plugins/alerts/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
@@ -252,6 +252,11 @@ describe("notifications: email over SMTP, chat webhooks, workflow", () => {
     });
     expect(unknown.status).toBe(400);
     expect(JSON.stringify(unknown.body)).toContain("Unknown project: nope");
+    const pager = await call("PUT", "/api/0/organizations/acme/notification-settings/", bobToken, {
+      settings: [{ category: "workflow", channel: "pager", enabled: false }],
+    });
+    expect(pager.status).toBe(400);
+    expect(pager.body.detail).toBe("Unknown channel: pager (this instance has: email)");
     const before = mailsTo("bob@example.com").length;
     const issueId = await issueIdOf("RangeError");
     expect(
@@ -263,6 +268,51 @@ describe("notifications: email over SMTP, chat webhooks, workflow", () => {
     // Back on (null removes the choice: the default, on, applies again).
     await call("PUT", "/api/0/organizations/acme/notification-settings/", bobToken, {
       settings: [{ category: "workflow", project: "web", enabled: null }],
+    });
+  });
+
+  it("a team assignment tells its members; an explicit unsubscribe stands; the organization's default applies to members without a choice", async () => {
+    advance(10);
+    const { api } = instance.faultline;
+    const team = await api.teams.create({ organization: "acme", slug: "backend", name: "Backend" });
+    await api.teams.addMember({ organization: "acme", team: "backend", user: bobId });
+    const issueId = await issueIdOf("RangeError");
+    const issuePath = `/api/0/organizations/acme/issues/${issueId}/`;
+    const bobBefore = mailsTo("bob@example.com").length;
+    expect((await call("PUT", issuePath, adaToken, { assignedTo: `team:${team.id}` })).status).toBe(200);
+    await deliverAll();
+    expect(mailsTo("bob@example.com")).toHaveLength(bobBefore + 1);
+    expect(mailsTo("bob@example.com").at(-1)?.text).toContain("to your team");
+
+    // Bob unsubscribes explicitly; commenting later does not subscribe him again, and Ada's comment skips him.
+    expect((await call("PUT", issuePath, bobToken, { isSubscribed: false })).status).toBe(200);
+    expect((await call("POST", `${issuePath}comments/`, bobToken, { text: "not mine" })).status).toBe(201);
+    expect((await call("GET", issuePath, bobToken)).body).toMatchObject({ isSubscribed: false });
+    advance(10);
+    expect((await call("POST", `${issuePath}comments/`, adaToken, { text: "taking it" })).status).toBe(201);
+    await deliverAll();
+    expect(mailsTo("bob@example.com")).toHaveLength(bobBefore + 1);
+
+    // The organization turns workflow email off by default: Ada (subscribed by commenting, no choice of her own) is not told.
+    const adaBefore = mailsTo("ada@example.com").length;
+    const defaults = await call("PUT", "/api/0/organizations/acme/notification-settings/defaults/", adaToken, {
+      settings: [{ category: "workflow", enabled: false }],
+    });
+    expect(defaults.status).toBe(200);
+    expect(defaults.body.defaults).toEqual([{ category: "workflow", channel: "email", project: null, enabled: false }]);
+    expect(
+      (
+        await call("PUT", "/api/0/organizations/acme/notification-settings/defaults/", bobToken, {
+          settings: [{ category: "workflow", enabled: true }],
+        })
+      ).status,
+    ).toBe(403);
+    advance(10);
+    expect((await call("POST", `${issuePath}comments/`, bobToken, { text: "still not mine" })).status).toBe(201);
+    await deliverAll();
+    expect(mailsTo("ada@example.com")).toHaveLength(adaBefore);
+    await call("PUT", "/api/0/organizations/acme/notification-settings/defaults/", adaToken, {
+      settings: [{ category: "workflow", enabled: null }],
     });
   });
 
@@ -429,4 +479,87 @@ describe("notifications: a host's own channel", () => {
       await instance.close();
     }
   });
+});
+
+describe("notifications: two instances on one database", () => {
+  it("send each email exactly once when both workers send at the same moment", async () => {
+    const smtp = await startSmtp();
+    const notifications = {
+      email: { url: smtp.url, from: "errors@example.com" },
+      dashboardUrl: DASHBOARD,
+      minIntervalMinutes: 0,
+    };
+    const delivery = { allowPrivateNetworks: true };
+    const first = await createTestInstance({ worker: false, notifications, delivery });
+    const second = createFaultline({
+      database: first.database,
+      schema: first.schema,
+      worker: false,
+      notifications,
+      delivery,
+      logger: { debug() {}, info() {}, warn() {}, error() {} },
+    });
+    try {
+      await second.ready();
+      const { api } = first.faultline;
+      await api.organizations.create({ slug: "acme" });
+      const ada = await api.users.create({ username: "ada", name: "Ada", email: "ada@example.com" });
+      await api.members.add({ organization: "acme", user: ada.id, role: "owner" });
+      const project = await api.projects.create({ organization: "acme", slug: "web", platform: "node" });
+      const org = await api.organizations.get("acme");
+      const token = (await api.tokens.create({ user: ada.id, scopes: [...SCOPES] })).token;
+      const rule = await inProcess(first.faultline, token)("POST", "/api/0/projects/acme/web/rules/", {
+        name: "Every new issue",
+        conditions: [{ id: "first_seen_event" }],
+        actions: [{ id: EMAIL_ACTION, targetType: "Member", targetIdentifier: ada.id }],
+      });
+      expect(rule.status).toBe(201);
+      const capture = captureFor(first.faultline, { id: project.id, organizationId: org?.id as string });
+      for (let i = 0; i < 8; i++) await capture(errorEvent({ fingerprint: [`issue-${i}`], message: `failure ${i}` }));
+      await Promise.all([first.faultline.worker.runDue("delivery.send"), second.worker.runDue("delivery.send")]);
+      await waitFor(async () => smtp.received.length >= 8, 10_000, "eight emails");
+      await Promise.all([first.faultline.worker.runDue("delivery.send"), second.worker.runDue("delivery.send")]);
+      expect(smtp.received).toHaveLength(8);
+      expect(new Set(smtp.received.map((mail) => mail.messageId)).size).toBe(8);
+    } finally {
+      await second.close();
+      await first.close();
+      await smtp.close();
+    }
+  });
+});
+
+describe("notifications: SMTP over TLS", () => {
+  for (const tls of ["starttls", "implicit"] as const) {
+    it(`${tls === "starttls" ? "smtp:// upgrades with STARTTLS" : "smtps:// is TLS from the start"}, then authenticates and delivers`, async () => {
+      const smtp = await startSmtp(0, tls);
+      const instance = await createTestInstance({
+        worker: false,
+        delivery: { allowPrivateNetworks: true },
+        notifications: { email: { url: smtp.url, from: "errors@example.com" }, dashboardUrl: DASHBOARD },
+      });
+      try {
+        const { api } = instance.faultline;
+        await api.organizations.create({ slug: "acme" });
+        const ada = await api.users.create({ username: "ada", name: "Ada" });
+        const bob = await api.users.create({ username: "bob", name: "Bob", email: "bob@example.com" });
+        await api.members.add({ organization: "acme", user: ada.id, role: "owner" });
+        await api.members.add({ organization: "acme", user: bob.id, role: "member" });
+        const project = await api.projects.create({ organization: "acme", slug: "web", platform: "node" });
+        const org = await api.organizations.get("acme");
+        await captureFor(instance.faultline, { id: project.id, organizationId: org?.id as string })(errorEvent());
+        const token = (await api.tokens.create({ user: ada.id, scopes: [...SCOPES] })).token;
+        const call = inProcess(instance.faultline, token);
+        const [issue] = (await call("GET", "/api/0/organizations/acme/issues/")).body as Array<{ id: string }>;
+        await call("PUT", `/api/0/organizations/acme/issues/${issue?.id}/`, { assignedTo: `user:${bob.id}` });
+        await instance.faultline.worker.runDue("delivery.send");
+        await waitFor(async () => smtp.received.length === 1, 10_000, "the email");
+        expect(smtp.secure).toEqual([true]);
+        expect(recipientOf(smtp.received[0] as ParsedMail)).toBe("bob@example.com");
+      } finally {
+        await instance.close();
+        await smtp.close();
+      }
+    });
+  }
 });

@@ -72,23 +72,24 @@ export class NotificationService {
         notifier.channel,
         targets.map((user) => user.userId),
       );
-      const reachable = targets.filter(
-        (user) => wanting.has(user.userId) && notifier.render([notification], user, { unsubscribeUrl: null }) !== null,
-      );
+      // Rendered once per user who wants it; a user this channel cannot reach (no address) is skipped.
+      const rendered = targets.flatMap((user) => {
+        const delivery = wanting.has(user.userId) ? this.#delivery(notifier, [notification], user) : null;
+        return delivery ? [{ user, delivery }] : [];
+      });
+      if (rendered.length === 0) continue;
       // The throttle is per issue; an incident's notifications are few by nature (one per transition).
       const issueId = notification.issue?.id;
+      const users = rendered.map(({ user }) => user);
       const now =
         issueId === undefined
-          ? new Set(reachable.map((user) => user.userId))
-          : await this.#claimThrottle(scope.trx, notifier.channel, issueId, reachable);
-      const deliveries = reachable
-        .filter((user) => now.has(user.userId))
-        .map((user) => this.#delivery(notifier, [notification], user));
+          ? new Set(users.map((user) => user.userId))
+          : await this.#claimThrottle(scope.trx, notifier.channel, issueId, users);
       await this.outbox.enqueue(
         scope,
-        deliveries.filter((d): d is NewDelivery => d !== null),
+        rendered.filter(({ user }) => now.has(user.userId)).map(({ delivery }) => delivery),
       );
-      const held = reachable.filter((user) => !now.has(user.userId));
+      const held = users.filter((user) => !now.has(user.userId));
       if (held.length > 0) await this.#hold(scope.trx, notifier.channel, notification, held);
     }
   }

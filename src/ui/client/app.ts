@@ -7,6 +7,7 @@ import { Failure, Loading } from "./parts/common.js";
 import { href, navigate, onLinkClick, useLocation } from "./router.js";
 import { Alerts } from "./screens/alerts.js";
 import { IssueDetail } from "./screens/issue.js";
+import { NotificationSettings } from "./screens/notifications.js";
 import { Integrations } from "./screens/integrations.js";
 import { Projects } from "./screens/projects.js";
 import { Stream } from "./screens/stream.js";
@@ -17,6 +18,7 @@ const SECTIONS = [
   ["/projects", "Projects"],
   ["/integrations", "Integrations"],
   ["/alerts", "Alerts"],
+  ["/notifications", "Notifications"],
 ] as const;
 
 /** The root without an `organization` option: the caller's organizations, or a slug to open. */
@@ -51,7 +53,7 @@ function OrganizationPicker() {
   </main>`;
 }
 
-/** Routes: /{org}, /{org}/issues/{id}, /{org}/projects, /{org}/integrations, /{org}/alerts. */
+/** Routes: /{org}, /{org}/issues/{id}, /{org}/projects, /{org}/integrations, /{org}/alerts, /{org}/notifications. */
 export function App() {
   const location = useLocation();
   const [org, section, id] = location.path.split("/").filter(Boolean).map(decodeURIComponent);
@@ -75,6 +77,7 @@ export function App() {
   else if (section === "projects") screen = html`<${Projects} org=${org} />`;
   else if (section === "integrations") screen = html`<${Integrations} org=${org} />`;
   else if (section === "alerts") screen = html`<${Alerts} org=${org} />`;
+  else if (section === "notifications") screen = html`<${NotificationSettings} org=${org} />`;
   else screen = html`<${Stream} org=${org} params=${location.params} />`;
   return html`
     <a class="skip" href="#main">Skip to content</a>

@@ -21,6 +21,9 @@ export interface Issue {
   userCount: number;
   assignedTo: string | null;
   isBookmarked: boolean;
+  isSubscribed: boolean;
+  /** Why the viewer follows the issue (`assigned`, `commented`, `status_change`, `explicit`). */
+  subscriptionDetails?: { reason: string } | null;
   isPublic: boolean;
   numComments: number;
   project: Project;

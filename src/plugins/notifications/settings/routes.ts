@@ -74,6 +74,17 @@ async function settingsReply({ container, organization }: SettingsContext, userI
 
 async function save(ctx: SettingsContext, userId: number | null, changes: z.output<typeof settingsBody>["settings"]) {
   const db = ctx.container.resolve(Db);
+  const channels = new Set(
+    ctx.container
+      .resolve(NotifierRegistryToken)
+      .personal()
+      .map((notifier) => notifier.channel),
+  );
+  const unknownChannels = [...new Set(changes.map((change) => change.channel))].filter((c) => !channels.has(c));
+  if (unknownChannels.length > 0) {
+    const message = `Unknown channel: ${unknownChannels.join(", ")} (this instance has: ${[...channels].join(", ") || "none"})`;
+    throw badRequest(message, { channel: [message] });
+  }
   const slugs = [...new Set(changes.flatMap((change) => (change.project === null ? [] : [change.project])))];
   const ids = await projectIds(db, ctx.organization.id, slugs);
   const unknown = slugs.filter((slug) => !ids.has(slug));

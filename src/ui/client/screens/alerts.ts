@@ -21,6 +21,28 @@ interface IssueRule {
   actionMatch: string;
   conditions: Array<{ id: string }>;
   frequency: number;
+  actions?: RuleAction[];
+}
+interface RuleAction {
+  id: string;
+  targetType?: string;
+  targetIdentifier?: string | null;
+  provider?: string;
+  webhookUrl?: string;
+}
+
+/** What a rule does when it fires, in words (a rule without actions fires the hooks and webhooks). */
+function actionText(actions: RuleAction[] | undefined): string {
+  if (!actions?.length) return "notifies service hooks and apps";
+  return actions
+    .map((a) =>
+      a.id.endsWith("NotifyEmailAction")
+        ? `emails ${a.targetType === "IssueOwners" ? "the issue's owners" : `${a.targetType?.toLowerCase()} ${a.targetIdentifier}`}`
+        : a.id.endsWith("NotifyChatAction")
+          ? `posts to ${a.provider} (${a.webhookUrl})`
+          : "notifies service hooks and apps",
+    )
+    .join(", ");
 }
 interface Incident {
   id: string;
@@ -78,7 +100,7 @@ export function Alerts({ org }: { org: string }) {
       ${issueRules.data && !issueRules.data.length ? html`<p class="muted">No issue alert rules.</p>` : null}
       <ul class="plain">${(issueRules.data ?? []).map(
         (rule) => html`<li><strong>${rule.name}</strong> <span class="badge">${rule.status}</span>
-        <span class="muted">${rule.project} · ${rule.actionMatch} of ${rule.conditions.map((c) => c.id.split(".").pop()).join(", ")} · every ${rule.frequency} min</span></li>`,
+        <span class="muted">${rule.project} · ${rule.actionMatch} of ${rule.conditions.map((c) => c.id.split(".").pop()).join(", ")} · every ${rule.frequency} min · ${actionText(rule.actions)}</span></li>`,
       )}</ul>
     </${Section}>`;
 }

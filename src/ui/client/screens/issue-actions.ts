@@ -10,7 +10,15 @@ const IGNORE: Array<[string, string, Record<string, unknown>]> = [
   ["100", "until 100 more events", { ignoreCount: 100 }],
 ];
 
-/** Resolve/unresolve, ignore (for a while or a count), assign, bookmark and share. */
+/** Why the viewer follows an issue, as the Subscribe control says it. */
+const SUBSCRIBED_BECAUSE: Record<string, string> = {
+  assigned: "you are assigned",
+  commented: "you commented",
+  status_change: "you changed its status",
+  explicit: "you subscribed",
+};
+
+/** Resolve/unresolve, ignore (for a while or a count), assign, bookmark, subscribe and share. */
 export function IssueActions({ org, issue, onChange }: { org: string; issue: Issue; onChange(): void }) {
   const [notice, setNotice] = useState("");
   const [assignee, setAssignee] = useState(issue.assignedTo ?? "");
@@ -46,6 +54,8 @@ export function IssueActions({ org, issue, onChange }: { org: string; issue: Iss
       <button>Assign</button>
     </form>
     <button aria-pressed=${issue.isBookmarked} onClick=${() => update({ isBookmarked: !issue.isBookmarked }, issue.isBookmarked ? "Bookmark removed." : "Bookmarked.")}>Bookmark</button>
+    <button aria-pressed=${issue.isSubscribed} title="Workflow notifications: comments, resolution, regression" onClick=${() => update({ isSubscribed: !issue.isSubscribed }, issue.isSubscribed ? "Unsubscribed: no more notifications about this issue." : "Subscribed: you will be told about comments, resolution and regressions.")}>${issue.isSubscribed ? "Unsubscribe" : "Subscribe"}</button>
+    ${issue.isSubscribed && issue.subscriptionDetails ? html`<span class="muted subscription-reason">Subscribed because ${SUBSCRIBED_BECAUSE[issue.subscriptionDetails.reason] ?? issue.subscriptionDetails.reason}</span>` : null}
     <button aria-pressed=${issue.isPublic} onClick=${() => update({ isPublic: !issue.isPublic }, issue.isPublic ? "No longer shared." : "Shared publicly.")}>Share</button>
     <span class="muted" role="status">${notice}</span>
   </div>`;
