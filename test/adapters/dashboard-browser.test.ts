@@ -393,6 +393,18 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     await page.getByRole("button", { name: "Checkout error burst" }).click();
     await poll(() => section("Metric alert rules").textContent()).toContain("No incidents.");
     await expectAccessible("alerts");
+    // A new issue rule with actions: email a member, post to Slack, and keep the hooks and apps.
+    const editor = section("New issue alert rule");
+    await editor.getByLabel("Name").fill("Checkout pager");
+    await editor.getByLabel("Email").selectOption(`member:${acme.owner.id}`);
+    await editor.getByLabel("Chat").selectOption("slack");
+    await editor.getByLabel("Webhook URL").fill("https://hooks.slack.com/services/T1/B2/abcdwxyz");
+    await editor.getByRole("button", { name: "Create rule" }).click();
+    await poll(() => editor.getByRole("status").textContent()).toBe('Rule "Checkout pager" created.');
+    await poll(() => section("Issue alert rules").textContent()).toContain(
+      `emails member ${acme.owner.id}, posts to slack (https://hooks.slack.com/…wxyz), notifies service hooks and apps`,
+    );
+    await expectAccessible("alerts with the rule editor");
     await nav("Notifications").click();
     const workflowEmail = section("Your notifications").getByRole("checkbox", { name: /^workflow by email/ });
     await workflowEmail.waitFor();

@@ -4,6 +4,7 @@ import { html } from "../html.js";
 import { useAsync } from "../hooks.js";
 import { Failure, Loading, Section, Time } from "../parts/common.js";
 import type { Project } from "../types.js";
+import { IssueRuleEditor } from "./rule-editor.js";
 
 interface MetricRule {
   id: string;
@@ -69,12 +70,14 @@ function Incidents({ org, rule }: { org: string; rule: string }) {
 
 export function Alerts({ org }: { org: string }) {
   const [open, setOpen] = useState<string | null>(null);
+  const [saved, setSaved] = useState(0);
   const metric = useAsync(() => get<MetricRule[]>(`/organizations/${enc(org)}/alert-rules/`), [org]);
+  const projects = useAsync(() => get<Project[]>(`/organizations/${enc(org)}/projects/`), [org]);
   const issueRules = useAsync(async () => {
-    const projects = await get<Project[]>(`/organizations/${enc(org)}/projects/`);
+    const list = projects.data ?? [];
     return (
       await Promise.all(
-        projects.map(async (p) =>
+        list.map(async (p) =>
           (await get<IssueRule[]>(`/projects/${enc(org)}/${enc(p.slug)}/rules/`).catch(() => [])).map((rule) => ({
             ...rule,
             project: p.slug,
@@ -82,7 +85,7 @@ export function Alerts({ org }: { org: string }) {
         ),
       )
     ).flat();
-  }, [org]);
+  }, [org, projects.data, saved]);
   return html`<h1>Alerts</h1>
     <${Section} title="Metric alert rules">
       <${Failure} error=${metric.error} /><${Loading} when=${metric.loading && !metric.data} />
@@ -102,5 +105,12 @@ export function Alerts({ org }: { org: string }) {
         (rule) => html`<li><strong>${rule.name}</strong> <span class="badge">${rule.status}</span>
         <span class="muted">${rule.project} · ${rule.actionMatch} of ${rule.conditions.map((c) => c.id.split(".").pop()).join(", ")} · every ${rule.frequency} min · ${actionText(rule.actions)}</span></li>`,
       )}</ul>
+    </${Section}>
+    <${Section} title="New issue alert rule">
+      ${
+        projects.data?.length
+          ? html`<${IssueRuleEditor} org=${org} projects=${projects.data} onSaved=${() => setSaved(saved + 1)} />`
+          : html`<p class="muted">Create a project first.</p>`
+      }
     </${Section}>`;
 }
