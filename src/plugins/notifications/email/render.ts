@@ -24,7 +24,8 @@ const WHY: Record<NotificationReason, string> = {
   unsnoozed: "you follow this issue",
 };
 
-const CATEGORY_NAMES: Record<NotificationCategory, string> = {
+/** A category as an email names it ("Turn off alert emails"). */
+export const CATEGORY_NAMES: Record<NotificationCategory, string> = {
   alerts: "alert",
   workflow: "issue workflow",
 };

@@ -3,7 +3,7 @@ import { runInTransaction } from "../../../db/transaction.js";
 import { defineEndpoint } from "../../../http/endpoint.js";
 import { badRequest } from "../../../http/errors.js";
 import { NotificationSettingsToken, UnsubscribeKeyToken } from "../tokens.js";
-import { escapeHtml } from "./render.js";
+import { CATEGORY_NAMES, escapeHtml } from "./render.js";
 import { verifyUnsubscribe } from "./unsubscribe-token.js";
 
 const UNSUBSCRIBE = "/api/0/notifications/unsubscribe/{token}/";
@@ -32,7 +32,7 @@ export const unsubscribePage = defineEndpoint({
   handler: ({ params, container }) => {
     const scope = verifyUnsubscribe(container.resolve(UnsubscribeKeyToken).secret, params.token);
     if (!scope) throw invalid();
-    const kind = scope.category === "alerts" ? "alert" : "issue workflow";
+    const kind = CATEGORY_NAMES[scope.category];
     return html(
       200,
       "Unsubscribe",
@@ -83,7 +83,7 @@ export const unsubscribe = defineEndpoint({
         ),
       );
     }
-    const kind = scope.category === "alerts" ? "alert" : "issue workflow";
+    const kind = CATEGORY_NAMES[scope.category];
     return html(
       200,
       "Unsubscribed",
