@@ -42,6 +42,9 @@ const isRegistry = (value: unknown): value is NonNullable<MetricsOptions["regist
 
 const isPlugin = (value: unknown): value is FaultlinePlugin => isObject(value) && typeof value.id === "string";
 
+/** Says whether a member's address may be mailed (`notifications.verifiedAddress`). */
+export type VerifiedAddress = (user: { userId: number; email: string }) => boolean | Promise<boolean>;
+
 export const optionsSchema = z.strictObject({
   /**
    * Where data lives. Absent → `DATABASE_URL` when set, else embedded PGlite on disk in
@@ -267,6 +270,13 @@ export const optionsSchema = z.strictObject({
         .optional(),
       /** Where the dashboard is mounted (`https://app.example.com/admin/errors`): notifications link the issue's page there. */
       dashboardUrl: z.url().optional(),
+      /**
+       * Whether a member's address may be mailed: `({ userId, email }) => boolean` (may be async),
+       * for hosts that verify addresses. Absent: every address on record is (the host or SCIM owns them).
+       */
+      verifiedAddress: z
+        .custom<VerifiedAddress>(isFunction, { message: "expected a function ({ userId, email }) => boolean" })
+        .optional(),
       /** At most one email per user and issue this often (default 5 minutes); more within it are sent as one digest. 0: no throttle. */
       minIntervalMinutes: z.number().int().min(0).max(1440).default(5),
     })

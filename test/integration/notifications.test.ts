@@ -314,6 +314,15 @@ describe("notifications: email over SMTP, chat webhooks, workflow", () => {
     await call("PUT", "/api/0/organizations/acme/notification-settings/defaults/", adaToken, {
       settings: [{ category: "workflow", enabled: null }],
     });
+
+    // Ada snoozes it for 30 minutes; when the snooze ends (nobody's doing), she hears it is back.
+    expect((await call("PUT", issuePath, adaToken, { status: "ignored", ignoreDuration: 30 })).status).toBe(200);
+    advance(31);
+    await instance.faultline.worker.runDue("issues.snooze-expiry");
+    await deliverAll();
+    expect(mailsTo("ada@example.com")).toHaveLength(adaBefore + 1);
+    expect(mailsTo("ada@example.com").at(-1)?.text).toContain("is back: its snooze ended");
+    expect(mailsTo("bob@example.com")).toHaveLength(bobBefore + 1);
   });
 
   it("SMTP refusals (451, 550) and a server that is down are retried until the email is accepted", async () => {
@@ -339,6 +348,12 @@ describe("notifications: email over SMTP, chat webhooks, workflow", () => {
     expect(attempts.map((a) => a.responseCode)).toEqual([503, 502, 250]);
     expect(attempts[0]?.error).toContain("SMTP 451");
     expect(attempts[1]?.error).toContain("SMTP 550");
+    // Redelivered from the delivery log: the same message again (same Message-ID).
+    const redelivered = await call("POST", `/api/0/organizations/acme/deliveries/${delivery.id}/redeliver/`, adaToken);
+    expect(redelivered.status).toBe(202);
+    await deliverAll();
+    expect(mailsTo("bob@example.com")).toHaveLength(before + 2);
+    expect(mailsTo("bob@example.com").at(-1)?.messageId).toBe(mailsTo("bob@example.com").at(-2)?.messageId);
 
     // The server goes away: the attempt fails (nothing answered) and the email waits, then goes out.
     advance(10);
@@ -562,4 +577,59 @@ describe("notifications: SMTP over TLS", () => {
       }
     });
   }
+});
+
+describe("notifications: verified addresses", () => {
+  it("an address the host's verifiedAddress refuses (or fails on) is never mailed; a verified one is", async () => {
+    const smtp = await startSmtp();
+    const asked: string[] = [];
+    const instance = await createTestInstance({
+      worker: false,
+      delivery: { allowPrivateNetworks: true },
+      notifications: {
+        email: { url: smtp.url, from: "errors@example.com" },
+        dashboardUrl: DASHBOARD,
+        minIntervalMinutes: 0,
+        verifiedAddress: async ({ email }) => {
+          asked.push(email);
+          if (email.startsWith("broken")) throw new Error("the host's check failed");
+          return email.endsWith("@verified.example");
+        },
+      },
+    });
+    try {
+      const { api } = instance.faultline;
+      await api.organizations.create({ slug: "acme" });
+      const ada = await api.users.create({ username: "ada", name: "Ada" });
+      await api.members.add({ organization: "acme", user: ada.id, role: "owner" });
+      const team = await api.teams.create({ organization: "acme", slug: "all" });
+      for (const [username, email] of [
+        ["vic", "vic@verified.example"],
+        ["una", "una@elsewhere.example"],
+        ["bro", "broken@verified.example"],
+      ] as const) {
+        const user = await api.users.create({ username, name: username, email });
+        await api.members.add({ organization: "acme", user: user.id, role: "member" });
+        await api.teams.addMember({ organization: "acme", team: "all", user: user.id });
+      }
+      const project = await api.projects.create({ organization: "acme", slug: "web", platform: "node" });
+      const org = await api.organizations.get("acme");
+      await captureFor(instance.faultline, { id: project.id, organizationId: org?.id as string })(errorEvent());
+      const token = (await api.tokens.create({ user: ada.id, scopes: [...SCOPES] })).token;
+      const call = inProcess(instance.faultline, token);
+      const [issue] = (await call("GET", "/api/0/organizations/acme/issues/")).body as Array<{ id: string }>;
+      const assigned = await call("PUT", `/api/0/organizations/acme/issues/${issue?.id}/`, {
+        assignedTo: `team:${team.id}`,
+      });
+      expect(assigned.status).toBe(200);
+      await instance.faultline.worker.runDue("delivery.send");
+      await waitFor(async () => smtp.received.length > 0, 10_000, "an email");
+      await instance.faultline.worker.runDue("delivery.send");
+      expect(asked.sort()).toEqual(["broken@verified.example", "una@elsewhere.example", "vic@verified.example"]);
+      expect(smtp.received.map(recipientOf)).toEqual(["vic@verified.example"]);
+    } finally {
+      await instance.close();
+      await smtp.close();
+    }
+  });
 });

@@ -56,7 +56,7 @@ export const notificationsPlugin = definePlugin({
           c.resolve(NotifierRegistryToken),
           c.resolve(OutboxToken),
           c.resolve(NotificationSettingsToken),
-          new Recipients(),
+          new Recipients(options.notifications.verifiedAddress),
           c.resolve(UnsubscribeKeyToken),
           c.resolve(Clock),
           links,

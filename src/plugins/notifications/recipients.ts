@@ -1,13 +1,17 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.js";
+import type { VerifiedAddress } from "../../options.js";
 import type { UserRecipient } from "./notifier.js";
 
 /**
  * Members of an organization as notifications reach them. Only active members are returned, with
  * the address their membership has on record (the host's user, or SCIM): Faultline never mails an
- * address taken from a rule, a request or an event.
+ * address taken from a rule, a request or an event. An address the host's `verifiedAddress` refuses
+ * is no address (the member is still reached on other channels).
  */
 export class Recipients {
+  constructor(private readonly verified?: VerifiedAddress) {}
+
   /** The active members among these users. */
   async users(trx: Kysely<Database>, organizationId: number, userIds: readonly number[]): Promise<UserRecipient[]> {
     if (userIds.length === 0) return [];
@@ -38,7 +42,24 @@ export class Recipients {
     narrow: (query: ReturnType<Recipients["baseQuery"]>) => ReturnType<Recipients["baseQuery"]>,
   ): Promise<UserRecipient[]> {
     const rows = await narrow(this.baseQuery(trx, organizationId)).execute();
-    return rows.map((row) => ({ kind: "user", userId: row.id, email: row.email, name: row.name || row.username }));
+    return Promise.all(
+      rows.map(async (row) => ({
+        kind: "user" as const,
+        userId: row.id,
+        email: row.email && (await this.#mailable(row.id, row.email)) ? row.email : null,
+        name: row.name || row.username,
+      })),
+    );
+  }
+
+  /** A hook that fails counts as "not verified": the change that caused the notification still commits. */
+  async #mailable(userId: number, email: string): Promise<boolean> {
+    if (!this.verified) return true;
+    try {
+      return (await this.verified({ userId, email })) === true;
+    } catch {
+      return false;
+    }
   }
 
   private baseQuery(trx: Kysely<Database>, organizationId: number) {
