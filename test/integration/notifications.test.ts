@@ -633,3 +633,50 @@ describe("notifications: verified addresses", () => {
     }
   });
 });
+
+describe("notifications: an organization being throttled", () => {
+  it("its owners and managers are told once, by email, when its quota is spent; other members are not", async () => {
+    const smtp = await startSmtp();
+    const instance = await createTestInstance({
+      worker: false,
+      delivery: { allowPrivateNetworks: true },
+      notifications: { email: { url: smtp.url, from: "errors@example.com" }, dashboardUrl: DASHBOARD },
+    });
+    const server = await serveFaultline(instance.faultline);
+    try {
+      const { api } = instance.faultline;
+      await api.organizations.create({ slug: "acme" });
+      for (const [username, role] of [
+        ["ada", "owner"],
+        ["max", "manager"],
+        ["bob", "member"],
+      ] as const) {
+        const user = await api.users.create({ username, name: username, email: `${username}@example.com` });
+        await api.members.add({ organization: "acme", user: user.id, role });
+      }
+      const project = await api.projects.create({ organization: "acme", slug: "web", platform: "node" });
+      await api.quotas.set("acme", { eventsPerHour: 2 });
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const response = await fetch(
+          `${server.url}/api/${project.id}/store/?sentry_version=7&sentry_key=${project.keys[0]?.public}`,
+          { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(errorEvent()) },
+        );
+        statuses.push(response.status);
+      }
+      expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(3);
+      await instance.faultline.worker.runDue("delivery.send");
+      await waitFor(async () => smtp.received.length >= 2, 10_000, "two emails");
+      await instance.faultline.worker.runDue("delivery.send");
+      expect(smtp.received.map(recipientOf).sort()).toEqual(["ada@example.com", "max@example.com"]);
+      const mail = smtp.received[0] as ParsedMail;
+      expect(mail.subject).toBe("[acme] Events refused: its hourly quota of 2 events is spent");
+      expect(mail.text).toContain("Limit: 2 events per hour");
+      expect(mail.text).toContain(`${DASHBOARD}/acme/`);
+    } finally {
+      await server.close();
+      await instance.close();
+      await smtp.close();
+    }
+  });
+});

@@ -42,7 +42,7 @@ function notification(overrides: Partial<Notification> = {}): Notification {
       frames: Array.from({ length: 5 }, (_, i) => ({ function: `fn${i}`, file: "app.js", line: i, inApp: true })),
     },
     comment: long,
-    incident: null,
+    notice: null,
     link: "https://app.example.com/admin/errors/acme/issues/7/",
     actorUserId: null,
     ...overrides,

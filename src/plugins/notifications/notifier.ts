@@ -6,7 +6,7 @@ export const NOTIFICATION_CATEGORIES: readonly NotificationCategory[] = ["alerts
 
 /** Why a notification was sent. */
 export type NotificationReason =
-  "alert" | "incident" | "assigned" | "commented" | "regression" | "resolved" | "unsnoozed";
+  "alert" | "incident" | "throttled" | "assigned" | "commented" | "regression" | "resolved" | "unsnoozed";
 
 /** The issue a notification is about, as plain data (it is stored for digests). */
 export interface NotificationIssue {
@@ -41,16 +41,22 @@ export interface NotificationEvent {
   frames: NotificationFrame[];
 }
 
-/** A metric alert's incident, as a notification tells of it (no issue: it counts events of many). */
-export interface NotificationIncident {
-  id: number;
-  identifier: number;
-  status: "open" | "warning" | "critical" | "resolved";
-  rule: { id: number; name: string };
+/**
+ * What a notification is about when it is not an issue: a metric alert's incident, an organization
+ * being throttled. The plugin that sends it says how it reads; every channel shows it the same way.
+ */
+export interface NotificationNotice {
+  /** `Incident 3`, `Quota`. */
+  label: string;
+  /** `Critical: Error spike`. */
+  title: string;
   /** `12 events in the last 5 minutes matching "level:error"`. */
   description: string;
-  projects: string[];
-  dateDetected: string;
+  /** An event level (`fatal`, `error`, `warning`, `info`): its severity, for colours. */
+  level: string;
+  facts: Array<[string, string]>;
+  /** When it happened (ISO 8601). */
+  timestamp: string;
 }
 
 /** One thing to tell people, rendered by each channel in its own format. */
@@ -60,9 +66,9 @@ export interface Notification {
   reason: NotificationReason;
   /** One line saying what happened: `Alert rule "Checkout errors" fired`, `Ada assigned this issue to you`. */
   headline: string;
-  /** The issue it is about; null for a metric alert's incident. */
+  /** The issue it is about, or null with a `notice` instead. */
   issue: NotificationIssue | null;
-  incident: NotificationIncident | null;
+  notice: NotificationNotice | null;
   event: NotificationEvent | null;
   /** The comment's text, for `commented`. */
   comment: string | null;

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { Database } from "../../db/schema.js";
+import type { Database, MemberRole } from "../../db/schema.js";
 import type { VerifiedAddress } from "../../options.js";
 import type { UserRecipient } from "./notifier.js";
 
@@ -29,6 +29,15 @@ export class Recipients {
           .where("organization_id", "=", organizationId),
       ),
     );
+  }
+
+  /** The active members with one of these roles (the owners and managers, say). */
+  async withRoles(
+    trx: Kysely<Database>,
+    organizationId: number,
+    roles: readonly MemberRole[],
+  ): Promise<UserRecipient[]> {
+    return this.#members(trx, organizationId, (query) => query.where("m.role", "in", [...roles]));
   }
 
   /** Every active member. */

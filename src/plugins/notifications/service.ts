@@ -34,16 +34,13 @@ export class NotificationService {
     private readonly minIntervalMinutes: number,
   ) {}
 
-  /** The issue's page in the dashboard, or null when no dashboard URL is configured. */
-  issueLink(organizationSlug: string, issueId: number): string | null {
+  /**
+   * A page of the dashboard (`issues/12/`, `alerts/`, "" for the organization's stream), or null
+   * when no dashboard URL is configured.
+   */
+  dashboardLink(organizationSlug: string, page = ""): string | null {
     if (!this.links.dashboardUrl) return null;
-    return `${this.links.dashboardUrl.replace(/\/+$/, "")}/${encodeURIComponent(organizationSlug)}/issues/${issueId}/`;
-  }
-
-  /** The dashboard's alerts page, or null when no dashboard URL is configured. */
-  alertsLink(organizationSlug: string): string | null {
-    if (!this.links.dashboardUrl) return null;
-    return `${this.links.dashboardUrl.replace(/\/+$/, "")}/${encodeURIComponent(organizationSlug)}/alerts/`;
+    return `${this.links.dashboardUrl.replace(/\/+$/, "")}/${encodeURIComponent(organizationSlug)}/${page}`;
   }
 
   /** The organization's slug, for links (notifications leave the process: they name it, not its id). */
@@ -78,7 +75,7 @@ export class NotificationService {
         return delivery ? [{ user, delivery }] : [];
       });
       if (rendered.length === 0) continue;
-      // The throttle is per issue; an incident's notifications are few by nature (one per transition).
+      // The throttle is per issue; a notice (an incident's transition, a throttling episode) is rare by nature.
       const issueId = notification.issue?.id;
       const users = rendered.map(({ user }) => user);
       const now =

@@ -1,42 +1,36 @@
 import type { Notification } from "./notifier.js";
 
-/** What any channel shows of a notification's subject: an issue, or a metric alert's incident. */
+/** What any channel shows of a notification's subject: an issue, or a notice (an incident, a quota). */
 export interface NotificationSubject {
   /** `WEB-12`, `Incident 3`. */
   label: string;
   title: string;
-  /** The issue's culprit, or the incident's measurement. */
+  /** The issue's culprit, or the notice's description. */
   subtitle: string;
-  /** An event level (`error`): an incident's status is shown as the level of its severity. */
+  /** An event level (`error`). */
   level: string;
-  /** What a subject line starts with: the project, or the organization for an incident. */
+  /** What a subject line starts with: the project, or the organization for a notice. */
   scope: string;
   facts: Array<[string, string]>;
   /** When it last happened. */
   timestamp: string;
 }
 
-const INCIDENT_LEVELS = { open: "error", critical: "fatal", warning: "warning", resolved: "info" } as const;
-
 export function subjectOf(n: Notification): NotificationSubject {
-  if (n.incident) {
-    const { incident } = n;
+  if (n.notice) {
+    const { notice } = n;
     return {
-      label: `Incident ${incident.identifier}`,
-      title: `${incident.status === "resolved" ? "Resolved" : incident.status === "warning" ? "Warning" : "Critical"}: ${incident.rule.name}`,
-      subtitle: incident.description,
-      level: INCIDENT_LEVELS[incident.status],
+      label: notice.label,
+      title: notice.title,
+      subtitle: notice.description,
+      level: notice.level,
       scope: n.organization.slug,
-      facts: [
-        ["Status", incident.status],
-        ["Projects", incident.projects.join(", ") || "—"],
-        ["Alert rule", incident.rule.name],
-      ],
-      timestamp: incident.dateDetected,
+      facts: notice.facts,
+      timestamp: notice.timestamp,
     };
   }
   const issue = n.issue;
-  if (!issue) throw new Error("a notification needs an issue or an incident");
+  if (!issue) throw new Error("a notification needs an issue or a notice");
   return {
     label: issue.shortId,
     title: issue.title,

@@ -29,10 +29,10 @@ async function workflowNotification(
     reason,
     headline,
     issue: notificationIssue(issue),
-    incident: null,
+    notice: null,
     event: null,
     comment,
-    link: service.issueLink(organization.slug, issue.id),
+    link: service.dashboardLink(organization.slug, `issues/${issue.id}/`),
     actorUserId: actorUserId(event),
   };
 }

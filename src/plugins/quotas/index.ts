@@ -1,7 +1,9 @@
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, EventBus, Logger } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
+import { NotificationServiceToken } from "../notifications/index.js";
 import { quotasApi } from "./api.js";
+import { notifyThrottled } from "./notify.js";
 import { quotasMigrations } from "./migrations.js";
 import { OrganizationQuotas } from "./service.js";
 import { QuotaSettingsStore } from "./settings.js";
@@ -14,11 +16,12 @@ const SETTINGS_CACHE_TTL_MS = 10_000;
 /**
  * Per-organization quotas and spike protection (docs/filters-and-quotas.md): budgets the host
  * sets through `faultline.api.quotas`, spent by every instance together at accept, and the
- * `organization.throttled` event when an organization starts being refused.
+ * `organization.throttled` event when an organization starts being refused, which its owners and
+ * managers are told of (docs/notifications.md).
  */
 export const quotasPlugin = definePlugin({
   id: "quotas",
-  dependencies: ["organizations"],
+  dependencies: ["organizations", "notifications"],
   migrations: quotasMigrations,
   register(container) {
     const db = () => container.resolve(Db);
@@ -41,6 +44,10 @@ export const quotasPlugin = definePlugin({
     );
   },
   tasks: [quotaWindowCleanupTask],
+  on: {
+    "organization.throttled": (event, scope, { container }) =>
+      notifyThrottled(event, scope, container.resolve(NotificationServiceToken)),
+  },
   api: (container) => ({ quotas: quotasApi(container) }),
 });
 

@@ -138,10 +138,10 @@ export class IssueAlertProcessor {
       reason: "alert",
       headline: `Alert rule "${rule.row.name}" fired`,
       issue: notificationIssue(issue),
-      incident: null,
+      notice: null,
       event: notificationEvent(event),
       comment: null,
-      link: this.notifications.issueLink(organization.slug, issue.id),
+      link: this.notifications.dashboardLink(organization.slug, `issues/${issue.id}/`),
       actorUserId: null,
     };
     for (const action of actions) {

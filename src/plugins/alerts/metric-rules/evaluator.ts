@@ -14,6 +14,13 @@ import type { MetricRuleRepository } from "./repository.js";
 
 const MINUTE = 60_000;
 
+/** An incident's state as the event level of the same severity (a notification's colour). */
+const INCIDENT_LEVELS: Record<Exclude<IncidentStep, "open">, string> = {
+  critical: "fatal",
+  warning: "warning",
+  resolved: "info",
+};
+
 /** One incident transition of an evaluation, with the payload every destination is told. */
 interface Transition {
   step: IncidentStep;
@@ -164,18 +171,21 @@ export class MetricAlertEvaluator {
       reason: "incident",
       headline: data.description_title,
       issue: null,
-      incident: {
-        id: incident.id,
-        identifier: incident.identifier,
-        status: step,
-        rule: { id: rule.id, name: rule.name },
+      notice: {
+        label: `Incident ${incident.identifier}`,
+        title: data.description_title,
         description: data.description_text,
-        projects: data.metric_alert.projects,
-        dateDetected: data.metric_alert.date_detected,
+        level: INCIDENT_LEVELS[step],
+        facts: [
+          ["Status", step],
+          ["Projects", data.metric_alert.projects.join(", ") || "—"],
+          ["Alert rule", rule.name],
+        ],
+        timestamp: data.metric_alert.date_detected,
       },
       event: null,
       comment: null,
-      link: this.notifications.alertsLink(organization.slug),
+      link: this.notifications.dashboardLink(organization.slug, "alerts/"),
       actorUserId: null,
     };
     const recipients = this.notifications.recipients;

@@ -158,7 +158,7 @@ export function jsonBody(n: Notification): Record<string, unknown> {
     organization: n.organization.slug,
     url: n.link,
     issue: n.issue,
-    incident: n.incident,
+    notice: n.notice,
     event: n.event,
     comment: n.comment,
   };

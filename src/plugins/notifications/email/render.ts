@@ -17,6 +17,7 @@ const COMMENT_LIMIT = 2_000;
 const WHY: Record<NotificationReason, string> = {
   alert: "an alert rule of this project notifies you",
   incident: "a metric alert of this organization notifies you",
+  throttled: "you manage this organization",
   assigned: "the issue was assigned to you or your team",
   commented: "you follow this issue",
   regression: "you follow this issue",

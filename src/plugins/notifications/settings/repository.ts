@@ -21,7 +21,7 @@ export class NotificationSettings {
   async wanting(
     trx: Kysely<Database>,
     organizationId: number,
-    /** Null (an incident spanning projects): only the choices for every project apply. */
+    /** Null (a notice of no one project): only the choices for every project apply. */
     projectId: number | null,
     category: NotificationCategory,
     channel: string,
