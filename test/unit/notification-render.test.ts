@@ -126,6 +126,23 @@ describe("email rendering", () => {
   });
 });
 
+describe("digest emails", () => {
+  it("list the newest 50 updates and count the rest; the subject counts them all", () => {
+    const updates = Array.from({ length: 120 }, (_, i) =>
+      notification({
+        headline: `update ${i}`,
+        issue: { ...(notification().issue as NotificationIssue), id: i % 7, shortId: `WEB-${i % 7}` },
+      }),
+    );
+    const mail = renderEmail(updates, "bob@example.com", null);
+    expect(mail.subject).toBe("[acme] 120 updates on 7 issues");
+    expect(mail.text.startsWith("…and 70 earlier updates.")).toBe(true);
+    expect(mail.text).toContain("update 119");
+    expect(mail.text).not.toContain("update 69\n");
+    expect(mail.html.match(/margin:0 0 16px/g)).toHaveLength(50);
+  });
+});
+
 describe("unsubscribe tokens", () => {
   const scope = { organizationId: 3, userId: 9, category: "workflow" as const, channel: "email" };
   it("round-trip with the key, and fail with another key or any change", () => {

@@ -13,6 +13,8 @@ export interface EmailMessage {
 const SUBJECT_LIMIT = 200;
 const TITLE_LIMIT = 500;
 const COMMENT_LIMIT = 2_000;
+/** Entries a digest lists (the newest); the rest are counted. */
+const DIGEST_ENTRIES = 50;
 
 const WHY: Record<NotificationReason, string> = {
   alert: "an alert rule of this project notifies you",
@@ -80,8 +82,15 @@ export function renderEmail(
     `[${first.organization.slug}] ${notifications.length} updates on ${issues} issue${issues === 1 ? "" : "s"}`,
     SUBJECT_LIMIT,
   );
-  const text = notifications.map((n) => digestLine(n)).join("\n\n");
-  const html = notifications.map((n) => `<div style="margin:0 0 16px">${digestHtml(n)}</div>`).join("");
+  // A storm's digest stays readable: the newest entries, and how many more there were.
+  const shown = notifications.slice(-DIGEST_ENTRIES);
+  const more = notifications.length - shown.length;
+  const andMore = more > 0 ? `…and ${more} earlier update${more === 1 ? "" : "s"}.` : "";
+  const text = [andMore, ...shown.map((n) => digestLine(n))].filter(Boolean).join("\n\n");
+  const html = [
+    andMore ? `<p style="color:#555">${andMore}</p>` : "",
+    ...shown.map((n) => `<div style="margin:0 0 16px">${digestHtml(n)}</div>`),
+  ].join("");
   return { to, subject, headers, text: `${text}\n\n${footer.text}\n`, html: page(html, footer.html) };
 }
 
