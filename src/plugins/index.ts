@@ -25,6 +25,7 @@ export const firstPartyPlugins = [
   installationsPlugin,
   eventStorePlugin,
   issuesPlugin,
+  notificationsPlugin,
   releasesPlugin,
   inboundFiltersPlugin,
   quotasPlugin,
@@ -35,7 +36,6 @@ export const firstPartyPlugins = [
   scimPlugin,
   externalIssuesPlugin,
   deliveriesPlugin,
-  notificationsPlugin,
   alertsPlugin,
   openApiPlugin,
 ] as const;

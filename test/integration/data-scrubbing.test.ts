@@ -397,6 +397,68 @@ describe("data scrubbing settings on the project detail and PUT", () => {
     expect(await get()).toEqual(before);
   });
 
+  it("an organization's default (Sentry's organization settings): what it turns on, every project has on; its fields join the project's", async () => {
+    const organizationUrl = `${server.url}/api/0/organizations/acme/`;
+    const putOrganization = async (body: unknown, token = acme.allScopesToken) => {
+      const response = await fetch(organizationUrl, {
+        method: "PUT",
+        headers: { ...bearer(token), "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      return { status: response.status, body: (await response.json()) as Json };
+    };
+    await instance.faultline.api.projects.create({ organization: "acme", slug: "lax", platform: "node" });
+    const lax = await fetch(`${server.url}/api/0/projects/acme/lax/`, {
+      method: "PUT",
+      headers: { ...bearer(acme.allScopesToken), "content-type": "application/json" },
+      body: JSON.stringify({ dataScrubber: false, dataScrubberDefaults: false }),
+    });
+    expect(lax.status).toBe(200);
+    const capture = async () => {
+      const event = errorEvent({ extra: { password: "Zq9org", order_ref: "Zq9order", plain: "kept" } });
+      const { eventId } = await instance.faultline.api.events.capture({ organization: "acme", project: "lax" }, event);
+      await instance.faultline.worker.runDue("ingest.digest");
+      const detail = (await (
+        await fetch(`${server.url}/api/0/projects/acme/lax/events/${eventId}/`, {
+          headers: bearer(acme.allScopesToken),
+        })
+      ).json()) as { context: Json };
+      return detail.context;
+    };
+    // Off in the project and nothing forced by the organization: stored as sent.
+    expect(await capture()).toMatchObject({ password: "Zq9org", order_ref: "Zq9order" });
+
+    expect(
+      settingsOf((await (await fetch(organizationUrl, { headers: bearer(acme.allScopesToken) })).json()) as Json),
+    ).toEqual({
+      dataScrubber: false,
+      dataScrubberDefaults: false,
+      scrubIPAddresses: false,
+      sensitiveFields: [],
+      safeFields: [],
+    });
+    const bad = await putOrganization({ dataScrubber: "yes" });
+    expect(bad.status).toBe(400);
+    expect(String(bad.body.detail)).toContain("dataScrubber");
+    const { status, body } = await putOrganization({
+      dataScrubber: true,
+      dataScrubberDefaults: true,
+      sensitiveFields: ["order_ref"],
+    });
+    expect(status).toBe(200);
+    expect(body.slug).toBe("acme");
+    expect(settingsOf(body)).toMatchObject({ dataScrubber: true, sensitiveFields: ["order_ref"] });
+    // The project's own settings are unchanged; what ingest applies is the combination.
+    expect(
+      (await (
+        await fetch(`${server.url}/api/0/projects/acme/lax/`, { headers: bearer(acme.allScopesToken) })
+      ).json()) as Json,
+    ).toMatchObject({ dataScrubber: false });
+    expect(await capture()).toMatchObject({ password: "[Filtered]", order_ref: "[Filtered]", plain: "kept" });
+    // A token that may not write the organization cannot change it.
+    expect((await putOrganization({ dataScrubber: false }, acme.orgReadToken)).status).toBe(403);
+  });
+
   it("a slug conflict rolls back the settings given with it", async () => {
     await instance.faultline.api.projects.create({ organization: "acme", slug: "api", platform: "node" });
     const before = await get();

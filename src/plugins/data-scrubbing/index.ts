@@ -1,7 +1,12 @@
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
-import { defineProjectSettings, ProjectSettingsContributorToken } from "../organizations/index.js";
+import {
+  defineOrganizationSettings,
+  defineProjectSettings,
+  OrganizationSettingsContributorToken,
+  ProjectSettingsContributorToken,
+} from "../organizations/index.js";
 import { dataScrubbingMigrations } from "./migrations.js";
 import { scrubbingSettingsBody, ScrubbingSettingsStore } from "./settings.js";
 import { ScrubbingSettingsStoreToken, ScrubbingSettingsToken } from "./tokens.js";
@@ -11,8 +16,8 @@ import "./tables.js";
 const SETTINGS_CACHE_TTL_MS = 10_000;
 
 /**
- * Sentry's server-side data scrubbing (docs/data-scrubbing.md): the projects' settings, shown on
- * and changed through the project detail, and `scrubEvent`, which ingest applies to every event
+ * Sentry's server-side data scrubbing (docs/data-scrubbing.md): the projects' settings and the
+ * organizations' defaults, shown on and changed through their details, and `scrubEvent`, which ingest applies to every event
  * before it is queued or stored.
  */
 export const dataScrubbingPlugin = definePlugin({
@@ -39,6 +44,23 @@ export const dataScrubbingPlugin = definePlugin({
         save: async (scope, project, values) => {
           await store().save(scope.trx, project.id, values);
           scope.afterCommit(() => store().forget(project.id));
+        },
+      });
+    });
+    // Sentry's organization-level settings: the same fields on the organization's detail and PUT.
+    registerFactory(container, OrganizationSettingsContributorToken, (c) => {
+      const store = () => c.resolve(ScrubbingSettingsStoreToken);
+      return defineOrganizationSettings({
+        id: "data-scrubbing",
+        body: scrubbingSettingsBody,
+        load: async (db, organizations) =>
+          store().loadOrganizations(
+            db,
+            organizations.map((organization) => organization.id),
+          ),
+        save: async (scope, organization, values) => {
+          await store().saveOrganization(scope.trx, organization.id, values);
+          scope.afterCommit(() => store().forgetAll());
         },
       });
     });

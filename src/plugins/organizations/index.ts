@@ -7,15 +7,23 @@ import { authProbe, currentUser, listAllProjects, listOrganizations } from "./di
 import { createProjectKey, deleteProjectKey, getProjectKey, updateProjectKey } from "./keys/routes.js";
 import { listMembers, listTeams } from "./members/routes.js";
 import { ProjectAdminService } from "./projects/project-admin.js";
-import { ProjectSettings } from "./projects/project-settings.js";
+import { ContributedSettings } from "./settings/contributed.js";
 import { createProject, deleteProject, updateProject } from "./projects/routes.js";
-import { getOrganization, getProject, listProjectKeys, listProjects } from "./organizations/routes.js";
+import {
+  getOrganization,
+  getProject,
+  listProjectKeys,
+  listProjects,
+  updateOrganization,
+} from "./organizations/routes.js";
 import { OrganizationService } from "./organizations/service.js";
 import {
   OrganizationLinksToken,
   OrganizationRepositoryToken,
   OrganizationServiceToken,
   ProjectAdminServiceToken,
+  OrganizationSettingsContributorToken,
+  OrganizationSettingsToken,
   ProjectSettingsContributorToken,
   ProjectSettingsToken,
   PublicBaseUrl,
@@ -23,6 +31,8 @@ import {
 
 /** The project's own `PUT` fields (organizations/schemas.ts): no contributed setting may take one of these names. */
 const PROJECT_FIELDS = ["name", "slug", "platform"] as const;
+/** The organization's own fields of its `PUT`: no contributor may claim them. */
+const ORGANIZATION_FIELDS = ["name", "slug"] as const;
 
 /** Organizations, projects, users, members and teams: provisioning in-process, discovery over HTTP. */
 export const organizationsPlugin = definePlugin({
@@ -59,10 +69,24 @@ export const organizationsPlugin = definePlugin({
       container,
       ProjectSettingsToken,
       (c) =>
-        new ProjectSettings(
+        new ContributedSettings(
           () =>
             c.isRegistered(ProjectSettingsContributorToken, true) ? c.resolveAll(ProjectSettingsContributorToken) : [],
           PROJECT_FIELDS,
+          "Project",
+        ),
+    );
+    registerFactory(
+      container,
+      OrganizationSettingsToken,
+      (c) =>
+        new ContributedSettings(
+          () =>
+            c.isRegistered(OrganizationSettingsContributorToken, true)
+              ? c.resolveAll(OrganizationSettingsContributorToken)
+              : [],
+          ORGANIZATION_FIELDS,
+          "Organization",
         ),
     );
   },
@@ -71,6 +95,7 @@ export const organizationsPlugin = definePlugin({
     currentUser,
     listOrganizations,
     getOrganization,
+    updateOrganization,
     listAllProjects,
     listProjects,
     createProject,
@@ -120,12 +145,15 @@ export {
   OrganizationLinksToken,
   OrganizationServiceToken,
   OrganizationRepositoryToken,
+  OrganizationSettingsContributorToken,
   ProjectSettingsContributorToken,
 } from "./tokens.js";
 export {
+  defineOrganizationSettings,
   defineProjectSettings,
+  type OrganizationSettingsContributor,
   type ProjectSettingsContributor,
   type ProjectSettingsValues,
-} from "./projects/project-settings.js";
+} from "./settings/contributed.js";
 export { type LinkContext, type OrganizationLinks, requestBaseUrl } from "./links/links.js";
 export type { OrganizationService } from "./organizations/service.js";

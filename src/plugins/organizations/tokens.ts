@@ -1,8 +1,13 @@
 import type { InjectionToken } from "tsyringe";
+import type { Organization, Project } from "../../db/schema.js";
 import type { OrganizationLinks } from "./links/links.js";
 import type { OrganizationRepository } from "./organizations/repository.js";
 import type { ProjectAdminService } from "./projects/project-admin.js";
-import type { ProjectSettings, ProjectSettingsContributor } from "./projects/project-settings.js";
+import type {
+  ContributedSettings,
+  OrganizationSettingsContributor,
+  ProjectSettingsContributor,
+} from "./settings/contributed.js";
 import type { OrganizationService } from "./organizations/service.js";
 
 export const OrganizationServiceToken: InjectionToken<OrganizationService> = Symbol("faultline.OrganizationService");
@@ -23,4 +28,15 @@ export const ProjectSettingsContributorToken: InjectionToken<ProjectSettingsCont
   "faultline.ProjectSettingsContributor",
 );
 /** The registered contributors, joined (the project routes use it). */
-export const ProjectSettingsToken: InjectionToken<ProjectSettings> = Symbol("faultline.ProjectSettings");
+export const ProjectSettingsToken: InjectionToken<ContributedSettings<Project>> = Symbol("faultline.ProjectSettings");
+/**
+ * Register an {@link OrganizationSettingsContributor} here (several may be) to add fields to the
+ * organization detail and the organization `PUT` (an organization-wide default, say).
+ */
+export const OrganizationSettingsContributorToken: InjectionToken<OrganizationSettingsContributor> = Symbol(
+  "faultline.OrganizationSettingsContributor",
+);
+/** The registered organization contributors, joined (the organization routes use it). */
+export const OrganizationSettingsToken: InjectionToken<ContributedSettings<Organization>> = Symbol(
+  "faultline.OrganizationSettings",
+);

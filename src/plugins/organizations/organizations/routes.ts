@@ -1,12 +1,33 @@
 import { z } from "zod";
 import { defineEndpoint } from "../../../http/endpoint.js";
 import { cursorSchema, keysetPage, pageReply, pageSizeSchema } from "../../../http/pagination.js";
-import { OrganizationRepositoryToken, OrganizationServiceToken, PublicBaseUrl } from "../tokens.js";
+import type { DependencyContainer } from "tsyringe";
+import { Db } from "../../../container/tokens.js";
+import type { Organization } from "../../../db/schema.js";
+import { runInTransaction } from "../../../db/transaction.js";
+import {
+  OrganizationRepositoryToken,
+  OrganizationServiceToken,
+  OrganizationSettingsToken,
+  PublicBaseUrl,
+} from "../tokens.js";
+import { updateOrganizationBody } from "./schemas.js";
 import { requestBaseUrl } from "../links/links.js";
 import { projectDetail } from "../projects/routes.js";
 import { serializeOrganization, serializeProject, serializeProjectKey } from "./serialize.js";
 
 const listQuery = z.object({ per_page: pageSizeSchema, cursor: cursorSchema });
+
+/** Sentry's organization detail, with the plugins' organization settings merged in. */
+async function organizationDetail(
+  container: DependencyContainer,
+  organization: Organization,
+  request: { url: URL; basePath: string },
+) {
+  const settings = await container.resolve(OrganizationSettingsToken).load(container.resolve(Db), organization);
+  const baseUrl = requestBaseUrl(container.resolve(PublicBaseUrl), request.url, request.basePath);
+  return { ...serializeOrganization(organization, baseUrl), ...settings };
+}
 
 export const getOrganization = defineEndpoint({
   method: "GET",
@@ -14,9 +35,37 @@ export const getOrganization = defineEndpoint({
   operationId: "organizations.get",
   summary: "Retrieve an organization",
   scopes: ["org:read"],
-  handler: ({ organization, container, url, basePath }) => ({
-    body: serializeOrganization(organization, requestBaseUrl(container.resolve(PublicBaseUrl), url, basePath)),
+  handler: async ({ organization, container, url, basePath }) => ({
+    body: await organizationDetail(container, organization, { url, basePath }),
   }),
+});
+
+export const updateOrganization = defineEndpoint({
+  method: "PUT",
+  path: "/api/0/organizations/{organization_id_or_slug}/",
+  operationId: "organizations.updateDetail",
+  summary:
+    "Update an organization's name or the settings plugins contribute (an organization-wide data-scrubbing default…)",
+  scopes: ["org:write"],
+  body: updateOrganizationBody,
+  handler: async ({ organization, body, container, url, basePath }) => {
+    const settings = container.resolve(OrganizationSettingsToken);
+    const given = settings.parseBody(body);
+    const updated = await runInTransaction(container.resolve(Db), async (scope) => {
+      const row =
+        body.name === undefined
+          ? organization
+          : await scope.trx
+              .updateTable("organizations")
+              .set({ name: body.name })
+              .where("id", "=", organization.id)
+              .returningAll()
+              .executeTakeFirstOrThrow();
+      await settings.save(scope, row, given);
+      return row;
+    });
+    return { body: await organizationDetail(container, updated, { url, basePath }) };
+  },
 });
 
 export const listProjects = defineEndpoint({

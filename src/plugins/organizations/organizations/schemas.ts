@@ -109,6 +109,11 @@ export const updateProjectBody = z.looseObject({
   platform: z.string().max(64).nullable().optional(),
 });
 
+/** The organization `PUT`: its name, and the fields plugins contribute (checked by them). */
+export const updateOrganizationBody = z.looseObject({
+  name: z.string().trim().min(1, "must not be empty").max(200).optional(),
+});
+
 export type CreateKeyBody = z.output<typeof createKeyBody>;
 export type UpdateKeyBody = z.output<typeof updateKeyBody>;
 export type UpdateProjectBody = z.output<typeof updateProjectBody>;
