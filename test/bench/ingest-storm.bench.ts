@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, fork } from "node:child_process";
+import { profileThisThread } from "./host-profile.js";
 import { once } from "node:events";
 import { Agent, createServer, request } from "node:http";
 import { promisify } from "node:util";
@@ -50,6 +51,19 @@ const SHED_AT_MS = process.env.BENCH_SHED_AT_MS === "off" ? null : Number(proces
 const ISOLATION = process.env.BENCH_ISOLATION === "inline" ? "inline" : "threads";
 /** Where the digest runs: the host's own worker (the default), or a separate process. */
 const DIGEST_IN_PROCESS = process.env.BENCH_DIGEST === "process";
+/** `BENCH_PROFILE=1`: a CPU profile of the host's thread during the 2× storm, as a table of stages. */
+const PROFILE = process.env.BENCH_PROFILE === "1";
+
+function reportProfile(stages: Array<[string, number, number]>): void {
+  report(
+    "Host thread during the 2× storm (CPU profile, 0.5 ms sampling): where its wall time went",
+    stages.map(([stage, ms, share]) => ({
+      stage,
+      ms: Math.round(ms),
+      "share of wall time": `${(share * 100).toFixed(1)} %`,
+    })),
+  );
+}
 let digestProcess: ChildProcess | undefined;
 const run = promisify(execFile);
 const schema = `bench_storm_${Date.now()}`;
@@ -170,7 +184,7 @@ interface StormResult {
  * Runs the load generator at `rate` while polling `events` every 10 ms for what became visible;
  * returns its report and, per acknowledged event, the ms from its 200 to its row being readable.
  */
-async function storm(rate: number): Promise<StormResult & { visibleMs: number[] }> {
+async function storm(rate: number, profile = false): Promise<StormResult & { visibleMs: number[] }> {
   const client = await sqlClient();
   const seen = new Map<string, number>();
   let lastId = Number((await client.query(`SELECT coalesce(max(id), 0) AS id FROM "${schema}".events`)).rows[0].id);
@@ -191,11 +205,14 @@ async function storm(rate: number): Promise<StormResult & { visibleMs: number[] 
   })();
   try {
     const script = new URL("./storm-client.mjs", import.meta.url).pathname;
+    // BENCH_PROFILE=1: this thread (the host's) is profiled while the load runs, not while it drains.
+    const stopProfile = profile ? await profileThisThread() : null;
     const { stdout } = await run(
       process.execPath,
       [script, ingestUrl, String(Math.round(rate)), String(STORM_SECONDS), `${server.url}/host/ping`],
       { maxBuffer: 256 * 2 ** 20 },
     );
+    if (stopProfile) reportProfile(await stopProfile());
     const result = JSON.parse(stdout) as StormResult;
     await drained();
     polling = false;
@@ -253,7 +270,7 @@ it("error storm: host route latency, 429s past the queue bound, ack-to-visible l
   const ms = (value: number | null) => (value === null || !Number.isFinite(value) ? "—" : value.toFixed(1));
   for (const load of [0.5, 2]) {
     const before = await dropped();
-    const result = await storm(capacityPerSecond * load);
+    const result = await storm(capacityPerSecond * load, PROFILE && load === 2);
     const after = await dropped();
     rows.push({
       load: `${load * 100} % of capacity`,

@@ -71,7 +71,7 @@ describe("bad input gets a documented 4xx, never a 500", () => {
       headers: bearer(token),
     });
     expect(response.status).toBe(405);
-    expect(response.headers.get("allow")).toBe("GET, HEAD");
+    expect(response.headers.get("allow")).toBe("GET, HEAD, PUT");
     expect(await response.json()).toEqual({ detail: 'Method "PATCH" not allowed.' });
   });
 

@@ -42,6 +42,12 @@ describe("discovery endpoints and API tokens", () => {
       allowMemberInvite: true,
       allowMemberProjectCreation: true,
       allowSuperuserAccess: false,
+      // Sentry's organization-level data scrubbing (the data-scrubbing plugin's): nothing forced yet.
+      dataScrubber: false,
+      dataScrubberDefaults: false,
+      scrubIPAddresses: false,
+      sensitiveFields: [],
+      safeFields: [],
     });
   });
 
