@@ -151,10 +151,15 @@ export class IngestWorkerPool {
       if ("result" in reply) job?.resolve(reply.result);
       else job?.reject(new Error(`Ingest worker failed: ${reply.error}`));
     });
-    worker.on("error", (error) => this.#crashed(index, thread, error));
+    // Decided on `exit`, not `error`: Node delivers the thread's pending messages before `exit`, so
+    // a thread that loaded (its `ready` sent) and then crashed is never mistaken for one that
+    // never loaded — whose jobs would rerun inline instead of answering 503. An uncaught error
+    // always ends the thread, so `exit` follows it.
+    let failure: Error | undefined;
+    worker.on("error", (error) => void (failure ??= error));
     worker.on("exit", (code) => {
       clearTimeout(notReady);
-      this.#crashed(index, thread, new Error(`exited with code ${code}`));
+      this.#crashed(index, thread, failure ?? new Error(`exited with code ${code}`));
     });
     return thread;
   }
