@@ -442,6 +442,36 @@ describe("notifications: email over SMTP, chat webhooks, workflow", () => {
   });
 });
 
+/**
+ * Organization "acme" with Ada (its owner, no address) and `members`, project "web" with one
+ * issue, and Ada's in-process caller: what the smaller suites below start from.
+ */
+async function seedAcme(
+  instance: TestInstance,
+  members: ReadonlyArray<{ username: string; email?: string }>,
+): Promise<{ call: ReturnType<typeof inProcess>; issuePath: string; userId: (username: string) => string }> {
+  const { api } = instance.faultline;
+  await api.organizations.create({ slug: "acme" });
+  const ada = await api.users.create({ username: "ada", name: "Ada" });
+  await api.members.add({ organization: "acme", user: ada.id, role: "owner" });
+  const ids = new Map<string, string>([["ada", String(ada.id)]]);
+  for (const { username, email } of members) {
+    const user = await api.users.create({ username, name: username[0]?.toUpperCase() + username.slice(1), email });
+    await api.members.add({ organization: "acme", user: user.id, role: "member" });
+    ids.set(username, String(user.id));
+  }
+  const project = await api.projects.create({ organization: "acme", slug: "web", platform: "node" });
+  const org = await api.organizations.get("acme");
+  await captureFor(instance.faultline, { id: project.id, organizationId: org?.id as string })(errorEvent());
+  const call = inProcess(instance.faultline, (await api.tokens.create({ user: ada.id, scopes: [...SCOPES] })).token);
+  const [issue] = (await call("GET", "/api/0/organizations/acme/issues/")).body as Array<{ id: string }>;
+  return {
+    call,
+    issuePath: `/api/0/organizations/acme/issues/${issue?.id}/`,
+    userId: (username) => ids.get(username) as string,
+  };
+}
+
 describe("notifications: a host's own channel", () => {
   it("a Notifier registered by a host plugin receives workflow notifications through the outbox, as email would", async () => {
     const inbox: Array<{ address: string; body: unknown }> = [];
@@ -462,25 +492,12 @@ describe("notifications: a host's own channel", () => {
     });
     const instance = await createTestInstance({ worker: false, plugins: [inboxPlugin] });
     try {
-      const { api } = instance.faultline;
-      await api.organizations.create({ slug: "acme" });
-      const ada = await api.users.create({ username: "ada", name: "Ada" });
-      const bob = await api.users.create({ username: "bob", name: "Bob" });
-      await api.members.add({ organization: "acme", user: ada.id, role: "owner" });
-      await api.members.add({ organization: "acme", user: bob.id, role: "member" });
-      const project = await api.projects.create({ organization: "acme", slug: "web", platform: "node" });
-      const org = await api.organizations.get("acme");
-      const capture = captureFor(instance.faultline, { id: project.id, organizationId: org?.id as string });
-      await capture(errorEvent());
-      const token = (await api.tokens.create({ user: ada.id, scopes: [...SCOPES] })).token;
-      const call = inProcess(instance.faultline, token);
-      const [issue] = (await call("GET", "/api/0/organizations/acme/issues/")).body as Array<{ id: string }>;
-      expect(
-        (await call("PUT", `/api/0/organizations/acme/issues/${issue?.id}/`, { assignedTo: `user:${bob.id}` })).status,
-      ).toBe(200);
+      const { call, issuePath, userId } = await seedAcme(instance, [{ username: "bob" }]);
+      const bobId = userId("bob");
+      expect((await call("PUT", issuePath, { assignedTo: `user:${bobId}` })).status).toBe(200);
       await instance.faultline.worker.runDue("delivery.send");
       expect(inbox).toHaveLength(1);
-      expect(inbox[0]?.address).toBe(`user:${bob.id}`);
+      expect(inbox[0]?.address).toBe(`user:${bobId}`);
       expect(inbox[0]?.body).toEqual([
         expect.objectContaining({ reason: "assigned", headline: expect.stringContaining("Ada assigned") }),
       ]);
@@ -554,19 +571,8 @@ describe("notifications: SMTP over TLS", () => {
         notifications: { email: { url: smtp.url, from: "errors@example.com" }, dashboardUrl: DASHBOARD },
       });
       try {
-        const { api } = instance.faultline;
-        await api.organizations.create({ slug: "acme" });
-        const ada = await api.users.create({ username: "ada", name: "Ada" });
-        const bob = await api.users.create({ username: "bob", name: "Bob", email: "bob@example.com" });
-        await api.members.add({ organization: "acme", user: ada.id, role: "owner" });
-        await api.members.add({ organization: "acme", user: bob.id, role: "member" });
-        const project = await api.projects.create({ organization: "acme", slug: "web", platform: "node" });
-        const org = await api.organizations.get("acme");
-        await captureFor(instance.faultline, { id: project.id, organizationId: org?.id as string })(errorEvent());
-        const token = (await api.tokens.create({ user: ada.id, scopes: [...SCOPES] })).token;
-        const call = inProcess(instance.faultline, token);
-        const [issue] = (await call("GET", "/api/0/organizations/acme/issues/")).body as Array<{ id: string }>;
-        await call("PUT", `/api/0/organizations/acme/issues/${issue?.id}/`, { assignedTo: `user:${bob.id}` });
+        const { call, issuePath, userId } = await seedAcme(instance, [{ username: "bob", email: "bob@example.com" }]);
+        await call("PUT", issuePath, { assignedTo: `user:${userId("bob")}` });
         await instance.faultline.worker.runDue("delivery.send");
         await waitFor(async () => smtp.received.length === 1, 10_000, "the email");
         expect(smtp.secure).toEqual([true]);
@@ -598,29 +604,16 @@ describe("notifications: verified addresses", () => {
       },
     });
     try {
+      const { call, issuePath, userId } = await seedAcme(instance, [
+        { username: "vic", email: "vic@verified.example" },
+        { username: "una", email: "una@elsewhere.example" },
+        { username: "bro", email: "broken@verified.example" },
+      ]);
       const { api } = instance.faultline;
-      await api.organizations.create({ slug: "acme" });
-      const ada = await api.users.create({ username: "ada", name: "Ada" });
-      await api.members.add({ organization: "acme", user: ada.id, role: "owner" });
       const team = await api.teams.create({ organization: "acme", slug: "all" });
-      for (const [username, email] of [
-        ["vic", "vic@verified.example"],
-        ["una", "una@elsewhere.example"],
-        ["bro", "broken@verified.example"],
-      ] as const) {
-        const user = await api.users.create({ username, name: username, email });
-        await api.members.add({ organization: "acme", user: user.id, role: "member" });
-        await api.teams.addMember({ organization: "acme", team: "all", user: user.id });
-      }
-      const project = await api.projects.create({ organization: "acme", slug: "web", platform: "node" });
-      const org = await api.organizations.get("acme");
-      await captureFor(instance.faultline, { id: project.id, organizationId: org?.id as string })(errorEvent());
-      const token = (await api.tokens.create({ user: ada.id, scopes: [...SCOPES] })).token;
-      const call = inProcess(instance.faultline, token);
-      const [issue] = (await call("GET", "/api/0/organizations/acme/issues/")).body as Array<{ id: string }>;
-      const assigned = await call("PUT", `/api/0/organizations/acme/issues/${issue?.id}/`, {
-        assignedTo: `team:${team.id}`,
-      });
+      for (const username of ["vic", "una", "bro"])
+        await api.teams.addMember({ organization: "acme", team: "all", user: userId(username) });
+      const assigned = await call("PUT", issuePath, { assignedTo: `team:${team.id}` });
       expect(assigned.status).toBe(200);
       await instance.faultline.worker.runDue("delivery.send");
       await waitFor(async () => smtp.received.length > 0, 10_000, "an email");
