@@ -47,7 +47,9 @@ export const notificationDigestTask: TaskDefinition = {
       const groups = new Map<string, typeof items>();
       for (const item of items) {
         const key = `${item.organization_id}:${item.user_id}:${item.channel}:${item.category}`;
-        groups.set(key, [...(groups.get(key) ?? []), item]);
+        const group = groups.get(key);
+        if (group) group.push(item);
+        else groups.set(key, [item]);
       }
       for (const group of groups.values()) {
         const first = group[0]!;

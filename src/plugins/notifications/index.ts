@@ -2,6 +2,7 @@ import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Options } from "../../container/tokens.js";
 import { DestinationRegistryToken, OutboxToken } from "../../delivery/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
+import { OrganizationLinksToken } from "../organizations/index.js";
 import { ChatNotifier } from "./chat/notifier.js";
 import { notificationDigestTask } from "./digest.js";
 import { UnsubscribeKey } from "./email/keys.js";
@@ -61,6 +62,7 @@ export const notificationsPlugin = definePlugin({
           c.resolve(Clock),
           links,
           options.notifications.minIntervalMinutes,
+          c.resolve(OrganizationLinksToken),
         ),
     );
   },

@@ -7,6 +7,7 @@ import type { UnsubscribeKey } from "./email/keys.js";
 import { signUnsubscribe } from "./email/unsubscribe-token.js";
 import type { ChatTarget, Notification, Notifier, UserRecipient } from "./notifier.js";
 import type { Recipients } from "./recipients.js";
+import type { OrganizationLinks } from "../organizations/index.js";
 import type { NotifierRegistry } from "./registry.js";
 import type { NotificationSettings } from "./settings/repository.js";
 
@@ -32,6 +33,7 @@ export class NotificationService {
     private readonly clock: Clock,
     private readonly links: NotificationLinks,
     private readonly minIntervalMinutes: number,
+    private readonly orgLinks: OrganizationLinks,
   ) {}
 
   /**
@@ -43,13 +45,12 @@ export class NotificationService {
     return `${this.links.dashboardUrl.replace(/\/+$/, "")}/${encodeURIComponent(organizationSlug)}/${page}`;
   }
 
-  /** The organization's slug, for links (notifications leave the process: they name it, not its id). */
-  async organization(trx: Kysely<Database>, organizationId: number): Promise<{ id: number; slug: string }> {
-    return trx
-      .selectFrom("organizations")
-      .select(["id", "slug"])
-      .where("id", "=", organizationId)
-      .executeTakeFirstOrThrow();
+  /**
+   * The organization's slug, for links (notifications leave the process: they name it, not its
+   * id), read once per transaction by the organizations plugin's links, as webhooks read it.
+   */
+  async organization(scope: TransactionScope, organizationId: number): Promise<{ id: number; slug: string }> {
+    return { id: organizationId, slug: (await this.orgLinks.forOrganization(scope, organizationId)).organizationSlug };
   }
 
   /**

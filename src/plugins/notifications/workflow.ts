@@ -22,7 +22,7 @@ async function workflowNotification(
   headline: string,
   comment: string | null = null,
 ): Promise<Notification> {
-  const organization = await service.organization(scope.trx, event.organizationId);
+  const organization = await service.organization(scope, event.organizationId);
   return {
     organization,
     category: "workflow",

@@ -16,7 +16,7 @@ export async function notifyThrottled(
   notifications: NotificationService,
 ): Promise<void> {
   const { reason, period, limit, windowEnd } = event.payload;
-  const organization = await notifications.organization(scope.trx, event.organizationId);
+  const organization = await notifications.organization(scope, event.organizationId);
   const what =
     reason === "spike_protection"
       ? `spike protection holds it to ${limit} events this hour`

@@ -131,7 +131,7 @@ export class IssueAlertProcessor {
     const actions = rule.actions.filter((a) => a.id === EMAIL_ACTION || a.id === CHAT_ACTION);
     if (actions.length === 0) return;
     const { issue, event } = domainEvent.payload;
-    const organization = await this.notifications.organization(scope.trx, domainEvent.organizationId);
+    const organization = await this.notifications.organization(scope, domainEvent.organizationId);
     const notification: Notification = {
       organization,
       category: "alerts",

@@ -164,7 +164,7 @@ export class MetricAlertEvaluator {
       ...new Map(triggers.flatMap((t) => t.actions ?? []).map((action) => [JSON.stringify(action), action])).values(),
     ];
     if (actions.length === 0) return;
-    const organization = await this.notifications.organization(scope.trx, rule.organization_id);
+    const organization = await this.notifications.organization(scope, rule.organization_id);
     const notification: Notification = {
       organization,
       category: "alerts",
