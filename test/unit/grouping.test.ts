@@ -71,8 +71,20 @@ describe("the real @sentry/node event", () => {
       ["handled", "yes"], // from exception.mechanism, as Sentry tags it (#15)
       ["level", "error"],
       ["mechanism", "generic"],
+      // Derived from contexts, server_name and user, as Sentry tags them.
+      ["os", "Debian 12.11"],
+      ["os.name", "Debian"],
       ["probe", "yes"],
       ["release", "shop@1.0.0"],
+      ["runtime", "node v20.20.2"],
+      ["runtime.name", "node"],
+      ["server_name", "app-1"],
+      ["user", "id:u1"],
+    ]);
+    expect(event.searchValues).toEqual([
+      ["user.id", "u1"],
+      ["error.type", "Error"],
+      ["error.value", "probe failure"],
     ]);
     expect(event.payload).toBe(raw);
     expect(event.size).toBe(Buffer.byteLength(JSON.stringify(raw)));

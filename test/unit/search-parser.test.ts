@@ -139,12 +139,20 @@ describe("search query parser", () => {
 
   it("parses has:, tag:value, tags[key]:value and quoted values", () => {
     expect(one("has:browser")).toEqual({ type: "has", keys: ["browser"], negated: false });
-    expect(one("browser:Firefox")).toEqual({ type: "tag", key: "browser", values: ["Firefox"], negated: false });
+    expect(one("browser:Firefox")).toEqual({
+      type: "tag",
+      key: "browser",
+      values: ["Firefox"],
+      known: true,
+      negated: false,
+    });
+    expect(one("team:core")).toEqual({ type: "tag", key: "team", values: ["core"], known: false, negated: false });
     expect(one("browser.name:Firefox")).toMatchObject({ key: "browser.name" });
     expect(one('browser:"Mobile Safari"')).toEqual({
       type: "tag",
       key: "browser",
       values: ["Mobile Safari"],
+      known: true,
       negated: false,
     });
     expect(one('url:"say \\"hi\\""')).toMatchObject({ values: ['say "hi"'] });
@@ -152,6 +160,7 @@ describe("search query parser", () => {
       type: "tag",
       key: "sentry:user",
       values: ["id:42"],
+      known: true,
       negated: false,
     });
     expect(one('browser:[Firefox, "Mobile Safari", Chrome]')).toMatchObject({
@@ -161,7 +170,13 @@ describe("search query parser", () => {
 
   it("parses negation !key:value on any filter", () => {
     expect(one("!is:resolved")).toEqual({ type: "is", values: ["resolved"], negated: true });
-    expect(one("!browser:Firefox")).toEqual({ type: "tag", key: "browser", values: ["Firefox"], negated: true });
+    expect(one("!browser:Firefox")).toEqual({
+      type: "tag",
+      key: "browser",
+      values: ["Firefox"],
+      known: true,
+      negated: true,
+    });
     expect(one("!environment:[prod, staging]")).toEqual({
       type: "environment",
       values: ["prod", "staging"],

@@ -13,6 +13,7 @@ import {
 } from "./list/routes.js";
 import { resolveEventId, resolveShortId } from "./issue/lookups.js";
 import { getIssueTag, listIssueTags, listIssueTagValues } from "./events/tags.js";
+import { listIssueSearchKeys } from "./search/routes.js";
 
 /**
  * Every HTTP endpoint of the issues area (the issue's own under Sentry's legacy `/api/0/issues/{id}/` too).
@@ -29,6 +30,7 @@ export const issueEndpoints = [
   listIssueTagValues,
   listIssueHashes,
   listIssues,
+  listIssueSearchKeys,
   bulkUpdateIssues,
   bulkDeleteIssues,
   listProjectIssues,

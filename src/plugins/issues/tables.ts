@@ -69,6 +69,10 @@ export interface IssueFacetTables {
   issue_environments: { issue_id: Int8; environment: string };
   issue_releases: { issue_id: Int8; release: string };
   issue_tags: { issue_id: Int8; key: string; value: string };
+  /** Event fields searched by `user.email:`, `error.type:`… (search/keys.ts EVENT_FIELDS), not shown as tags. */
+  issue_search_values: { issue_id: Int8; field: string; value: string };
+  /** Every tag key an event of the organization carried: what makes `key:value` a known search key. */
+  issue_tag_keys: { organization_id: number; key: string };
   issue_stats_hourly: { issue_id: Int8; bucket: Timestamp; count: number };
   issue_stats_daily: { issue_id: Int8; bucket: Timestamp; count: number };
 }
@@ -119,6 +123,8 @@ declare module "../../db/schema.js" {
     issue_environments: IssueFacetTables["issue_environments"];
     issue_releases: IssueFacetTables["issue_releases"];
     issue_tags: IssueFacetTables["issue_tags"];
+    issue_search_values: IssueFacetTables["issue_search_values"];
+    issue_tag_keys: IssueFacetTables["issue_tag_keys"];
     issue_stats_hourly: IssueFacetTables["issue_stats_hourly"];
     issue_stats_daily: IssueFacetTables["issue_stats_daily"];
     issue_activity: IssueActivityTable;

@@ -65,6 +65,7 @@ const ISSUE_TABLES = [
   "issue_environments",
   "issue_releases",
   "issue_tags",
+  "issue_search_values",
   "issue_stats_hourly",
   "issue_stats_daily",
   "issue_activity",

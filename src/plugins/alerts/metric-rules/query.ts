@@ -26,6 +26,8 @@ export function parseEventQuery(query: string): EventTerm[] {
     throw error;
   }
   return parsed.terms.map((term): EventTerm => {
+    if ("values" in term && term.values.some((value) => typeof value === "string" && value.includes("*")))
+      throw new EventQueryError(`wildcards ("*") are not supported in a metric alert query`);
     if (term.type === "text")
       throw new EventQueryError(
         `free text ("${term.text}") is not supported in a metric alert query; use ${SUPPORTED}`,

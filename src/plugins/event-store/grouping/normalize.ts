@@ -4,6 +4,7 @@ import { resolveMessage } from "./message.js";
 import { parseRawEvent } from "./raw-event.js";
 import { type EventProcessingError, sanitizeEventPayload } from "./sanitize.js";
 import { normalizeEventId, normalizeLevel, normalizeTimestamp } from "./scalars.js";
+import { contextTags, eventSearchValues } from "./search-values.js";
 import { mechanismTags, normalizeTags } from "./tags.js";
 import { optionalText } from "./text.js";
 import { describeEvent } from "./title.js";
@@ -42,6 +43,7 @@ export function normalizeEvent(raw: unknown, options: NormalizeOptions): Normali
   const release = optionalText(event.release, MAX_NAME_LENGTH);
   const platform = optionalText(event.platform, MAX_NAME_LENGTH);
   const user = normalizeUser(event.user);
+  const userKey = userKeyOf(user);
   const exceptions = exceptionChain(event.exception);
   const message = resolveMessage(event);
   const labels = describeEvent({
@@ -64,9 +66,14 @@ export function normalizeEvent(raw: unknown, options: NormalizeOptions): Normali
     type: exceptions.length > 0 ? "error" : "default",
     ...labels,
     message: message.formatted ?? exceptions.flatMap((exception) => exception.value ?? []).join("\n"),
-    tags: normalizeTags(event.tags, { level, environment, release, ...mechanismTags(exceptions) }),
+    tags: normalizeTags(
+      event.tags,
+      { level, environment, release, ...mechanismTags(exceptions) },
+      contextTags(event, userKey),
+    ),
+    searchValues: eventSearchValues(user, exceptions),
     user,
-    userKey: userKeyOf(user),
+    userKey,
     hashes: groupingHashes({ fingerprint: event.fingerprint ?? null, exceptions, message, title: labels.title }),
     payload,
     size: options.size ?? Buffer.byteLength(JSON.stringify(payload)),

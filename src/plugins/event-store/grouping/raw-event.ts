@@ -100,7 +100,7 @@ const userSchema = z.object(
   { error: expected("an object") },
 );
 
-/** Only the request URL is used (as a last-resort culprit); a malformed request is ignored. */
+/** Only the request URL is used (a last-resort culprit, the `url` tag); a malformed request is ignored. */
 const requestSchema = z
   .unknown()
   .transform((value) => (isPlainObject(value) ? { url: toText(value.url) } : undefined))
@@ -118,6 +118,10 @@ const rawEventSchema = z.object(
     dist: text,
     culprit: text,
     transaction: text,
+    logger: text,
+    server_name: text,
+    /** Read leniently for derived tags (search-values.ts): any shape is accepted. */
+    contexts: z.unknown().optional(),
     exception: exceptionSchema.nullish(),
     message: messageSchema.nullish(),
     logentry: messageSchema.nullish(),

@@ -30,11 +30,20 @@ export function mechanismTags(
 /**
  * SDK tags (`{key: value}` or `[[key, value], …]`) as `[key, value]` string pairs sorted by key,
  * plus `level`, `environment`, `release` (and `handled`, `mechanism`) from the event's own fields: those win over an SDK
- * tag of the same name, so the `level` tag always agrees with the event's level. A key sent twice
- * keeps its last value. Pairs without a usable key or value are dropped, not rejected (Relay).
+ * tag of the same name, so the `level` tag always agrees with the event's level. `defaults` (the
+ * tags derived from request and contexts) apply only where the SDK sent no such tag. A key sent
+ * twice keeps its last value. Pairs without a usable key or value are dropped, not rejected (Relay).
  */
-export function normalizeTags(raw: unknown, derived: DerivedTags): Array<[string, string]> {
+export function normalizeTags(
+  raw: unknown,
+  derived: DerivedTags,
+  defaults: Record<string, string | null> = {},
+): Array<[string, string]> {
   const tags = new Map<string, string>();
+  for (const [key, value] of Object.entries(defaults)) {
+    const cleanValue = tagText(value, MAX_VALUE_LENGTH);
+    if (cleanValue) tags.set(key, cleanValue);
+  }
   for (const [key, value] of tagEntries(raw)) {
     const cleanKey = tagText(key, MAX_KEY_LENGTH);
     const cleanValue = tagText(value, MAX_VALUE_LENGTH);

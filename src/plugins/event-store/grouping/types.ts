@@ -36,6 +36,11 @@ export interface NormalizedEvent {
   metadata: Record<string, unknown>;
   /** SDK tags plus `level`, `environment`, `release` (when set), as pairs, sorted by key. */
   tags: Array<[string, string]>;
+  /**
+   * `[field, value]` pairs issue search reads beside tags (`user.email`, `error.type`…). Optional:
+   * events queued before it existed have none.
+   */
+  searchValues?: Array<[string, string]>;
   user: EventUser | null;
   /** What distinct users are counted by: user.id, else email, username, ip_address. */
   userKey: string | null;

@@ -15,6 +15,7 @@ import { eventSnapshot, issueSnapshot } from "../snapshot.js";
 import { type IssueState, stateFromRow } from "../state.js";
 import { ITEMS_PER_TURN, yieldToEventLoop } from "../../../worker/yield.js";
 import { assignIssues, type IssueAssignment } from "./assign-issues.js";
+import { insertFacets } from "./facets.js";
 import { type FoldEvent, type FoldResult, foldEvents } from "./fold.js";
 
 type BatchItem = StorableEvent;
@@ -93,7 +94,7 @@ async function recordEvents(
   }
   await updateIssues(trx, outcomes);
   await upsertStats(trx, fresh);
-  await insertFacets(trx, fresh);
+  await insertFacets(scope, fresh);
   await insertActivities(trx, outcomes, assignment.created, fresh);
   const unused = [...assignment.created].filter((id) => !outcomes.has(id));
   const orphans = [...assignment.orphans, ...unused];
@@ -317,39 +318,6 @@ async function upsertStats(trx: Transaction<Database>, fresh: FreshEvent[]): Pro
       )
       .execute();
   }
-}
-
-/** Environments, releases and tags seen per issue (what search filters on). */
-async function insertFacets(trx: Transaction<Database>, fresh: FreshEvent[]): Promise<void> {
-  const environments = new Map<string, { issue_id: number; environment: string }>();
-  const releases = new Map<string, { issue_id: number; release: string }>();
-  const tags = new Map<string, { issue_id: number; key: string; value: string }>();
-  for (const { item, issueId } of fresh) {
-    const { environment, release } = item.event;
-    if (environment) environments.set(`${issueId}\0${environment}`, { issue_id: issueId, environment });
-    if (release) releases.set(`${issueId}\0${release}`, { issue_id: issueId, release });
-    for (const [key, value] of item.event.tags)
-      tags.set(`${issueId}\0${key}\0${value}`, { issue_id: issueId, key, value });
-  }
-  if (environments.size > 0) {
-    await trx
-      .insertInto("issue_environments")
-      .values([...environments.values()])
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-  }
-  if (releases.size > 0)
-    await trx
-      .insertInto("issue_releases")
-      .values([...releases.values()])
-      .onConflict((oc) => oc.doNothing())
-      .execute();
-  if (tags.size > 0)
-    await trx
-      .insertInto("issue_tags")
-      .values([...tags.values()])
-      .onConflict((oc) => oc.doNothing())
-      .execute();
 }
 
 async function insertActivities(

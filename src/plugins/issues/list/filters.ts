@@ -3,6 +3,7 @@ import { MAX_INT4 } from "../../../db/ids.js";
 import type { Database } from "../../../db/schema.js";
 import { fieldErrors } from "../../../http/errors.js";
 import type { SearchTerm } from "../search/ast.js";
+import { assertKnownKeys } from "../search/known-keys.js";
 import { parseAssigneeRef, parseSearchQuery } from "../search/parser.js";
 import { type SearchContext, searchCondition } from "../search/to-sql.js";
 import type { IssueFilterParams } from "./params.js";
@@ -61,6 +62,7 @@ export async function issueCondition(
   ctx: SearchContext,
 ): Promise<{ condition: IssueCondition; projects: number[] | null }> {
   const terms = searchTerms(filters);
+  await assertKnownKeys(db, ctx.organizationId, terms);
   const projects = await projectScope(db, ctx.organizationId, filters.project);
   // Built here, not lazily in a WHERE callback, so a bad term (`me` without a user) fails once, up front.
   const eb = expressionBuilder<Database, "issues">();

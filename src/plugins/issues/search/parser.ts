@@ -12,17 +12,19 @@ import {
   type UserRef,
 } from "./ast.js";
 import { searchError } from "./errors.js";
+import { type EventField, type SearchKeyDefinition, searchKey } from "./keys.js";
 import { type RawToken, type RawValue, tokenize } from "./tokenizer.js";
 
 export { searchError } from "./errors.js";
 
 const DURATION_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-const KEY_ALIASES: Record<string, string> = { age: "firstSeen" };
 
 /**
- * Parses an issue search query (Sentry's syntax) into typed terms. Anything it cannot make sense of is a
- * 400 `Error parsing search query: <why>` rather than a silently ignored token.
+ * Parses an issue search query (Sentry's syntax, keys in keys.ts) into typed terms. Anything it
+ * cannot make sense of is a 400 `Error parsing search query: <why>` rather than a silently ignored
+ * token. A key that is neither built in nor `tags[…]` is taken for a tag; whether any event has
+ * that tag is checked against the database (known-keys.ts), so a typo is a 400 too.
  */
 export function parseSearchQuery(input: string): SearchQuery {
   return { terms: tokenize(input).map(toTerm) };
@@ -41,58 +43,62 @@ export function parseAssigneeRef(value: string): AssigneeRef {
 
 function toTerm(token: RawToken): SearchTerm {
   if (token.kind === "text") return { type: "text", text: token.text };
-  const key = KEY_ALIASES[token.key] ?? token.key;
-  const { value, negated } = token;
+  const { key, value, negated } = token;
+  const definition = searchKey(key);
   if (value.kind === "bare" && value.text === "") {
-    if (!isTagKey(key)) throw searchError(`missing value for "${token.key}:"`);
+    if (definition || isExplicitTag(key)) throw searchError(`missing value for "${key}:"`);
     // `TypeError:` in a pasted message is a word, not a filter without a value.
-    return { type: "text", text: `${negated ? "!" : ""}${token.key}:` };
+    return { type: "text", text: `${negated ? "!" : ""}${key}:` };
   }
-  if (value.kind === "quoted" && value.text === "") throw searchError(`empty value for "${token.key}:"`);
-  return { ...toFilter(key, token.key, value), negated };
+  if (value.kind === "quoted" && value.text === "") throw searchError(`empty value for "${key}:"`);
+  const filter = definition ? builtInFilter(definition, key, value) : tagFilter(key, value);
+  return { ...filter, negated };
 }
 
-const KNOWN_KEYS = new Set([
-  "is",
-  "assigned",
-  "bookmarks",
-  "subscribed",
-  "level",
-  "environment",
-  "release",
-  "firstSeen",
-  "lastSeen",
-  "timesSeen",
-  "userCount",
-  "has",
-]);
-const isTagKey = (key: string) => !KNOWN_KEYS.has(key);
-
-function toFilter(key: string, written: string, value: RawValue): SearchFilter {
-  switch (key) {
+function builtInFilter(definition: SearchKeyDefinition, written: string, value: RawValue): SearchFilter {
+  const key = definition.key;
+  switch (definition.kind) {
     case "is":
       return { type: "is", values: valuesOf(value).map(isValue) };
     case "assigned":
       return { type: "assigned", values: valuesOf(value).map(parseAssigneeRef) };
-    case "bookmarks":
-    case "subscribed":
-      return { type: key, values: valuesOf(value).map(userRef) };
+    case "user-flag":
+      return { type: key as "bookmarks" | "subscribed", values: valuesOf(value).map(userRef) };
     case "level":
       return { type: "level", values: valuesOf(value).map(level) };
-    case "environment":
-    case "release":
-      return { type: key, values: valuesOf(value) };
-    case "firstSeen":
-    case "lastSeen":
-      return { type: "date", field: key, ...dateComparison(single(value, written), written) };
-    case "timesSeen":
-    case "userCount":
-      return { type: "count", field: key, ...countComparison(single(value, written), written) };
+    case "facet":
+      return { type: key as "environment" | "release", values: valuesOf(value) };
+    case "first-release":
+      return { type: "firstRelease", values: valuesOf(value) };
+    case "date":
+      return {
+        type: "date",
+        field: key as "firstSeen" | "lastSeen",
+        ...dateComparison(single(value, written), written),
+      };
+    case "count":
+      return {
+        type: "count",
+        field: key as "timesSeen" | "userCount",
+        ...countComparison(single(value, written), written),
+      };
     case "has":
-      return { type: "has", keys: valuesOf(value).map(tagKey) };
-    default:
-      return { type: "tag", key: tagKey(key), values: valuesOf(value) };
+      return { type: "has", keys: valuesOf(value).map(hasKey) };
+    case "message":
+      return { type: "message", values: valuesOf(value) };
+    case "event-field":
+      return { type: "field", field: key as EventField, values: valuesOf(value) };
+    case "handled": {
+      const yes = booleanValue(single(value, written), written);
+      return { type: "handled", handled: key === "error.handled" ? yes : !yes };
+    }
+    case "derived-tag":
+      return { type: "tag", key, values: valuesOf(value), known: true };
   }
+}
+
+function tagFilter(written: string, value: RawValue): SearchFilter {
+  return { type: "tag", key: tagKey(written), values: valuesOf(value), known: isExplicitTag(written) };
 }
 
 const valuesOf = (value: RawValue): string[] => (value.kind === "list" ? value.items : [value.text]);
@@ -119,10 +125,27 @@ function userRef(value: string): UserRef {
   return value.toLowerCase() === "me" ? { kind: "me" } : { kind: "user", ref: value };
 }
 
+const isExplicitTag = (key: string) => /^tags\[.+\]$/.test(key);
+
 /** `tags[sentry:user]` → `sentry:user`; a plain key stays as it is. */
 function tagKey(key: string): string {
-  const bracketed = /^tags\[(.+)\]$/.exec(key);
-  return bracketed ? (bracketed[1] as string) : key;
+  return isExplicitTag(key) ? key.slice(5, -1) : key;
+}
+
+/** `has:` names a tag or an event field; an alias (`user.ip_address`) names what its key does. */
+function hasKey(written: string): string {
+  const definition = searchKey(written);
+  // Environment, release and level are tags of every event too.
+  if (definition && ["event-field", "derived-tag", "facet", "level"].includes(definition.kind)) return definition.key;
+  if (definition) throw searchError(`"has:${written}" is not supported (has: takes a tag or an event field)`);
+  return tagKey(written);
+}
+
+function booleanValue(text: string, key: string): boolean {
+  const lowered = text.toLowerCase();
+  if (lowered === "true" || lowered === "1" || lowered === "yes") return true;
+  if (lowered === "false" || lowered === "0" || lowered === "no") return false;
+  throw searchError(`invalid value "${text}" for "${key}:" (expected true or false)`);
 }
 
 function splitComparison(text: string): { op: Comparison | null; rest: string } {

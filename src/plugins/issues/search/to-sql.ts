@@ -1,7 +1,8 @@
-import { type Expression, type ExpressionBuilder, type SqlBool, sql } from "kysely";
+import { type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Database } from "../../../db/schema.js";
 import type { AssigneeRef, Comparison, DateValue, IsValue, SearchFilter, SearchTerm, UserRef } from "./ast.js";
 import { searchError } from "./errors.js";
+import { EVENT_FIELDS } from "./keys.js";
 
 /** Whose search this is: `me` and the organization scope of every subquery come from here. */
 export interface SearchContext {
@@ -56,7 +57,7 @@ function filterCondition(eb: IssuesEb, filter: SearchFilter, ctx: SearchContext)
           .selectFrom("issue_environments as f")
           .select(sql.lit(1).as("one"))
           .whereRef("f.issue_id", "=", "issues.id")
-          .where("f.environment", "in", filter.values),
+          .where(() => valueMatches(sql.ref("f.environment"), filter.values)),
       );
     case "release":
       return eb.exists(
@@ -64,8 +65,10 @@ function filterCondition(eb: IssuesEb, filter: SearchFilter, ctx: SearchContext)
           .selectFrom("issue_releases as f")
           .select(sql.lit(1).as("one"))
           .whereRef("f.issue_id", "=", "issues.id")
-          .where("f.release", "in", filter.values),
+          .where(() => releaseMatches(eb, sql.ref("f.release"), filter.values)),
       );
+    case "firstRelease":
+      return releaseMatches(eb, sql.ref("issues.first_release"), filter.values);
     case "date":
       return dateCondition(
         eb,
@@ -76,28 +79,84 @@ function filterCondition(eb: IssuesEb, filter: SearchFilter, ctx: SearchContext)
       );
     case "count":
       return eb(filter.field === "timesSeen" ? "issues.times_seen" : "issues.user_count", filter.op, filter.value);
-    case "has":
-      return eb.exists(
-        eb
-          .selectFrom("issue_tags as f")
-          .select(sql.lit(1).as("one"))
-          .whereRef("f.issue_id", "=", "issues.id")
-          .where("f.key", "in", filter.keys),
-      );
+    case "has": {
+      const fields = filter.keys.filter(isEventField);
+      const tags = filter.keys.filter((key) => !isEventField(key));
+      return eb.or([
+        ...(tags.length > 0 ? [eb.exists(tagRows(eb).where("f.key", "in", tags))] : []),
+        ...(fields.length > 0 ? [eb.exists(fieldRows(eb).where("v.field", "in", fields))] : []),
+      ]);
+    }
     case "tag":
       return eb.exists(
-        eb
-          .selectFrom("issue_tags as f")
-          .select(sql.lit(1).as("one"))
-          .whereRef("f.issue_id", "=", "issues.id")
+        tagRows(eb)
           .where("f.key", "=", filter.key)
-          .where("f.value", "in", filter.values),
+          .where(() => valueMatches(sql.ref("f.value"), filter.values)),
       );
+    case "field":
+      return eb.exists(
+        fieldRows(eb)
+          .where("v.field", "=", filter.field)
+          .where(() => valueMatches(sql.ref("v.value"), filter.values)),
+      );
+    case "handled":
+      // The `handled` tag is `no` when any exception of the event was unhandled (grouping/tags.ts).
+      return eb.exists(
+        tagRows(eb)
+          .where("f.key", "=", "handled")
+          .where("f.value", "=", filter.handled ? "yes" : "no"),
+      );
+    case "message":
+      return eb.or(filter.values.map((value) => textCondition(eb, value)));
   }
+}
+
+const isEventField = (key: string) => (EVENT_FIELDS as readonly string[]).includes(key);
+
+const tagRows = (eb: IssuesEb) =>
+  eb.selectFrom("issue_tags as f").select(sql.lit(1).as("one")).whereRef("f.issue_id", "=", "issues.id");
+
+const fieldRows = (eb: IssuesEb) =>
+  eb.selectFrom("issue_search_values as v").select(sql.lit(1).as("one")).whereRef("v.issue_id", "=", "issues.id");
+
+/** Any of the values: exact ones by equality, ones with `*` as LIKE patterns. */
+function valueMatches(column: RawBuilder<unknown>, values: readonly string[]): Condition {
+  const exact = values.filter((value) => !value.includes("*"));
+  const parts = values
+    .filter((value) => value.includes("*"))
+    .map((glob) => sql<SqlBool>`${column} like ${likePattern(glob)}`);
+  if (exact.length > 0) parts.unshift(sql<SqlBool>`${column} in (${sql.join(exact)})`);
+  return parts.length === 1 ? (parts[0] as Condition) : sql<SqlBool>`(${sql.join(parts, sql` or `)})`;
+}
+
+/** As valueMatches, with `latest` meaning the newest release of the issue's project. */
+function releaseMatches(eb: IssuesEb, column: RawBuilder<unknown>, values: readonly string[]): Condition {
+  const named = values.filter((value) => value !== "latest");
+  const newest = eb
+    .selectFrom("releases as r")
+    .select("r.version")
+    .whereRef("r.project_id", "=", "issues.project_id")
+    .orderBy("r.date_created", "desc")
+    .orderBy("r.id", "desc")
+    .limit(1);
+  const latest = sql<SqlBool>`${column} = (${newest})`;
+  if (named.length === values.length) return valueMatches(column, values);
+  return named.length === 0 ? latest : sql<SqlBool>`(${latest} or ${valueMatches(column, named)})`;
+}
+
+/** `*` → `%`; LIKE's own `%`, `_` and `\\` are taken literally. */
+function likePattern(glob: string): string {
+  return glob.replace(/[\\%_]/g, (ch) => `\\${ch}`).replaceAll("*", "%");
 }
 
 function isCondition(eb: IssuesEb, value: IsValue, ctx: SearchContext): Condition {
   switch (value) {
+    case "for_review":
+      // Sentry's review inbox: unresolved issues that are new, regressed or escalating.
+      return eb.and([
+        eb("issues.status", "=", "unresolved"),
+        eb("issues.substatus", "in", ["new", "regressed", "escalating"]),
+      ]);
     case "unresolved":
     case "resolved":
     case "ignored":
@@ -225,9 +284,9 @@ function dateCondition(
   return eb(column, op, date);
 }
 
-/** Each word or phrase must occur, case-insensitively, in the title, culprit or message. */
+/** Each word or phrase must occur, case-insensitively, in the title, culprit or message (`*` is a wildcard). */
 function textCondition(eb: IssuesEb, text: string): Condition {
-  const pattern = `%${text.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+  const pattern = `%${likePattern(text)}%`;
   return eb.or([
     eb("issues.title", "ilike", pattern),
     eb("issues.culprit", "ilike", pattern),

@@ -1,42 +1,44 @@
 import { useState } from "preact/hooks";
+import { enc, get } from "../api.js";
 import { html } from "../html.js";
+import { useAsync } from "../hooks.js";
 
-const TOKENS = [
-  "is:unresolved",
-  "is:resolved",
-  "is:ignored",
-  "is:assigned",
-  "is:unassigned",
-  "is:new",
-  "is:regressed",
-  "is:escalating",
-  "assigned:me",
-  "bookmarks:me",
-  "level:error",
-  "level:warning",
-  "level:fatal",
-  "environment:",
-  "release:",
-  "firstSeen:-24h",
-  "lastSeen:-1h",
-  "timesSeen:>10",
-  "userCount:>5",
-  "has:",
-  "!",
-];
+/** What `GET /organizations/{org}/issue-search-keys/` answers: the parser's own key list, and the organization's tags. */
+interface SearchKeys {
+  keys: Array<{ key: string; aliases: string[]; description: string; examples: string[] }>;
+  tags: string[];
+}
 
 /**
  * The search input with suggestions of the search syntax: a datalist whose options complete the
- * token being typed (the browser's own, accessible, suggestion list).
+ * token being typed (the browser's own, accessible, suggestion list), and a help panel listing
+ * every key. Both come from the server's definition of the syntax, so they never drift from it.
  */
-export function SearchBox({ value }: { value: string }) {
+export function SearchBox({ org, value }: { org: string; value: string }) {
   const [text, setText] = useState(value);
+  const vocabulary = useAsync(() => get<SearchKeys>(`/organizations/${enc(org)}/issue-search-keys/`), [org]);
   const head = text.includes(" ") ? text.slice(0, text.lastIndexOf(" ") + 1) : "";
   const last = text.slice(head.length);
-  const options = TOKENS.filter((token) => token.startsWith(last) && token !== last).slice(0, 12);
+  const tokens = suggestions(vocabulary.data);
+  const options = tokens.filter((token) => token.startsWith(last) && token !== last).slice(0, 12);
   return html`<label class="grow">Search
     <input id="search" name="query" type="search" value=${text} list="search-suggestions" autocomplete="off" spellcheck=${false}
       onInput=${(e: Event) => setText((e.target as HTMLInputElement).value)} placeholder="is:unresolved level:error TypeError" />
     <datalist id="search-suggestions">${options.map((token) => html`<option value=${head + token} />`)}</datalist>
-  </label>`;
+  </label>
+  ${
+    vocabulary.data &&
+    html`<details class="search-help"><summary>Search syntax</summary>
+    <p><code>key:value</code>, <code>!key:value</code>, <code>key:[a, b]</code>, <code>"quoted value"</code>, <code>*</code> wildcards, free text. The full grammar is in the package's <code>docs/search.md</code>.</p>
+    <dl>${vocabulary.data.keys.map((key) => html`<dt><code>${key.key}:</code>${key.aliases.map((alias) => html` <code>${alias}:</code>`)}</dt><dd>${key.description}</dd>`)}</dl>
+    ${vocabulary.data.tags.length > 0 && html`<p>Tags in this organization: ${vocabulary.data.tags.map((tag) => html`<code>${tag}:</code> `)}</p>`}
+  </details>`
+  }`;
+}
+
+function suggestions(vocabulary: SearchKeys | undefined): string[] {
+  if (!vocabulary) return ["is:unresolved", "!"];
+  const builtIn = vocabulary.keys.flatMap((key) => key.examples);
+  const known = new Set(vocabulary.keys.map((key) => key.key));
+  return [...builtIn, ...vocabulary.tags.filter((tag) => !known.has(tag)).map((tag) => `${tag}:`), "!"];
 }

@@ -96,7 +96,7 @@ function StreamFilters({
       const data = new FormData(e.target as HTMLFormElement);
       go({ query: String(data.get("query") ?? ""), environment: String(data.get("environment") ?? "") });
     }}>
-      <${SearchBox} key=${filters.query} value=${filters.query} />
+      <${SearchBox} key=${filters.query} org=${org} value=${filters.query} />
       <label>Project
         <select name="project" value=${filters.project} onChange=${(e: Event) => go({ project: (e.target as HTMLSelectElement).value })}>
           <option value="">All projects</option>
