@@ -5,6 +5,7 @@ import { ApiError } from "../../src/http/errors.js";
 import type { SearchTerm } from "../../src/plugins/issues/search/ast.js";
 import { parseAssigneeRef, parseIsoDate, parseSearchQuery } from "../../src/plugins/issues/search/parser.js";
 import { searchCondition } from "../../src/plugins/issues/search/to-sql.js";
+import { SEARCH_KEYS, searchKey } from "../../src/plugins/issues/search/keys.js";
 
 const terms = (query: string) => parseSearchQuery(query).terms;
 const one = (query: string) => {
@@ -281,5 +282,21 @@ describe("search query to SQL", () => {
   it("refuses `me` without a user", () => {
     expect(() => compile("assigned:me", null)).toThrow('Error parsing search query: "assigned:me" needs a user token');
     expect(() => compile("bookmarks:me", null)).toThrow('"bookmarks:me" needs a user token');
+  });
+});
+
+describe("search key definitions", () => {
+  it("parse under every spelling, and docs/search.md documents each of them", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const doc = await readFile(new URL("../../docs/search.md", import.meta.url), "utf8");
+    for (const definition of SEARCH_KEYS) {
+      for (const spelling of [definition.key, ...definition.aliases]) {
+        expect(doc, spelling).toContain(`\`${spelling}:\``);
+        expect(searchKey(spelling)).toBe(definition);
+      }
+      // Examples ending in `:`, `#` or `""` are prefixes for the suggestion list, to be completed.
+      for (const example of definition.examples)
+        if (!/[:#"]$/.test(example)) expect(() => terms(example), example).not.toThrow();
+    }
   });
 });
