@@ -263,6 +263,15 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     await page.getByLabel("Environment").press("Enter");
     await poll(() => page.locator("li.issue").count()).toBe(15);
     await page.getByLabel("Environment").fill("");
+    // Suggestions and the syntax help come from the server's own key list (docs/search.md).
+    await page.getByRole("combobox", { name: "Search" }).fill("is:unresolved times");
+    await poll(() =>
+      page
+        .locator("#search-suggestions option")
+        .evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)),
+    ).toContain("is:unresolved times_seen:>10");
+    await page.getByText("Search syntax").click();
+    await poll(() => page.locator(".search-help").textContent()).toContain("user.email:");
     await page.getByRole("combobox", { name: "Search" }).fill("is:unresolved declined");
     await page.getByRole("combobox", { name: "Search" }).press("Enter");
     await poll(() => page.locator("li.issue").count()).toBe(1);
