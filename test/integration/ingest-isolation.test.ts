@@ -239,6 +239,7 @@ describe("ingest isolated in worker threads", { timeout: 120_000 }, () => {
     const started = performance.now();
     const result = await pool.run({
       kind: "envelope",
+      itemTypes: [],
       body: heavyEnvelope(eventId, "", 5),
       contentEncoding: "gzip",
       receivedAtMs: Date.now(),
@@ -269,6 +270,7 @@ describe("ingest isolated in worker threads", { timeout: 120_000 }, () => {
     cleanups.push(() => pool.close());
     const job = (eventId: string): PrepareJob => ({
       kind: "envelope",
+      itemTypes: [],
       body: heavyEnvelope(eventId, "", 5),
       contentEncoding: "gzip",
       receivedAtMs: Date.now(),

@@ -22,6 +22,7 @@ import { INGEST_WORKER_URL, IngestWorkerPool } from "./isolation/pool.js";
 import { prepareIngest } from "./isolation/prepare.js";
 import { type AcceptPolicy, IngestService, type IngestIsolation } from "./accept/service.js";
 import { scrubbingSink } from "./accept/scrubbing-sink.js";
+import { EnvelopeItemHandlerToken } from "./accept/item-handlers.js";
 import {
   IngestServiceToken,
   IngestSinkToken,
@@ -147,7 +148,19 @@ export const ingestPlugin = definePlugin({
       const isolation = runsInThreads(c) ? threadedIngest(c, policy) : undefined;
       if (!isolation && threadsWanted(c)) warnWorkerMissing(c);
       const sink = c.resolve(IngestSinkToken);
-      return new IngestService(keys, sink, limiter, clock, outcomes, admission, overload, policy, isolation);
+      const itemHandlers = c.isRegistered(EnvelopeItemHandlerToken, true) ? c.resolveAll(EnvelopeItemHandlerToken) : [];
+      return new IngestService(
+        keys,
+        sink,
+        limiter,
+        clock,
+        outcomes,
+        admission,
+        overload,
+        policy,
+        isolation,
+        itemHandlers,
+      );
     });
     registerFactory(
       container,
@@ -204,4 +217,10 @@ export const ingestPlugin = definePlugin({
 
 export { IngestServiceToken } from "./tokens.js";
 export { parseEnvelope, type Envelope, type EnvelopeItem } from "./accept/envelope.js";
+export {
+  EnvelopeItemHandlerToken,
+  type EnvelopeItemContext,
+  type EnvelopeItemHandler,
+  type EnvelopeItemInput,
+} from "./accept/item-handlers.js";
 export type { IngestQueueTable, IngestOutcomesTable, RateLimitWindowsTable } from "./tables.js";

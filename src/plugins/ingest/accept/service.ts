@@ -22,6 +22,7 @@ import type {
 } from "../isolation/prepare.js";
 import type { ProjectKeyRecord, ProjectKeyResolver } from "./project-keys.js";
 import type { SharedRateLimiter } from "../limits/rate-limit.js";
+import { dispatchItems, type EnvelopeItemHandler, type EnvelopeItemInput, handledItemTypes } from "./item-handlers.js";
 
 /** What the ingest routes hand over from a request. */
 export interface IngestInput {
@@ -94,7 +95,14 @@ export class IngestService {
     private readonly policy?: AcceptPolicy,
     /** Present when `ingest.isolation` is `"threads"` and worker threads are available (queued mode). */
     private readonly isolation?: IngestIsolation,
-  ) {}
+    /** The plugins keeping envelope items other than events (check-ins, feedback, sessions). */
+    private readonly itemHandlers: readonly EnvelopeItemHandler[] = [],
+  ) {
+    this.#itemTypes = handledItemTypes(itemHandlers);
+  }
+
+  /** The item types some handler takes (attachments included when there is one). */
+  readonly #itemTypes: Set<string>;
 
   /** `POST /api/{project_id}/envelope/` → `{id}` of the (first) event, `{}` without one. */
   async ingestEnvelope(input: IngestInput): Promise<{ id?: string }> {
@@ -106,7 +114,14 @@ export class IngestService {
     if (earlyKey) this.#refuseBeforeParsing(earlyKey, receivedAt);
     // A key only inside the envelope is known after the parse: such requests stay inline.
     if (earlyKey && this.isolation) {
-      const { accepted } = await this.#ingestIsolated(this.isolation, earlyKey, "envelope", input, receivedAt);
+      const { accepted, items, envelopeHeader } = await this.#ingestIsolated(
+        this.isolation,
+        earlyKey,
+        "envelope",
+        input,
+        receivedAt,
+      );
+      await this.#dispatchItems(earlyKey, envelopeHeader, items, input, receivedAt);
       return accepted[0] === undefined ? {} : { id: accepted[0] };
     }
     const bytes = await decompressBody(input.body, input.headers.get("content-encoding"), {
@@ -124,7 +139,29 @@ export class IngestService {
       async () => eventsOf(envelope),
     );
     const [first] = await this.#captureReceived(key, withInferredIps(events, input), receivedAt);
+    const items = envelope.items
+      .filter((item) => this.#itemTypes.has(item.header.type))
+      .map((item) => ({ type: item.header.type, header: item.header, payload: item.payload }));
+    await this.#dispatchItems(key, envelope.header, items, input, receivedAt);
     return first === undefined ? {} : { id: first };
+  }
+
+  /** The envelope's other items to the plugins that keep them, after its events were accepted. */
+  #dispatchItems(
+    key: ProjectKeyRecord,
+    envelopeHeader: Record<string, unknown>,
+    items: readonly EnvelopeItemInput[],
+    input: IngestInput,
+    receivedAt: Date,
+  ): Promise<void> {
+    return dispatchItems(this.itemHandlers, items, {
+      project: key.project,
+      receivedAt,
+      clientAddress: input.clientAddress ?? null,
+      envelopeHeader,
+      outcome: (category, outcome, reason, quantity) =>
+        this.#count(key, outcome, reason, quantity, receivedAt, category),
+    });
   }
 
   /** `POST /api/{project_id}/store/` (legacy): one JSON event → `{id}`. */
@@ -162,9 +199,15 @@ export class IngestService {
     kind: PrepareJob["kind"],
     input: IngestInput,
     receivedAt: Date,
-  ): Promise<{ accepted: string[]; filtered: readonly FilteredEvent[] }> {
+  ): Promise<{
+    accepted: string[];
+    filtered: readonly FilteredEvent[];
+    items: readonly EnvelopeItemInput[];
+    envelopeHeader: Record<string, unknown>;
+  }> {
     const prepared = await isolation.run({
       kind,
+      itemTypes: [...this.#itemTypes],
       body: input.body,
       contentEncoding: input.headers.get("content-encoding"),
       receivedAtMs: receivedAt.getTime(),
@@ -185,7 +228,7 @@ export class IngestService {
     const accepted = await this.#capture(key, prepared.events.length, receivedAt, () =>
       isolation.appendPrepared(key.project, prepared.events),
     );
-    return { accepted, filtered: prepared.filtered };
+    return { accepted, filtered: prepared.filtered, items: prepared.items, envelopeHeader: prepared.envelopeHeader };
   }
 
   async #captureReceived(key: ProjectKeyRecord, received: ReceivedEvent[], receivedAt: Date): Promise<string[]> {

@@ -4,6 +4,7 @@ import { filterEvent, type FilterReason, type InboundFilterSettings } from "../.
 import { normalizeEvent } from "../../event-store/index.js";
 import { decompressBody } from "../accept/decompress.js";
 import { parseEnvelope } from "../accept/envelope.js";
+import type { EnvelopeItemInput } from "../accept/item-handlers.js";
 import { filteredEventId } from "../accept/filtered-id.js";
 import { eventsOf, parseEventPayload, type RawEvent, type ReceivedEvent } from "../accept/event-payload.js";
 import { inferUserIp, normalizeAddress } from "../accept/infer-ip.js";
@@ -27,6 +28,8 @@ export interface ProjectIngestSettings {
 export interface PrepareJob {
   /** `envelope`: an envelope of items; `store`: one JSON event (the legacy endpoint). */
   kind: "envelope" | "store";
+  /** Envelope item types other than events that a plugin keeps (accept/item-handlers.ts): sent back as they are. */
+  itemTypes: readonly string[];
   body: Uint8Array;
   contentEncoding: string | null;
   receivedAtMs: number;
@@ -59,12 +62,15 @@ export interface FilteredEvent {
   reason: FilterReason;
 }
 
-/** The request's rows, the events its filters refused and the client's reported discards. */
+/** The request's rows, the events its filters refused, the client's reported discards and its other kept items. */
 export interface PrepareSuccess {
   ok: true;
   discards: ClientDiscard[];
   events: PreparedEvent[];
   filtered: FilteredEvent[];
+  /** The items of `job.itemTypes`, each payload copied out of the body (a view would carry the whole body across). */
+  items: EnvelopeItemInput[];
+  envelopeHeader: Record<string, unknown>;
 }
 
 export type PrepareResult = PrepareSuccess | PrepareFailure;
@@ -79,11 +85,20 @@ export async function prepareIngest(job: PrepareJob): Promise<PrepareResult> {
   try {
     if (job.kind === "store") {
       const event = parseEventPayload(await decompress(job, INGEST_LIMITS.eventBytes, "Event"));
-      return { ok: true, discards: [], ...prepareEvents([event], job) };
+      return { ok: true, discards: [], items: [], envelopeHeader: {}, ...prepareEvents([event], job) };
     }
     const envelope = parseEnvelope(await decompress(job, INGEST_LIMITS.envelopeBytes, "Envelope"));
     invalidEvents = envelope.items.filter((item) => item.header.type === "event").length;
-    return { ok: true, discards: clientDiscardsOf(envelope.items), ...prepareEvents(eventsOf(envelope), job) };
+    const items = envelope.items
+      .filter((item) => job.itemTypes.includes(item.header.type))
+      .map((item) => ({ type: item.header.type, header: item.header, payload: item.payload.slice() }));
+    return {
+      ok: true,
+      discards: clientDiscardsOf(envelope.items),
+      items,
+      envelopeHeader: envelope.header,
+      ...prepareEvents(eventsOf(envelope), job),
+    };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     const { status, detail, extra, headers } = error;
