@@ -1,4 +1,8 @@
+import { ellipsize } from "../text.js";
 import { compileGlob } from "./glob.js";
+
+/** How much of a bad line its 400 quotes. */
+const QUOTED_LINE_LENGTH = 200;
 
 /**
  * The text syntax shared by fingerprint rules and stack trace rules (docs/grouping.md): one rule a
@@ -222,7 +226,7 @@ export function parseLines<Rule>(text: string, parseLine: (line: string) => Rule
       rules.push(parseLine(line));
     } catch (error) {
       if (!(error instanceof RuleSyntaxError)) throw error;
-      errors.push(`line ${index + 1}: ${error.message} (in "${rawLine.trim()}")`);
+      errors.push(`line ${index + 1}: ${error.message} (in "${ellipsize(rawLine.trim(), QUOTED_LINE_LENGTH)}")`);
     }
   });
   return { rules, errors };
