@@ -1,13 +1,19 @@
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
-import { eventStoreMigrations } from "./migrations.js";
+import { ProjectSettingsContributorToken } from "../organizations/index.js";
+import { groupingRulesSettings } from "./grouping-rules/settings.js";
+import { GroupingRulesStore } from "./grouping-rules/store.js";
+import { eventStoreMigrations, eventStoreOwnMigrations } from "./migrations.js";
 import { partitionTask, retentionApi, retentionTask } from "./retention/task.js";
 import { eventEndpoints } from "./read/routes.js";
 import { PostgresEventStore } from "./store.js";
 import { EventPayloadProcessorToken, EventSinkToken, EventStoreToken, IssueGroupingToken } from "./tokens.js";
 import { EventProcessor } from "./write/processor.js";
-import { EventProcessorToken } from "./write/token.js";
+import { EventProcessorToken, GroupingRulesStoreToken } from "./write/token.js";
+
+/** How long a project's grouping rules stay cached: a change made on another instance applies within this time. */
+const GROUPING_RULES_CACHE_TTL_MS = 10_000;
 
 /**
  * The event store (ARCHITECTURE.md, "The rooms"): normalisation and grouping, the event write
@@ -18,9 +24,18 @@ import { EventProcessorToken } from "./write/token.js";
 export const eventStorePlugin = definePlugin({
   id: "event-store",
   coreLedgerMigrations: eventStoreMigrations,
+  migrations: eventStoreOwnMigrations,
   dependencies: ["organizations"],
   register(container) {
     const db = () => container.resolve(Db);
+    registerFactory(
+      container,
+      GroupingRulesStoreToken,
+      (c) => new GroupingRulesStore(c.resolve(Clock), GROUPING_RULES_CACHE_TTL_MS),
+    );
+    registerFactory(container, ProjectSettingsContributorToken, (c) =>
+      groupingRulesSettings(() => c.resolve(GroupingRulesStoreToken)),
+    );
     registerFactory(
       container,
       EventProcessorToken,
@@ -31,6 +46,7 @@ export const eventStorePlugin = definePlugin({
           c.resolve(Clock),
           { maxBatch: 500, maxDelayMs: 2, maxConcurrent: 4 },
           () => (c.isRegistered(EventPayloadProcessorToken, true) ? c.resolveAll(EventPayloadProcessorToken) : []),
+          c.resolve(GroupingRulesStoreToken),
         ),
     );
     registerFactory(container, EventSinkToken, (c) => c.resolve(EventProcessorToken));

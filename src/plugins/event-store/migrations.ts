@@ -101,3 +101,21 @@ export const eventStoreMigrations: readonly SchemaMigration[] = [
     ],
   },
 ];
+
+/**
+ * The event store's own migrations, tracked in `faultline_migration_event_store` (new tables go
+ * here, ARCHITECTURE.md, "Tables and migrations").
+ */
+export const eventStoreOwnMigrations: readonly SchemaMigration[] = [
+  /** A project's grouping rules (docs/grouping.md), Sentry's text syntax as saved; no row: none. */
+  {
+    name: "0001_project_grouping_rules",
+    statements: (s) => [
+      `CREATE TABLE ${s}.project_grouping_rules (
+        project_id integer PRIMARY KEY REFERENCES ${s}.projects (id) ON DELETE CASCADE,
+        fingerprinting_rules text NOT NULL DEFAULT '',
+        grouping_enhancements text NOT NULL DEFAULT ''
+      )`,
+    ],
+  },
+];

@@ -35,6 +35,13 @@ export interface EventIdsTable {
   received: Timestamp;
 }
 
+/** A project's grouping rules as saved (0001_project_grouping_rules, docs/grouping.md); no row: none. */
+export interface ProjectGroupingRulesTable {
+  project_id: number;
+  fingerprinting_rules: string;
+  grouping_enhancements: string;
+}
+
 /** A stored event, as the event store's reads return it. */
 export type StoredEvent = Selectable<EventsTable>;
 
@@ -43,5 +50,6 @@ declare module "../../db/schema.js" {
   interface Database {
     events: EventsTable;
     event_ids: EventIdsTable;
+    project_grouping_rules: ProjectGroupingRulesTable;
   }
 }

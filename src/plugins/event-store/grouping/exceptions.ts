@@ -24,9 +24,19 @@ const blankToNull = (value: string | undefined): string | null => value?.trim() 
  * Entries with neither type, value nor frames say nothing and are dropped (as Relay does).
  */
 export function exceptionChain(raw: RawEvent["exception"]): ExceptionInfo[] {
+  return exceptionChainWithSources(raw).map(({ exception }) => exception);
+}
+
+/**
+ * {@link exceptionChain} with each exception's parsed value beside it, frame for frame: grouping
+ * rules match fields the chain does not keep (`abs_path`, `package`).
+ */
+export function exceptionChainWithSources(
+  raw: RawEvent["exception"],
+): Array<{ exception: ExceptionInfo; source: RawExceptionValue }> {
   return (raw?.values ?? [])
-    .map(toExceptionInfo)
-    .filter((exception) => exception.type || exception.value || exception.frames.length > 0);
+    .map((source) => ({ exception: toExceptionInfo(source), source }))
+    .filter(({ exception }) => exception.type || exception.value || exception.frames.length > 0);
 }
 
 function toExceptionInfo(raw: RawExceptionValue): ExceptionInfo {

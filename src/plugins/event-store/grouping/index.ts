@@ -5,3 +5,4 @@ export { describeEvent, type EventLabels, type TitleInput } from "./title.js";
 export type { ExceptionInfo, StackFrame } from "./exceptions.js";
 export type { EventMessage } from "./message.js";
 export type { EventLevel, EventUser, NormalizedEvent } from "./types.js";
+export { applyGroupingRules, parseFingerprintRules, parseStackTraceRules, type GroupingRules } from "./rules/index.js";

@@ -43,6 +43,8 @@ const frameSchema = z.object(
     abs_path: text,
     module: text,
     function: text,
+    // Read by stack trace and fingerprint rules (`stack.package`) only.
+    package: text,
     in_app: z.unknown().optional(),
   },
   { error: expected("a stack frame object") },

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "../../../db/schema.js";
 import { type KeysetBound, keysetPage, type Page } from "../../../http/pagination.js";
+import { groupingInfoByEvent } from "./grouping-info.js";
 import { serializeEventSummary } from "./serialize.js";
 
 /** A hash of the issue with its latest event (by event time), if it still has one. */
@@ -94,9 +95,15 @@ export async function issueHashPage(db: Kysely<Database>, issueId: number, curso
           .where("id", "in", ids)
           .execute();
   const byId = new Map(events.map((event) => [Number(event.id), event]));
+  const groupingInfo = await groupingInfoByEvent(db, ids);
   const serialize = (row: HashRow) => {
     const event = row.eventRowId === null ? undefined : byId.get(row.eventRowId);
-    return { id: row.hash, latestEvent: event ? serializeEventSummary(event) : null };
+    return {
+      id: row.hash,
+      latestEvent: event ? serializeEventSummary(event) : null,
+      // What produced the hash, per its latest event (docs/grouping.md); null without one.
+      groupingInfo: (row.eventRowId === null ? undefined : groupingInfo.get(row.eventRowId)) ?? null,
+    };
   };
   return { page, serialize };
 }

@@ -3,9 +3,10 @@ import type { Clock } from "../../../clock.js";
 import type { Database } from "../../../db/schema.js";
 import { retryTransientFailures } from "../../../db/retry.js";
 import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
-import { normalizeEvent } from "../grouping/index.js";
+import { applyGroupingRules, type GroupingRules, normalizeEvent } from "../grouping/index.js";
 import { type BatcherOptions, GroupCommitBatcher } from "../../../db/group-commit.js";
 import type { NormalizedEvent } from "../grouping/types.js";
+import type { GroupingRulesStore } from "../grouping-rules/store.js";
 import type {
   CaptureOptions,
   EventPayloadProcessor,
@@ -30,14 +31,18 @@ export class EventProcessor implements EventSink, EventWrites {
     options: BatcherOptions,
     /** Payload processors other plugins registered (read at each use: registration comes later). */
     private readonly processors: () => readonly EventPayloadProcessor[] = () => [],
+    /** The projects' grouping rules (docs/grouping.md); none when not given. */
+    private readonly groupingRules: Pick<GroupingRulesStore, "forProject"> | null = null,
   ) {
     this.#batcher = new GroupCommitBatcher((items) => this.#write(items), options);
   }
 
   async capture(project: ProjectRef, raw: unknown, options: CaptureOptions = {}): Promise<{ eventId: string }> {
-    const event = await this.#process(this.db(), project, this.normalize(raw, options));
-    await this.#batcher.submit({ project, event });
-    return { eventId: event.eventId };
+    const db = this.db();
+    const processed = await this.#process(db, project, this.normalize(raw, options));
+    const [event] = await this.#regroup(db, [{ project, event: processed }]);
+    await this.#batcher.submit(event!);
+    return { eventId: processed.eventId };
   }
 
   normalize(raw: unknown, options: CaptureOptions = {}): NormalizedEvent {
@@ -54,7 +59,30 @@ export class EventProcessor implements EventSink, EventWrites {
             ...item,
             event: await this.#process(scope.trx, item.project, item.event),
           }));
-    return storeEvents(scope, processed, { issues: this.issues(), now: this.clock.now() });
+    const regrouped = await this.#regroup(scope.trx, processed);
+    return storeEvents(scope, regrouped, { issues: this.issues(), now: this.clock.now() });
+  }
+
+  /**
+   * Applies each project's grouping rules (docs/grouping.md, "Where rules apply"), after the
+   * payload processors (rules match the symbolicated frames). Hashes computed at accept (perhaps
+   * in an ingest thread, which has no database) are the default grouping's; here, with the
+   * rules read once per project and batch (cached), the events of projects with rules are
+   * grouped again. Events of projects without rules pass untouched.
+   */
+  async #regroup(db: Kysely<Database>, items: readonly StorableEvent[]): Promise<readonly StorableEvent[]> {
+    const store = this.groupingRules;
+    if (store === null || items.length === 0) return items;
+    const rulesOf = new Map<number, GroupingRules>();
+    for (const projectId of new Set(items.map((item) => item.project.id))) {
+      const rules = await store.forProject(db, projectId);
+      if (rules) rulesOf.set(projectId, rules);
+    }
+    if (rulesOf.size === 0) return items;
+    return mapInTurns(items, async (item) => {
+      const rules = rulesOf.get(item.project.id);
+      return rules ? { ...item, event: applyGroupingRules(item.event, rules) } : item;
+    });
   }
 
   /**
