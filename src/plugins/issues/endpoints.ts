@@ -12,6 +12,7 @@ import {
   listProjectIssues,
 } from "./list/routes.js";
 import { resolveEventId, resolveShortId } from "./issue/lookups.js";
+import { deleteTombstone, listTombstones } from "./tombstones/routes.js";
 import { getIssueTag, listIssueTags, listIssueTagValues } from "./events/tags.js";
 
 /**
@@ -41,5 +42,7 @@ export const issueEndpoints = [
   deleteComment,
   resolveShortId,
   resolveEventId,
+  listTombstones,
+  deleteTombstone,
   ...legacyIssueEndpoints,
 ];
