@@ -60,6 +60,11 @@ export const GLOBAL_PARAMS: Record<string, string> = {
    * user itself; tested in notifications.test.ts): the path names no organization to cross.
    */
   token: "not-a-signed-token",
+  /**
+   * A share id is a capability too (128 random bits naming one public issue, read without a
+   * credential; tested in issue-share.test.ts): the path names no organization to cross.
+   */
+  share_id: "0123456789abcdef0123456789abcdef",
 };
 
 /** Valid values for body fields whose schema in the document is looser than the endpoint's check. */

@@ -13,6 +13,7 @@ import {
 } from "./list/routes.js";
 import { resolveEventId, resolveShortId } from "./issue/lookups.js";
 import { deleteTombstone, listTombstones } from "./tombstones/routes.js";
+import { getSharedIssue } from "./share/routes.js";
 import { getIssueTag, listIssueTags, listIssueTagValues } from "./events/tags.js";
 
 /**
@@ -44,5 +45,6 @@ export const issueEndpoints = [
   resolveEventId,
   listTombstones,
   deleteTombstone,
+  getSharedIssue,
   ...legacyIssueEndpoints,
 ];

@@ -133,7 +133,8 @@ export const bulkUpdateProjectIssues = defineEndpoint({
   body: updateIssueBody,
   handler: async (ctx) => {
     const reply = await bulkUpdate(ctx, await bulkTargets(ctx, ctx.query, (await pathProject(ctx)).id));
-    // Sentry's schema for this path requires `isPublic`: false unless this change made the issues public.
+    // Sentry's schema for this path requires `isPublic`: false unless this change made the issues public
+    // (docs/issues.md, "Public sharing").
     return reply.body ? { body: { isPublic: false, ...reply.body } } : reply;
   },
 });
