@@ -382,6 +382,40 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     }
   });
 
+  it("a shared issue's page opens without a session: read-only, no user, tags or breadcrumbs; gone once unshared", async () => {
+    const [issue] = (await api("/organizations/acme/issues/?query=PaymentDeclined")) as Array<{ id: string }>;
+    const path = `/organizations/acme/issues/${issue?.id}/`;
+    const { shareId } = (await api(path, { method: "PUT", body: JSON.stringify({ isPublic: true }) })) as {
+      shareId: string;
+    };
+    const anonymous = await browser.newContext();
+    try {
+      const visitor = await anonymous.newPage();
+      visitor.on("pageerror", (error) => problems.push(error.message));
+      await visitor.goto(`${base()}/share/issue/${shareId}/`);
+      await visitor.getByRole("heading", { level: 1, name: /PaymentDeclined/ }).waitFor();
+      const shared = (title: string) =>
+        visitor.locator("section", { has: visitor.getByRole("heading", { level: 2, name: title, exact: true }) });
+      await expect(shared("Stack trace").locator(".exception h3").first().textContent()).resolves.toBe(
+        "PaymentDeclined: Card declined for order 1187",
+      );
+      await expect(shared("Request").textContent()).resolves.toContain("POST https://shop.test/checkout");
+      const text = (await visitor.locator("body").textContent()) ?? "";
+      for (const hidden of ["customer-", "@shop.test", "eu-west", "button#pay", "Sections"])
+        expect(text).not.toContain(hidden);
+      await expect(visitor.getByRole("navigation").count()).resolves.toBe(0);
+      const violations = await seriousViolations(visitor);
+      expect(violations, JSON.stringify(violations, null, 1)).toEqual([]);
+
+      await api(path, { method: "PUT", body: JSON.stringify({ isPublic: false }) });
+      await visitor.reload();
+      await visitor.getByRole("alert").filter({ hasText: "no longer shared" }).waitFor();
+    } finally {
+      await anonymous.close();
+    }
+    expect(problems).toEqual([]);
+  });
+
   it("projects and DSN keys, integrations with the delivery log, alert rules: accessible; usable at 360 px in the dark", async () => {
     await nav("Projects").click();
     const dsn = page.getByRole("textbox", { name: /^DSN of web / });

@@ -60,6 +60,11 @@ export const GLOBAL_PARAMS: Record<string, string> = {
    * user itself; tested in notifications.test.ts): the path names no organization to cross.
    */
   token: "not-a-signed-token",
+  /**
+   * A share id is a capability too (128 random bits naming one public issue, read without a
+   * credential; tested in issue-share.test.ts): the path names no organization to cross.
+   */
+  share_id: "0123456789abcdef0123456789abcdef",
 };
 
 /** Valid values for body fields whose schema in the document is looser than the endpoint's check. */
@@ -155,6 +160,15 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
   if (!issueId || !deliveryId)
     throw new Error(`seeding ${slug}: no issue (${issues.length}) or delivery (${deliveries.length})`);
 
+  const digest = () => faultline.worker.runDue("ingest.digest");
+  const tombstoneId = await seedTombstone(serverUrl, digest, {
+    slug,
+    projectId: project.id,
+    projectSlug: project.slug,
+    dsnKey,
+    user,
+  });
+
   const comment = await call("POST", `${organizationPath}/issues/${issueId}/comments/`, user, {
     text: `a comment in ${slug}`,
   });
@@ -247,6 +261,7 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
     user_id: [scimUser.id],
     group_id: [scimGroup.id],
     version: [release.version as string],
+    tombstone_id: [tombstoneId],
   };
   return {
     slug,
@@ -284,6 +299,33 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
       app.clientId,
     ],
   };
+}
+
+/** An issue of its own fingerprint, discarded (docs/issues.md, "Discard"): the id of its tombstone. */
+async function seedTombstone(
+  serverUrl: string,
+  digest: () => Promise<unknown>,
+  tenant: { slug: string; projectId: string | number; projectSlug: string; dsnKey: string; user: string },
+): Promise<string> {
+  const eventId = newEventId();
+  const event = { ...errorEvent(), fingerprint: [`${tenant.slug} discarded`], event_id: eventId };
+  const sent = await fetch(`${serverUrl}/api/${tenant.projectId}/store/?sentry_key=${tenant.dsnKey}`, {
+    method: "POST",
+    body: JSON.stringify(event),
+  });
+  if (sent.status !== 200) throw new Error(`seeding a discarded event: ${sent.status} ${await sent.text()}`);
+  await digest();
+  const projectPath = `${serverUrl}/api/0/projects/${tenant.slug}/${tenant.projectSlug}`;
+  const stored = await fetch(`${projectPath}/events/${eventId}/`, { headers: bearer(tenant.user) });
+  const { groupID } = (await stored.json()) as { groupID: string };
+  const discard = await fetch(`${serverUrl}/api/0/organizations/${tenant.slug}/issues/${groupID}/`, {
+    method: "PUT",
+    headers: { ...bearer(tenant.user), "content-type": "application/json" },
+    body: JSON.stringify({ discard: true }),
+  });
+  if (discard.status !== 204) throw new Error(`seeding a tombstone: ${discard.status} ${await discard.text()}`);
+  const listed = await fetch(`${projectPath}/tombstones/`, { headers: bearer(tenant.user) });
+  return ((await listed.json()) as Array<{ id: string }>)[0]?.id as string;
 }
 
 /** Every row of every table of the instance's schema, as JSON text, sorted: to prove nothing changed. */

@@ -4,8 +4,9 @@ import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Logger, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { filterEvent, InboundFilterServiceToken, NO_FILTERS } from "../inbound-filters/index.js";
-import { ScrubbingSettingsToken } from "../data-scrubbing/index.js";
-import { EventSinkToken } from "../event-store/index.js";
+import { ScrubbingSettingsToken, scrubEvent } from "../data-scrubbing/index.js";
+import { EventSinkToken, normalizeEvent } from "../event-store/index.js";
+import { IssueTombstonesToken } from "../issues/index.js";
 import { OrganizationQuotasToken } from "../quotas/index.js";
 import { ingestErrorRenderer } from "./accept/cors.js";
 import { captureInProject, type ProjectTarget } from "./accept/in-process.js";
@@ -78,28 +79,48 @@ function threadedIngest(container: DependencyContainer, policy: AcceptPolicy): I
     },
     run: (job) => pool.run(job),
     settingsOf: async (projectId) => {
-      const [filters, scrubbingSettings] = await Promise.all([
+      const [filters, scrubbingSettings, discardedHashes] = await Promise.all([
         policy.filterSettings(projectId),
         scrubbing.forProject(projectId),
+        policy.discardedHashes?.(projectId) ?? null,
       ]);
-      return { filters, scrubbing: scrubbingSettings };
+      return { filters, scrubbing: scrubbingSettings, discardedHashes };
     },
     appendPrepared: (project, events) => sink.appendPrepared(project, events),
   };
 }
 
-/** The project's inbound filters and the organization's quotas, as the accept path asks for them. */
+/**
+ * The project's inbound filters and discarded hashes, and the organization's quotas, as the
+ * accept path asks for them.
+ */
 function acceptPolicy(container: DependencyContainer): AcceptPolicy {
   const filters = container.resolve(InboundFilterServiceToken);
   const quotas = container.resolve(OrganizationQuotasToken);
+  const tombstones = container.resolve(IssueTombstonesToken);
+  const scrubbing = container.resolve(ScrubbingSettingsToken);
+  const clock = container.resolve(Clock);
   // Settings or counters that cannot be read refuse nothing: an event is never refused for want of them.
   return {
     filterSettings: (projectId) => filters.settingsOf(projectId).catch(() => NO_FILTERS),
     filterEvent,
     organizationQuota: (organizationId, events, nowMs) =>
       quotas.consume(organizationId, events, nowMs).catch(() => ({ allowed: true }) as const),
+    discardedHashes: (projectId) => tombstones.discardedHashes(projectId).catch(() => NO_HASHES),
+    // As the sink will see it: scrubbed first (grouping reads the scrubbed event), then normalised.
+    // An event normalisation refuses is not decided here: the sink refuses it as before.
+    groupingHashes: async (projectId, event) => {
+      try {
+        const scrubbed = scrubEvent(event, await scrubbing.forProject(projectId)).event;
+        return normalizeEvent(scrubbed, { receivedAt: clock.now() }).hashes;
+      } catch {
+        return [];
+      }
+    },
   };
 }
+
+const NO_HASHES: ReadonlySet<string> = new Set();
 
 /** One thread per core beyond the one the host's event loop uses, at most two: ingest must not starve the host. */
 function defaultThreads(): number {

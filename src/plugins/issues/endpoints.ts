@@ -12,6 +12,8 @@ import {
   listProjectIssues,
 } from "./list/routes.js";
 import { resolveEventId, resolveShortId } from "./issue/lookups.js";
+import { deleteTombstone, listTombstones } from "./tombstones/routes.js";
+import { getSharedIssue } from "./share/routes.js";
 import { getIssueTag, listIssueTags, listIssueTagValues } from "./events/tags.js";
 import { listIssueSearchKeys } from "./search/routes.js";
 
@@ -43,5 +45,8 @@ export const issueEndpoints = [
   deleteComment,
   resolveShortId,
   resolveEventId,
+  listTombstones,
+  deleteTombstone,
+  getSharedIssue,
   ...legacyIssueEndpoints,
 ];

@@ -9,11 +9,24 @@ import { issueEndpoints } from "./endpoints.js";
 import { issueRetention } from "./retention.js";
 import { purgeDeletedIssuesTask, snoozeExpiryTask } from "./tasks.js";
 import { CommentService } from "./comments/service.js";
-import { CommentServiceToken, IssueRepositoryToken, IssueSubscriptionsToken, IssueWorkflowToken } from "./tokens.js";
+import {
+  CommentServiceToken,
+  IssueRepositoryToken,
+  IssueSubscriptionsToken,
+  IssueTombstonesToken,
+  IssueWorkflowToken,
+} from "./tokens.js";
+import { IssueTombstones } from "./tombstones/service.js";
 import { IssueWorkflow } from "./workflow/service.js";
 import { issuesMigrations } from "./migrations.js";
 import { issuesOwnMigrations } from "./subscriptions/migrations.js";
 import { IssueSubscriptions } from "./subscriptions/service.js";
+
+/**
+ * How long a project's tombstoned hashes stay cached per instance: a discard or an undiscard made on
+ * another instance applies to this one's ingest within this (docs/issues.md, "Discard").
+ */
+export const TOMBSTONE_CACHE_TTL_MS = 10_000;
 
 /**
  * Triage: issues, their state and workflow, search, the list, comments and the issue-scoped event
@@ -40,6 +53,11 @@ export const issuesPlugin = definePlugin({
       (c) => new IssueIntake(c.resolve(EventBus), () => c.resolve(EventStoreToken)),
     );
     container.register(IssueRetentionToken, { useValue: issueRetention });
+    registerFactory(
+      container,
+      IssueTombstonesToken,
+      (c) => new IssueTombstones(db, c.resolve(Clock), TOMBSTONE_CACHE_TTL_MS),
+    );
     issuesCreated(container); // exists at 0 from the start
     registerFactory(
       container,
@@ -59,7 +77,14 @@ function issuesCreated(container: DependencyContainer) {
   return container.resolve(Metrics).counter("issues_created_total", "Issues created (the first event of a new group)");
 }
 
-export { type IssueLookup, IssueRepositoryToken, IssueSubscriptionsToken, IssueWorkflowToken } from "./tokens.js";
+export {
+  type DiscardedHashes,
+  type IssueLookup,
+  IssueRepositoryToken,
+  IssueSubscriptionsToken,
+  IssueTombstonesToken,
+  IssueWorkflowToken,
+} from "./tokens.js";
 export type { IssueSubscriptions, SubscriptionReason } from "./subscriptions/service.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";
@@ -75,6 +100,7 @@ export type {
   IssueActivityTable,
   IssueUserStateTable,
   IssueCommentsTable,
+  IssueTombstonesTable,
   Issue,
   IssueActivity,
   IssueComment,

@@ -107,7 +107,29 @@ export interface IssueCommentsTable {
   date_updated: Timestamp;
 }
 
+/**
+ * A discarded issue (Sentry's group tombstone, docs/issues.md "Discard"): what it looked like, and
+ * the grouping hashes whose future events are refused at accept until the tombstone is removed.
+ */
+export interface IssueTombstonesTable {
+  id: Int8Id;
+  organization_id: number;
+  project_id: number;
+  /** The discarded issue's id (its row is purged later; kept for the record). */
+  previous_issue_id: Int8;
+  hashes: string[];
+  level: string;
+  title: string;
+  culprit: string;
+  type: string;
+  metadata: Json<Record<string, unknown>>;
+  actor_user_id: number | null;
+  date_added: Timestamp;
+}
+
 export type Issue = Selectable<IssuesTable>;
+
+export type IssueTombstone = Selectable<IssueTombstonesTable>;
 
 export type IssueActivity = Selectable<IssueActivityTable>;
 
@@ -130,5 +152,6 @@ declare module "../../db/schema.js" {
     issue_activity: IssueActivityTable;
     issue_user_state: IssueUserStateTable;
     issue_comments: IssueCommentsTable;
+    issue_tombstones: IssueTombstonesTable;
   }
 }

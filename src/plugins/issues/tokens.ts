@@ -3,6 +3,7 @@ import type { CommentService } from "./comments/service.js";
 import type { IssueRepository } from "./repository.js";
 import type { IssueSubscriptions } from "./subscriptions/service.js";
 import type { IssueWorkflow } from "./workflow/service.js";
+import type { IssueTombstones } from "./tombstones/service.js";
 
 /** What other plugins (external issue links) use of the repository: finding an organization's issue by id or short id. */
 export type IssueLookup = Pick<IssueRepository, "find">;
@@ -12,3 +13,7 @@ export const IssueWorkflowToken: InjectionToken<IssueWorkflow> = Symbol("faultli
 export const CommentServiceToken: InjectionToken<CommentService> = Symbol("faultline.CommentService");
 /** Who follows an issue: the workflow notifications' recipients. */
 export const IssueSubscriptionsToken: InjectionToken<IssueSubscriptions> = Symbol("faultline.IssueSubscriptions");
+/** Discarded issues' tombstones: recorded by a discard, listed and removed per project, read by ingest at accept. */
+export const IssueTombstonesToken: InjectionToken<IssueTombstones> = Symbol("faultline.IssueTombstones");
+/** What ingest asks at accept: the grouping hashes a project refuses (cached; empty for most projects). */
+export type DiscardedHashes = Pick<IssueTombstones, "discardedHashes">;

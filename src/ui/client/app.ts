@@ -10,6 +10,7 @@ import { IssueDetail } from "./screens/issue.js";
 import { NotificationSettings } from "./screens/notifications.js";
 import { Integrations } from "./screens/integrations.js";
 import { Projects } from "./screens/projects.js";
+import { SharedIssueView } from "./screens/shared-issue.js";
 import { Stream } from "./screens/stream.js";
 import type { Organization } from "./types.js";
 
@@ -53,7 +54,10 @@ function OrganizationPicker() {
   </main>`;
 }
 
-/** Routes: /{org}, /{org}/issues/{id}, /{org}/projects, /{org}/integrations, /{org}/alerts, /{org}/notifications. */
+/**
+ * Routes: /{org}, /{org}/issues/{id}, /{org}/projects, /{org}/integrations, /{org}/alerts,
+ * /{org}/notifications; and /share/issue/{shareId}/, a shared issue, for anyone (Sentry's path).
+ */
 export function App() {
   const location = useLocation();
   const [org, section, id] = location.path.split("/").filter(Boolean).map(decodeURIComponent);
@@ -70,6 +74,8 @@ export function App() {
     document.addEventListener("click", onLinkClick);
     return () => document.removeEventListener("click", onLinkClick);
   }, []);
+  // After every hook: a shared issue has no organization's navigation (its viewer may have no account).
+  if (org === "share" && section === "issue" && id) return html`<${SharedIssueView} shareId=${id} />`;
   if (!org) return config.organization ? null : html`<${OrganizationPicker} />`;
   const current = section === "issues" ? "" : section ? `/${section}` : "";
   let screen;

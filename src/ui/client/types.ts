@@ -25,6 +25,8 @@ export interface Issue {
   /** Why the viewer follows the issue (`assigned`, `commented`, `status_change`, `explicit`). */
   subscriptionDetails?: { reason: string } | null;
   isPublic: boolean;
+  /** The public page's id while the issue is shared, else null. */
+  shareId?: string | null;
   numComments: number;
   project: Project;
   stats?: Record<string, Array<[number, number]>>;
@@ -113,4 +115,19 @@ export interface Organization {
   id: string;
   slug: string;
   name: string;
+}
+
+/** `GET /shared/issues/{shareId}/`: a publicly shared issue, its latest event's message, stack and request URL only. */
+export interface SharedIssue {
+  shareId: string;
+  shortId: string;
+  title: string;
+  culprit: string;
+  level: string;
+  status: string;
+  count: string;
+  firstSeen: string;
+  lastSeen: string;
+  project: { slug: string; name: string; organization: { slug: string; name: string } };
+  latestEvent: { eventID: string; dateCreated: string; entries: Entry[] } | null;
 }

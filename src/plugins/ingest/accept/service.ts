@@ -13,6 +13,7 @@ import type { Outcome, OutcomeRecorder } from "../outcomes/recorder.js";
 import { inferUserIp, normalizeAddress } from "./infer-ip.js";
 import { INGEST_LIMITS } from "../limits/limits.js";
 import { filteredEventId } from "./filtered-id.js";
+import { DISCARDED_HASH, isDiscarded } from "./discarded-hash.js";
 import type {
   FilteredEvent,
   PrepareJob,
@@ -58,6 +59,10 @@ export interface AcceptPolicy {
   filterEvent(event: Record<string, unknown>, settings: InboundFilterSettings): FilterReason | null;
   /** Takes `events` from the organization's budgets (see `OrganizationQuotas`). */
   organizationQuota(organizationId: number, events: number, nowMs: number): Promise<QuotaDecision>;
+  /** The grouping hashes of the project's discarded issues, cached per project (see `IssueTombstones`); mostly empty. */
+  discardedHashes?(projectId: number): Promise<ReadonlySet<string>>;
+  /** The grouping hashes the event will be stored under (after the project's scrubbing); asked only when some are discarded. */
+  groupingHashes?(projectId: number, event: Record<string, unknown>): Promise<readonly string[]>;
 }
 
 /**
@@ -234,7 +239,8 @@ export class IngestService {
   async #captureReceived(key: ProjectKeyRecord, received: ReceivedEvent[], receivedAt: Date): Promise<string[]> {
     this.#refuseWhenOverloaded(key, received.length, receivedAt);
     // Filtered events are answered like accepted ones but spend no quota (docs/filters-and-quotas.md).
-    const events = await this.#withoutFiltered(key, received, receivedAt);
+    const kept = await this.#withoutFiltered(key, received, receivedAt);
+    const events = await this.#withoutDiscarded(key, kept, receivedAt);
     return this.#capture(key, events.length, receivedAt, () => this.#store(key, events, receivedAt));
   }
 
@@ -285,6 +291,25 @@ export class IngestService {
       const reason = policy.filterEvent(event, settings);
       if (reason !== null) this.#count(key, "filtered", reason, 1, receivedAt);
       return reason === null;
+    });
+  }
+
+  /**
+   * The events whose grouping hashes no discarded issue's tombstone holds (docs/issues.md,
+   * "Discard"); each one dropped is counted as `filtered`, `discarded-hash`. The hashes are
+   * computed here only for a project that has tombstones: for the others this is one cached lookup.
+   */
+  async #withoutDiscarded(key: ProjectKeyRecord, events: ReceivedEvent[], receivedAt: Date): Promise<ReceivedEvent[]> {
+    const policy = this.policy;
+    if (!policy?.discardedHashes || !policy.groupingHashes || events.length === 0) return events;
+    const discarded = await policy.discardedHashes(key.project.id);
+    if (discarded.size === 0) return events;
+    const groupingHashes = policy.groupingHashes.bind(policy);
+    const hashes = await Promise.all(events.map(({ event }) => groupingHashes(key.project.id, event)));
+    return events.filter((_event, index) => {
+      const refused = isDiscarded(hashes[index] ?? [], discarded);
+      if (refused) this.#count(key, "filtered", DISCARDED_HASH, 1, receivedAt);
+      return !refused;
     });
   }
 

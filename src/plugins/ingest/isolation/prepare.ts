@@ -6,6 +6,7 @@ import { decompressBody } from "../accept/decompress.js";
 import { parseEnvelope } from "../accept/envelope.js";
 import type { EnvelopeItemInput } from "../accept/item-handlers.js";
 import { filteredEventId } from "../accept/filtered-id.js";
+import { DISCARDED_HASH, isDiscarded } from "../accept/discarded-hash.js";
 import { eventsOf, parseEventPayload, type RawEvent, type ReceivedEvent } from "../accept/event-payload.js";
 import { inferUserIp, normalizeAddress } from "../accept/infer-ip.js";
 import { INGEST_LIMITS } from "../limits/limits.js";
@@ -22,6 +23,8 @@ export interface ProjectIngestSettings {
   filters: InboundFilterSettings | null;
   /** The project's data scrubbing (docs/data-scrubbing.md): applied before the row's text is made. */
   scrubbing: ScrubbingSettings;
+  /** The grouping hashes of the project's discarded issues (docs/issues.md, "Discard"); absent or empty: none. */
+  discardedHashes?: ReadonlySet<string> | null;
 }
 
 /** One ingest request's body, to be turned into queue rows (in a worker thread or inline). */
@@ -55,11 +58,14 @@ export interface PrepareFailure {
   invalidEvents: number | null;
 }
 
-/** An event the project's inbound filters refused: counted as `filtered` with the reason, never queued. */
+/**
+ * An event the project's inbound filters refused, or whose grouping hash a discarded issue's
+ * tombstone holds: counted as `filtered` with the reason, never queued.
+ */
 export interface FilteredEvent {
   /** What a `/store/` request is answered with, as if it had been accepted. */
   eventId: string;
-  reason: FilterReason;
+  reason: FilterReason | typeof DISCARDED_HASH;
 }
 
 /** The request's rows, the events its filters refused, the client's reported discards and its other kept items. */
@@ -127,6 +133,11 @@ function prepareEvents(received: ReceivedEvent[], job: PrepareJob): Pick<Prepare
     const text = event === raw && !scrubbed ? source : null;
     const size = text === null ? undefined : Buffer.byteLength(text);
     const normalized = normalizeEvent(event, { receivedAt, size });
+    // The hashes exist here anyway: a tombstone costs this thread one set lookup per event.
+    if (isDiscarded(normalized.hashes, job.settings.discardedHashes)) {
+      filtered.push({ eventId: normalized.eventId, reason: DISCARDED_HASH });
+      continue;
+    }
     events.push({
       eventId: normalized.eventId,
       text: queuedText(normalized, normalized.payload === event ? text : null),

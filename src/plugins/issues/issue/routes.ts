@@ -5,6 +5,7 @@ import { serializeIssueDetail } from "./serialize.js";
 import { IssueRepositoryToken, IssueWorkflowToken } from "../tokens.js";
 import { updateIssueBody } from "../workflow/schemas.js";
 import { serializeContext } from "./context.js";
+import { discardIssues } from "../tombstones/discard.js";
 
 const ISSUE_PATH = "/api/0/organizations/{organization_id_or_slug}/issues/{issue_id}/";
 
@@ -28,11 +29,16 @@ export const updateIssue = defineEndpoint({
   method: "PUT",
   path: ISSUE_PATH,
   operationId: "issues.update",
-  summary: "Update an issue: status, assignment, bookmarks, subscription, seen, public",
+  summary: "Update an issue: status, assignment, bookmarks, subscription, seen, public; or discard it",
   scopes: ["event:write"],
   body: updateIssueBody,
   handler: async (ctx) => {
     const { organization, principal } = ctx;
+    if (ctx.body.discard === true) {
+      const found = await ctx.container.resolve(IssueRepositoryToken).find(organization.id, ctx.params.issue_id);
+      if (!found || (await discardIssues(ctx, [Number(found.id)])) === 0) throw notFound();
+      return { status: 204 };
+    }
     const issue = await ctx.container
       .resolve(IssueWorkflowToken)
       .update({ organization, principal }, ctx.params.issue_id, ctx.body);

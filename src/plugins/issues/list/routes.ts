@@ -13,6 +13,8 @@ import { IssueWorkflowToken } from "../tokens.js";
 import { updateIssueBody } from "../workflow/schemas.js";
 import { type BulkQuery, bulkQuery } from "./bulk-query.js";
 import { serializeContext } from "../issue/context.js";
+import type { Scope } from "../../../auth/scopes.js";
+import { discardIssues } from "../tombstones/discard.js";
 
 const LIST_PATH = "/api/0/organizations/{organization_id_or_slug}/issues/";
 
@@ -56,8 +58,16 @@ async function bulkTargets(ctx: Caller, query: BulkQuery, projectId?: number): P
 }
 
 /** A bulk PUT: the changed fields, or 204 when nothing matched. Shared by the organization and project paths. */
-async function bulkUpdate(ctx: Caller & { body: z.output<typeof updateIssueBody> }, ids: number[]) {
+async function bulkUpdate(
+  ctx: Caller & { body: z.output<typeof updateIssueBody>; scopes: ReadonlySet<Scope> },
+  ids: number[],
+) {
   const { organization, principal } = ctx;
+  // Sentry's bulk discard: 204 whatever it matched (docs/issues.md, "Discard").
+  if (ctx.body.discard === true) {
+    await discardIssues(ctx, ids);
+    return { status: 204 };
+  }
   const changed =
     ids.length > 0
       ? await ctx.container.resolve(IssueWorkflowToken).bulkUpdate({ organization, principal }, ids, ctx.body)
@@ -123,7 +133,8 @@ export const bulkUpdateProjectIssues = defineEndpoint({
   body: updateIssueBody,
   handler: async (ctx) => {
     const reply = await bulkUpdate(ctx, await bulkTargets(ctx, ctx.query, (await pathProject(ctx)).id));
-    // Sentry's schema for this path requires `isPublic`: Faultline has no public issue sharing.
+    // Sentry's schema for this path requires `isPublic`: false unless this change made the issues public
+    // (docs/issues.md, "Public sharing").
     return reply.body ? { body: { isPublic: false, ...reply.body } } : reply;
   },
 });

@@ -26,4 +26,30 @@ export const issuesOwnMigrations: readonly SchemaMigration[] = [
         SELECT DISTINCT i.organization_id, t.key FROM ${s}.issue_tags t JOIN ${s}.issues i ON i.id = t.issue_id`,
     ],
   },
+  {
+    /**
+     * Discarded issues' tombstones (docs/issues.md, "Discard"): ingest reads a project's hashes
+     * by `project_id`. And the share id's lookup (the unauthenticated shared-issue page) by a
+     * unique index: one index probe whatever the id asked for.
+     */
+    name: "0004_issue_tombstones",
+    statements: (s) => [
+      `CREATE TABLE ${s}.issue_tombstones (
+        id bigserial PRIMARY KEY,
+        organization_id integer NOT NULL REFERENCES ${s}.organizations (id) ON DELETE CASCADE,
+        project_id integer NOT NULL REFERENCES ${s}.projects (id) ON DELETE CASCADE,
+        previous_issue_id bigint NOT NULL,
+        hashes text[] NOT NULL,
+        level text NOT NULL,
+        title text NOT NULL,
+        culprit text NOT NULL,
+        type text NOT NULL,
+        metadata jsonb NOT NULL DEFAULT '{}',
+        actor_user_id integer REFERENCES ${s}.users (id) ON DELETE SET NULL,
+        date_added timestamptz NOT NULL
+      )`,
+      `CREATE INDEX issue_tombstones_by_project ON ${s}.issue_tombstones (project_id, date_added DESC, id DESC)`,
+      `CREATE UNIQUE INDEX issues_share_id ON ${s}.issues (share_id) WHERE share_id IS NOT NULL`,
+    ],
+  },
 ];

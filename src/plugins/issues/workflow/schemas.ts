@@ -83,6 +83,8 @@ export const updateIssueBody = z
     isBookmarked: z.boolean().optional(),
     isSubscribed: z.boolean().optional(),
     isPublic: z.boolean().optional(),
+    /** Delete the issue and refuse its hashes' future events at accept (docs/issues.md, "Discard"); the rest is ignored. */
+    discard: z.boolean().optional(),
   })
   .transform(foldSnooze);
 

@@ -61,11 +61,21 @@ export class IssueWorkflow {
     });
   }
 
-  /** Hides issues at once and releases their fingerprints; the worker purges their data later. */
-  async delete(access: Access, ids: number[]): Promise<number> {
-    return runInTransaction(this.db(), async ({ trx }) => {
+  /**
+   * Hides issues at once and releases their fingerprints; the worker purges their data later.
+   * `beforeHide` runs in the transaction with the locked rows, before their hashes go (a discard
+   * records its tombstones there: docs/issues.md, "Discard").
+   */
+  async delete(
+    access: Access,
+    ids: number[],
+    beforeHide?: (scope: TransactionScope, rows: Issue[]) => Promise<void>,
+  ): Promise<number> {
+    return runInTransaction(this.db(), async (scope) => {
+      const { trx } = scope;
       const rows = await this.issues.lockMany(trx, access.organization.id, ids);
       if (rows.length === 0) return 0;
+      await beforeHide?.(scope, rows);
       const found = rows.map((row) => Number(row.id));
       await trx.updateTable("issues").set({ deleted_at: this.clock.now() }).where("id", "in", found).execute();
       await trx.deleteFrom("issue_hashes").where("issue_id", "in", found).execute();

@@ -3,7 +3,7 @@ import { html } from "../html.js";
 import type { Breadcrumb, Entry, ExceptionValue, Frame, SentryEvent } from "../types.js";
 import { Pairs, Section } from "./common.js";
 
-const entry = <T extends Entry["type"]>(event: SentryEvent, type: T) =>
+const entry = <T extends Entry["type"]>(event: Pick<SentryEvent, "entries">, type: T) =>
   event.entries.find((e): e is Extract<Entry, { type: T }> => e.type === type);
 
 function FrameView({ frame }: { frame: Frame }) {
@@ -53,6 +53,21 @@ function Breadcrumbs({ values }: { values: Breadcrumb[] }) {
       <td>${crumb.message ?? (crumb.data ? JSON.stringify(crumb.data) : "")}</td></tr>`,
     )}</tbody>
   </table></div>`;
+}
+
+/**
+ * A shared issue's event (screens/shared-issue.ts): its message, stack trace and request line,
+ * all the public answer holds.
+ */
+export function SharedEventView({ event }: { event: Pick<SentryEvent, "entries"> }) {
+  const exception = entry(event, "exception");
+  const req = entry(event, "request");
+  const message = entry(event, "message");
+  return html`
+    ${message?.data.formatted ? html`<${Section} title="Message"><pre class="message">${message.data.formatted}</pre></${Section}>` : null}
+    ${exception ? html`<${Section} title="Stack trace"><${Exceptions} values=${exception.data.values} /></${Section}>` : null}
+    ${req ? html`<${Section} title="Request"><p><code>${req.data.method ?? "GET"} ${req.data.url ?? ""}</code></p></${Section}>` : null}
+  `;
 }
 
 export function EventView({ event }: { event: SentryEvent }) {

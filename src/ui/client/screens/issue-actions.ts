@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { enc, request } from "../api.js";
 import { html } from "../html.js";
+import { href } from "../router.js";
 import type { Issue } from "../types.js";
 
 const IGNORE: Array<[string, string, Record<string, unknown>]> = [
@@ -57,6 +58,7 @@ export function IssueActions({ org, issue, onChange }: { org: string; issue: Iss
     <button aria-pressed=${issue.isSubscribed} title="Workflow notifications: comments, resolution, regression" onClick=${() => update({ isSubscribed: !issue.isSubscribed }, issue.isSubscribed ? "Unsubscribed: no more notifications about this issue." : "Subscribed: you will be told about comments, resolution and regressions.")}>${issue.isSubscribed ? "Unsubscribe" : "Subscribe"}</button>
     ${issue.isSubscribed && issue.subscriptionDetails ? html`<span class="muted subscription-reason">Subscribed because ${SUBSCRIBED_BECAUSE[issue.subscriptionDetails.reason] ?? issue.subscriptionDetails.reason}</span>` : null}
     <button aria-pressed=${issue.isPublic} onClick=${() => update({ isPublic: !issue.isPublic }, issue.isPublic ? "No longer shared." : "Shared publicly.")}>Share</button>
+    ${issue.isPublic && issue.shareId ? html`<a class="share-link" href=${href(`/share/issue/${enc(issue.shareId)}/`)}>Public link</a>` : null}
     <span class="muted" role="status">${notice}</span>
   </div>`;
 }
