@@ -12,6 +12,7 @@ import {
   listProjectIssues,
 } from "./list/routes.js";
 import { resolveEventId, resolveShortId } from "./issue/lookups.js";
+import { unmergeIssueHashes } from "./merge/routes.js";
 import { getIssueTag, listIssueTags, listIssueTagValues } from "./events/tags.js";
 
 /**
@@ -28,6 +29,7 @@ export const issueEndpoints = [
   getIssueTag,
   listIssueTagValues,
   listIssueHashes,
+  unmergeIssueHashes,
   listIssues,
   bulkUpdateIssues,
   bulkDeleteIssues,

@@ -9,7 +9,15 @@ import { issueEndpoints } from "./endpoints.js";
 import { issueRetention } from "./retention.js";
 import { purgeDeletedIssuesTask, snoozeExpiryTask } from "./tasks.js";
 import { CommentService } from "./comments/service.js";
-import { CommentServiceToken, IssueRepositoryToken, IssueSubscriptionsToken, IssueWorkflowToken } from "./tokens.js";
+import {
+  CommentServiceToken,
+  IssueMergeParticipantToken,
+  IssueMergerToken,
+  IssueRepositoryToken,
+  IssueSubscriptionsToken,
+  IssueWorkflowToken,
+} from "./tokens.js";
+import { IssueMerger } from "./merge/service.js";
 import { IssueWorkflow } from "./workflow/service.js";
 import { issuesMigrations } from "./migrations.js";
 import { issuesOwnMigrations } from "./subscriptions/migrations.js";
@@ -40,6 +48,20 @@ export const issuesPlugin = definePlugin({
       (c) => new IssueIntake(c.resolve(EventBus), () => c.resolve(EventStoreToken)),
     );
     container.register(IssueRetentionToken, { useValue: issueRetention });
+    registerFactory(
+      container,
+      IssueMergerToken,
+      (c) =>
+        new IssueMerger({
+          db,
+          issues: c.resolve(IssueRepositoryToken),
+          store: () => c.resolve(EventStoreToken),
+          participants: () =>
+            c.isRegistered(IssueMergeParticipantToken, true) ? c.resolveAll(IssueMergeParticipantToken) : [],
+          events: c.resolve(EventBus),
+          clock: c.resolve(Clock),
+        }),
+    );
     issuesCreated(container); // exists at 0 from the start
     registerFactory(
       container,
@@ -59,7 +81,16 @@ function issuesCreated(container: DependencyContainer) {
   return container.resolve(Metrics).counter("issues_created_total", "Issues created (the first event of a new group)");
 }
 
-export { type IssueLookup, IssueRepositoryToken, IssueSubscriptionsToken, IssueWorkflowToken } from "./tokens.js";
+export {
+  type IssueLookup,
+  IssueMergeParticipantToken,
+  IssueMergerToken,
+  IssueRepositoryToken,
+  IssueSubscriptionsToken,
+  IssueWorkflowToken,
+} from "./tokens.js";
+export type { IssueMergeChange, IssueMergeParticipant, IssueUnmergeChange } from "./merge/participant.js";
+export type { IssueMerger } from "./merge/service.js";
 export type { IssueSubscriptions, SubscriptionReason } from "./subscriptions/service.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";

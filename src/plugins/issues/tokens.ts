@@ -3,6 +3,8 @@ import type { CommentService } from "./comments/service.js";
 import type { IssueRepository } from "./repository.js";
 import type { IssueSubscriptions } from "./subscriptions/service.js";
 import type { IssueWorkflow } from "./workflow/service.js";
+import type { IssueMerger } from "./merge/service.js";
+import type { IssueMergeParticipant } from "./merge/participant.js";
 
 /** What other plugins (external issue links) use of the repository: finding an organization's issue by id or short id. */
 export type IssueLookup = Pick<IssueRepository, "find">;
@@ -12,3 +14,12 @@ export const IssueWorkflowToken: InjectionToken<IssueWorkflow> = Symbol("faultli
 export const CommentServiceToken: InjectionToken<CommentService> = Symbol("faultline.CommentService");
 /** Who follows an issue: the workflow notifications' recipients. */
 export const IssueSubscriptionsToken: InjectionToken<IssueSubscriptions> = Symbol("faultline.IssueSubscriptions");
+/** Merges issues and splits hashes off into new ones (docs/issues.md, "Merging and unmerging"). */
+export const IssueMergerToken: InjectionToken<IssueMerger> = Symbol("faultline.IssueMerger");
+/**
+ * Plugins owning rows keyed by issue id register an {@link IssueMergeParticipant} here (one
+ * registration each; several plugins may): merges and unmerges call them in their transaction.
+ */
+export const IssueMergeParticipantToken: InjectionToken<IssueMergeParticipant> = Symbol(
+  "faultline.IssueMergeParticipant",
+);

@@ -10,7 +10,7 @@ import { listIssuesQuery } from "./params.js";
 import { IssueListQuery, MAX_HITS } from "./service.js";
 import { serializeIssues } from "../issue/serialize.js";
 import { IssueWorkflowToken } from "../tokens.js";
-import { updateIssueBody } from "../workflow/schemas.js";
+import { bulkUpdateBody, mergeReply } from "../merge/routes.js";
 import { type BulkQuery, bulkQuery } from "./bulk-query.js";
 import { serializeContext } from "../issue/context.js";
 
@@ -56,7 +56,8 @@ async function bulkTargets(ctx: Caller, query: BulkQuery, projectId?: number): P
 }
 
 /** A bulk PUT: the changed fields, or 204 when nothing matched. Shared by the organization and project paths. */
-async function bulkUpdate(ctx: Caller & { body: z.output<typeof updateIssueBody> }, ids: number[]) {
+async function bulkUpdate(ctx: Caller & { body: z.output<typeof bulkUpdateBody> }, ids: number[]) {
+  if (ctx.body.merge) return mergeReply(ctx, ids);
   const { organization, principal } = ctx;
   const changed =
     ids.length > 0
@@ -88,7 +89,7 @@ export const bulkUpdateIssues = defineEndpoint({
   summary: "Update many issues (by id, or up to 1000 matching the filters); answers the changed fields",
   scopes: ["event:write"],
   query: bulkQuery,
-  body: updateIssueBody,
+  body: bulkUpdateBody,
   handler: async (ctx) => bulkUpdate(ctx, await bulkTargets(ctx, ctx.query)),
 });
 
@@ -120,11 +121,11 @@ export const bulkUpdateProjectIssues = defineEndpoint({
   summary: "Update many issues of one project (by id, or up to 1000 matching the filters); answers the changed fields",
   scopes: ["event:write"],
   query: bulkQuery,
-  body: updateIssueBody,
+  body: bulkUpdateBody,
   handler: async (ctx) => {
     const reply = await bulkUpdate(ctx, await bulkTargets(ctx, ctx.query, (await pathProject(ctx)).id));
     // Sentry's schema for this path requires `isPublic`: Faultline has no public issue sharing.
-    return reply.body ? { body: { isPublic: false, ...reply.body } } : reply;
+    return reply.body && !ctx.body.merge ? { body: { isPublic: false, ...reply.body } } : reply;
   },
 });
 
