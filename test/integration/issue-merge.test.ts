@@ -52,6 +52,17 @@ describe("issue merge and unmerge (docs/issues.md, Merging and unmerging)", () =
     (await db().selectFrom("issue_hashes").select("hash").where("issue_id", "=", fingerprintIssue).execute()).map(
       (row) => row.hash,
     );
+  /** Events the alert rules' per-minute counters hold for an issue. */
+  const minutely = async (id: string) =>
+    Number(
+      (
+        await db()
+          .selectFrom("issue_stats_minutely")
+          .select((eb) => eb.fn.sum<string>("count").as("n"))
+          .where("issue_id", "=", id)
+          .executeTakeFirstOrThrow()
+      ).n ?? 0,
+    );
   const detail = async (id: string) => (await call("GET", orgPath("acme", `${id}/`), token)).body;
   const merge = (query: string, body: unknown = { merge: 1 }, org = "acme", as = token) =>
     call("PUT", `${orgPath(org)}?${query}`, as, body);
@@ -182,6 +193,7 @@ describe("issue merge and unmerge (docs/issues.md, Merging and unmerging)", () =
     expect(links.body.map((l: { issueId: string; displayName: string }) => [l.issueId, l.displayName])).toEqual([
       [issue.a, "web#TRK-7"],
     ]);
+    expect([await minutely(issue.a), await minutely(issue.b)]).toEqual([5, 0]);
     const comments = await call("GET", orgPath("acme", `${issue.a}/comments/`), token);
     expect(comments.body.map((c: { text: string }) => c.text)).toEqual(["seen on staging"]);
   });
@@ -262,6 +274,7 @@ describe("issue merge and unmerge (docs/issues.md, Merging and unmerging)", () =
     });
     expect(await rows("issue_environments", issue.a)).toEqual(["production"]);
     expect(await rows("issue_environments", newId)).toEqual(["staging"]);
+    expect([await minutely(issue.a), await minutely(newId)]).toEqual([3, 3]);
     const hourly = (await detail(newId)).stats["24h"] as Array<[number, number]>;
     expect(hourly.reduce((sum, [, count]) => sum + count, 0)).toBe(3);
     expect((await call("GET", orgPath("acme", `${newId}/events/`), token)).body).toHaveLength(3);
