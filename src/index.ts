@@ -88,6 +88,13 @@ export {
   type EventPayloadProcessor,
   type ProjectRef,
 } from "./plugins/event-store/index.js";
+/** Rows of your own keyed by issue id follow issue merges and unmerges (docs/plugins.md, "Merging issues"). */
+export {
+  IssueMergeParticipantToken,
+  type IssueMergeParticipant,
+  type IssueMergeChange,
+  type IssueUnmergeChange,
+} from "./plugins/issues/index.js";
 /** Where uploaded source maps live: replace it to keep blobs in an object store (docs/releases-and-source-maps.md). */
 export { ArtifactStoreToken, type ArtifactStore, type StoreContext } from "./plugins/releases/index.js";
 /** Notification channels: add your own (push, an in-app inbox) beside email and chat (docs/notifications.md). */

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import * as sentry from "@sentry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
@@ -438,6 +439,34 @@ describe("@sentry/api, Sentry's generated client, against a Faultline host", () 
       token: "scim",
       status: 204,
     });
+  });
+
+  it("issues: bulk mutate with merge, answered with Sentry's {merge: {parent, children}}", async () => {
+    const projectId = tenant.params.project_id_or_slug?.[1] as string;
+    const ids: string[] = [];
+    for (const fingerprint of ["merge-a", "merge-b"]) {
+      const eventId = randomUUID().replaceAll("-", "");
+      const event = { message: fingerprint, fingerprint: [fingerprint], event_id: eventId };
+      const envelope = [JSON.stringify({ event_id: eventId }), '{"type":"event"}', JSON.stringify(event)].join("\n");
+      const url = `${server.url}/api/${projectId}/envelope/?sentry_key=${tenant.credentials.dsnKey}`;
+      expect((await fetch(url, { method: "POST", body: envelope })).status).toBe(200);
+      await instance.faultline.worker.runDue("ingest.digest");
+      const found = (await check({
+        operation: "listAnOrganization_sIssues",
+        path: org(),
+        query: { query: fingerprint },
+        status: 200,
+      })) as Array<{ id: string }>;
+      ids.push(found[0]?.id as string);
+    }
+    const merged = await check({
+      operation: "bulkMutateAnOrganization_sIssues",
+      path: org(),
+      query: { id: ids.map(Number) },
+      body: { merge: true },
+      status: 200,
+    });
+    expect(merged).toEqual({ merge: { parent: ids[0], children: [ids[1]] } });
   });
 
   it("removal: an issue, the issues matching a filter, an app", async () => {

@@ -1,8 +1,9 @@
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Logger } from "../../container/tokens.js";
+import { alertsMergeParticipant } from "./merge.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { OrganizationLinksToken, OrganizationServiceToken } from "../organizations/index.js";
-import { IssueRepositoryToken } from "../issues/index.js";
+import { IssueRepositoryToken, IssueMergeParticipantToken } from "../issues/index.js";
 import { NotificationServiceToken } from "../notifications/index.js";
 import { ServiceHookDispatcherToken } from "../service-hooks/index.js";
 import { AppWebhookDispatcherToken } from "../webhooks/index.js";
@@ -61,6 +62,7 @@ export const alertsPlugin = definePlugin({
           c.resolve(IssueRepositoryToken),
         ),
     );
+    container.register(IssueMergeParticipantToken, { useValue: alertsMergeParticipant });
     registerFactory(container, MetricRuleRepositoryToken, () => new MetricRuleRepository(db));
     registerFactory(
       container,

@@ -72,6 +72,7 @@ export {
   type CaptureOptions,
   type EventPayloadProcessor,
   type EventReads,
+  type EventRegrouping,
   type EventSink,
   type EventStore,
   type EventWrites,
@@ -93,6 +94,8 @@ export type { EventLevel, EventMessage, EventUser } from "./grouping/index.js";
 export { normalizeEvent } from "./grouping/index.js";
 export type { EventOrder, IssueEventFilter } from "./read/issue-events.js";
 export type { IssueHashPage } from "./read/hashes.js";
+export type { EventCountBucket, IssueEventSummary } from "./read/issue-summary.js";
+export type { HashSplit } from "./write/reassign.js";
 export { parseEventId } from "./read/queries.js";
 export { type Neighbours, serializeEvent, serializeIssueEventItem } from "./read/serialize.js";
 export {

@@ -16,6 +16,8 @@ import { countIssueEvents, eventNeighbours, findProjectEvent } from "./read/quer
 import { type TagScope, type TagValueSort, tagKeys, tagValues, topValues } from "./read/tags.js";
 import { deleteEvents } from "./retention/run.js";
 import type { StoredEvent } from "./tables.js";
+import { summarizeIssueEvents } from "./read/issue-summary.js";
+import { type HashSplit, moveHashEvents, moveIssueEvents } from "./write/reassign.js";
 import type { CaptureOptions, EventStore, EventWrites, StorableEvent } from "./tokens.js";
 
 /**
@@ -85,5 +87,17 @@ export class PostgresEventStore implements EventStore {
 
   deleteIssueEvents(trx: Transaction<Database>, issueId: number, limit: number) {
     return deleteEvents(trx, this.schema(), sql`issue_id = ${issueId}`, limit);
+  }
+
+  moveIssueEvents(trx: Transaction<Database>, fromIssueIds: readonly number[], toIssueId: number) {
+    return moveIssueEvents(trx, fromIssueIds, toIssueId);
+  }
+
+  moveHashEvents(trx: Transaction<Database>, split: HashSplit) {
+    return moveHashEvents(trx, split);
+  }
+
+  summarizeIssueEvents(db: Kysely<Database>, issueId: number) {
+    return summarizeIssueEvents(db, this.schema(), issueId);
   }
 }

@@ -9,6 +9,8 @@ import type { EventOrder, IssueEventFilter } from "./read/issue-events.js";
 import type { Neighbours } from "./read/serialize.js";
 import type { TagKeySummary, TagScope, TagValueRow, TagValueSort } from "./read/tags.js";
 import type { StoredEvent } from "./tables.js";
+import type { IssueEventSummary } from "./read/issue-summary.js";
+import type { HashSplit } from "./write/reassign.js";
 
 /** The project an event was sent to, as resolved from its DSN key. */
 export interface ProjectRef {
@@ -99,13 +101,26 @@ export interface EventReads {
 }
 
 /**
+ * Regrouping stored events, for an issue merge and unmerge (docs/issues.md, "Merging and
+ * unmerging"): each runs in the caller's transaction, which also moves the issues' own rows.
+ */
+export interface EventRegrouping {
+  /** Moves every event of `fromIssueIds` to `toIssueId` (a merge); returns how many moved. */
+  moveIssueEvents(trx: Transaction<Database>, fromIssueIds: readonly number[], toIssueId: number): Promise<number>;
+  /** Moves the events grouped by the split hashes to the new issue (an unmerge); returns how many moved. */
+  moveHashEvents(trx: Transaction<Database>, split: HashSplit): Promise<number>;
+  /** What an issue's stored events add up to (counters, facets, stats buckets), read through `db`. */
+  summarizeIssueEvents(db: Kysely<Database>, issueId: number): Promise<IssueEventSummary>;
+}
+
+/**
  * The event store: the seam between the events (their normalisation, storage and reads) and
  * triage (issues, their state and workflow), so that an implementation other than PostgreSQL's
  * (a columnar store for hosts that outgrow it) can be put behind {@link EventStoreToken} without
  * touching the issues plugin. `test/integration/event-store.test.ts` is the conformance suite an
  * implementation runs.
  */
-export interface EventStore extends EventWrites, EventReads {}
+export interface EventStore extends EventWrites, EventReads, EventRegrouping {}
 
 export const EventStoreToken: InjectionToken<EventStore> = Symbol("faultline.EventStore");
 export type { NormalizedEvent } from "./grouping/types.js";

@@ -1,7 +1,8 @@
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
-import { IssueRepositoryToken } from "../issues/index.js";
+import { IssueMergeParticipantToken, IssueRepositoryToken } from "../issues/index.js";
+import { externalIssuesMergeParticipant } from "./merge.js";
 import { ExternalIssueRepository } from "./repository.js";
 import { createLink, deleteLink, listLinks } from "./routes.js";
 import { ExternalIssueService } from "./service.js";
@@ -26,6 +27,7 @@ export const externalIssuesPlugin = definePlugin({
           c.resolve(Clock),
         ),
     );
+    container.register(IssueMergeParticipantToken, { useValue: externalIssuesMergeParticipant });
   },
   // The per-issue list (`…/issues/{issue_id}/external-issues/`) belongs to the issues plugin.
   endpoints: [listLinks, createLink, deleteLink],

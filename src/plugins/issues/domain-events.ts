@@ -84,6 +84,8 @@ declare module "../../events/event-bus.js" {
       firstEvent: boolean;
       transition: "regression" | "snooze_expired" | "escalating" | null;
     };
+    /** Issues merged into `issue` (the parent), which now holds everything of the `children` (deleted). */
+    "issue.merged": { issue: IssueSnapshot; children: Array<{ id: number; shortId: string }> };
     "comment.created": { issue: IssueSnapshot; comment: CommentSnapshot };
     "comment.updated": { issue: IssueSnapshot; comment: CommentSnapshot };
     "comment.deleted": { issue: IssueSnapshot; comment: CommentSnapshot };

@@ -14,6 +14,7 @@ import {
 import { resolveEventId, resolveShortId } from "./issue/lookups.js";
 import { deleteTombstone, listTombstones } from "./tombstones/routes.js";
 import { getSharedIssue } from "./share/routes.js";
+import { unmergeIssueHashes } from "./merge/routes.js";
 import { getIssueTag, listIssueTags, listIssueTagValues } from "./events/tags.js";
 import { listIssueSearchKeys } from "./search/routes.js";
 
@@ -31,6 +32,7 @@ export const issueEndpoints = [
   getIssueTag,
   listIssueTagValues,
   listIssueHashes,
+  unmergeIssueHashes,
   listIssues,
   listIssueSearchKeys,
   bulkUpdateIssues,

@@ -15,8 +15,11 @@ import {
   IssueSubscriptionsToken,
   IssueTombstonesToken,
   IssueWorkflowToken,
+  IssueMergeParticipantToken,
+  IssueMergerToken,
 } from "./tokens.js";
 import { IssueTombstones } from "./tombstones/service.js";
+import { IssueMerger } from "./merge/service.js";
 import { IssueWorkflow } from "./workflow/service.js";
 import { issuesMigrations } from "./migrations.js";
 import { issuesOwnMigrations } from "./subscriptions/migrations.js";
@@ -58,6 +61,20 @@ export const issuesPlugin = definePlugin({
       IssueTombstonesToken,
       (c) => new IssueTombstones(db, c.resolve(Clock), TOMBSTONE_CACHE_TTL_MS),
     );
+    registerFactory(
+      container,
+      IssueMergerToken,
+      (c) =>
+        new IssueMerger({
+          db,
+          issues: c.resolve(IssueRepositoryToken),
+          store: () => c.resolve(EventStoreToken),
+          participants: () =>
+            c.isRegistered(IssueMergeParticipantToken, true) ? c.resolveAll(IssueMergeParticipantToken) : [],
+          events: c.resolve(EventBus),
+          clock: c.resolve(Clock),
+        }),
+    );
     issuesCreated(container); // exists at 0 from the start
     registerFactory(
       container,
@@ -84,7 +101,11 @@ export {
   IssueSubscriptionsToken,
   IssueTombstonesToken,
   IssueWorkflowToken,
+  IssueMergeParticipantToken,
+  IssueMergerToken,
 } from "./tokens.js";
+export type { IssueMergeChange, IssueMergeParticipant, IssueUnmergeChange } from "./merge/participant.js";
+export type { IssueMerger } from "./merge/service.js";
 export type { IssueSubscriptions, SubscriptionReason } from "./subscriptions/service.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";

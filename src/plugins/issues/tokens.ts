@@ -4,6 +4,8 @@ import type { IssueRepository } from "./repository.js";
 import type { IssueSubscriptions } from "./subscriptions/service.js";
 import type { IssueWorkflow } from "./workflow/service.js";
 import type { IssueTombstones } from "./tombstones/service.js";
+import type { IssueMerger } from "./merge/service.js";
+import type { IssueMergeParticipant } from "./merge/participant.js";
 
 /** What other plugins (external issue links) use of the repository: finding an organization's issue by id or short id. */
 export type IssueLookup = Pick<IssueRepository, "find">;
@@ -17,3 +19,12 @@ export const IssueSubscriptionsToken: InjectionToken<IssueSubscriptions> = Symbo
 export const IssueTombstonesToken: InjectionToken<IssueTombstones> = Symbol("faultline.IssueTombstones");
 /** What ingest asks at accept: the grouping hashes a project refuses (cached; empty for most projects). */
 export type DiscardedHashes = Pick<IssueTombstones, "discardedHashes">;
+/** Merges issues and splits hashes off into new ones (docs/issues.md, "Merging and unmerging"). */
+export const IssueMergerToken: InjectionToken<IssueMerger> = Symbol("faultline.IssueMerger");
+/**
+ * Plugins owning rows keyed by issue id register an {@link IssueMergeParticipant} here (one
+ * registration each; several plugins may): merges and unmerges call them in their transaction.
+ */
+export const IssueMergeParticipantToken: InjectionToken<IssueMergeParticipant> = Symbol(
+  "faultline.IssueMergeParticipant",
+);

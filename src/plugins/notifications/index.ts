@@ -1,6 +1,8 @@
 import { registerFactory } from "../../container/container.js";
 import { Clock, Db, Options } from "../../container/tokens.js";
 import { DestinationRegistryToken, OutboxToken } from "../../delivery/tokens.js";
+import { IssueMergeParticipantToken } from "../issues/index.js";
+import { notificationsMergeParticipant } from "./merge.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { OrganizationLinksToken } from "../organizations/index.js";
 import { ChatNotifier } from "./chat/notifier.js";
@@ -47,6 +49,7 @@ export const notificationsPlugin = definePlugin({
       registry.register(new ChatNotifier());
       return registry;
     });
+    container.register(IssueMergeParticipantToken, { useValue: notificationsMergeParticipant });
     registerFactory(container, NotificationSettingsToken, () => new NotificationSettings());
     registerFactory(container, UnsubscribeKeyToken, () => new UnsubscribeKey());
     registerFactory(

@@ -82,6 +82,11 @@ export const webhooksPlugin = definePlugin({
       issue: issueData(event.payload.issue, links),
       assignee: event.payload.assignee,
     })),
+    // Faultline's own action (Sentry sends no webhook for a merge): the parent after the merge, and the issues merged into it.
+    "issue.merged": forward("issue", (event, links) => ({
+      issue: issueData(event.payload.issue, links),
+      children: event.payload.children.map((child) => ({ id: String(child.id), shortId: child.shortId })),
+    })),
     "error.created": forward("error", (event, links) => ({
       error: errorData(event.payload.issue, event.payload.event, links),
     })),

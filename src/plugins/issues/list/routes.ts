@@ -10,7 +10,7 @@ import { listIssuesQuery } from "./params.js";
 import { IssueListQuery, MAX_HITS } from "./service.js";
 import { serializeIssues } from "../issue/serialize.js";
 import { IssueWorkflowToken } from "../tokens.js";
-import { updateIssueBody } from "../workflow/schemas.js";
+import { bulkUpdateBody, mergeReply } from "../merge/routes.js";
 import { type BulkQuery, bulkQuery } from "./bulk-query.js";
 import { serializeContext } from "../issue/context.js";
 import type { Scope } from "../../../auth/scopes.js";
@@ -59,9 +59,10 @@ async function bulkTargets(ctx: Caller, query: BulkQuery, projectId?: number): P
 
 /** A bulk PUT: the changed fields, or 204 when nothing matched. Shared by the organization and project paths. */
 async function bulkUpdate(
-  ctx: Caller & { body: z.output<typeof updateIssueBody>; scopes: ReadonlySet<Scope> },
+  ctx: Caller & { body: z.output<typeof bulkUpdateBody>; scopes: ReadonlySet<Scope> },
   ids: number[],
 ) {
+  if (ctx.body.merge) return mergeReply(ctx, ids);
   const { organization, principal } = ctx;
   // Sentry's bulk discard: 204 whatever it matched (docs/issues.md, "Discard").
   if (ctx.body.discard === true) {
@@ -98,7 +99,7 @@ export const bulkUpdateIssues = defineEndpoint({
   summary: "Update many issues (by id, or up to 1000 matching the filters); answers the changed fields",
   scopes: ["event:write"],
   query: bulkQuery,
-  body: updateIssueBody,
+  body: bulkUpdateBody,
   handler: async (ctx) => bulkUpdate(ctx, await bulkTargets(ctx, ctx.query)),
 });
 
@@ -130,12 +131,12 @@ export const bulkUpdateProjectIssues = defineEndpoint({
   summary: "Update many issues of one project (by id, or up to 1000 matching the filters); answers the changed fields",
   scopes: ["event:write"],
   query: bulkQuery,
-  body: updateIssueBody,
+  body: bulkUpdateBody,
   handler: async (ctx) => {
     const reply = await bulkUpdate(ctx, await bulkTargets(ctx, ctx.query, (await pathProject(ctx)).id));
     // Sentry's schema for this path requires `isPublic`: false unless this change made the issues public
-    // (docs/issues.md, "Public sharing").
-    return reply.body ? { body: { isPublic: false, ...reply.body } } : reply;
+    // (docs/issues.md, "Public sharing"); a merge answers Sentry's `{merge}` alone.
+    return reply.body && !ctx.body.merge ? { body: { isPublic: false, ...reply.body } } : reply;
   },
 });
 
