@@ -392,6 +392,8 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
           platform: "node",
           tags: event.tags,
         },
+        // No fingerprint rule made it (docs/grouping.md).
+        groupingInfo: { type: "default", description: "default grouping", matchedRule: null, values: null },
       });
       expect(response.headers.get("link")).toMatch(/rel="previous"; results="false".*rel="next"; results="false"/);
     });
