@@ -130,6 +130,21 @@ describe("Sentry's MCP server against a Faultline host", () => {
     expect(seen.slice(before)).toContain("GET /api/0/organizations/acme/issues/");
   });
 
+  it("takes Sentry's search keys as an agent writes them, and tells it which key is unknown", async () => {
+    const text = await call("search_issues", {
+      organizationSlug: "acme",
+      query: "error.type:PaymentError times_seen:>2 release:latest",
+      limit: 5,
+    });
+    expect(text).toContain(issue.shortId);
+    const unknown = await client.callTool({
+      name: "search_issues",
+      arguments: { organizationSlug: "acme", query: "colour:red", limit: 5 },
+    });
+    expect(JSON.stringify(unknown.content)).toContain("unknown search key");
+    expect(JSON.stringify(unknown.content)).toContain("colour");
+  });
+
   it("fetches an issue with its latest event, by short id and by id (get_sentry_resource)", async () => {
     const before = seen.length;
     const text = await call("get_sentry_resource", {
