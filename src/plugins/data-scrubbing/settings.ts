@@ -1,3 +1,4 @@
+import { ExpiringCache } from "../../cache/expiring-cache.js";
 import type { Kysely } from "kysely";
 import { z } from "zod";
 import type { Clock } from "../../clock.js";
@@ -79,11 +80,6 @@ function fromRow(row: SettingsRow): ScrubbingSettings {
   };
 }
 
-interface CacheEntry {
-  lookup: Promise<ScrubbingSettings>;
-  expiresAt: number;
-}
-
 const MAX_CACHED_PROJECTS = 10_000;
 
 /**
@@ -93,36 +89,29 @@ const MAX_CACHED_PROJECTS = 10_000;
  * `forgetAll`, after the change commits), on other instances within `ttlMs`.
  */
 export class ScrubbingSettingsStore {
-  readonly #cache = new Map<number, CacheEntry>();
+  readonly #cache: ExpiringCache<number, ScrubbingSettings>;
 
   constructor(
     private readonly db: () => Kysely<Database>,
-    private readonly clock: Clock,
-    private readonly ttlMs: number,
-  ) {}
+    clock: Clock,
+    ttlMs: number,
+  ) {
+    this.#cache = new ExpiringCache(clock, ttlMs, MAX_CACHED_PROJECTS);
+  }
 
   /** The settings ingest applies to `projectId`'s events: its own, with its organization's default. */
   forProject(projectId: number): Promise<ScrubbingSettings> {
-    const now = this.clock.now().getTime();
-    const cached = this.#cache.get(projectId);
-    if (cached && cached.expiresAt > now) return cached.lookup;
-    if (this.#cache.size >= MAX_CACHED_PROJECTS) this.#cache.clear();
-    const lookup = this.#effective(this.db(), projectId);
-    this.#cache.set(projectId, { lookup, expiresAt: now + this.ttlMs });
-    lookup.catch(() => {
-      if (this.#cache.get(projectId)?.lookup === lookup) this.#cache.delete(projectId);
-    });
-    return lookup;
+    return this.#cache.get(projectId, () => this.#effective(this.db(), projectId));
   }
 
   /** Drops a project's cached settings: its next event reads them afresh. */
   forget(projectId: number): void {
-    this.#cache.delete(projectId);
+    this.#cache.forget(projectId);
   }
 
   /** Drops every cached project (an organization's default changed). */
   forgetAll(): void {
-    this.#cache.clear();
+    this.#cache.forgetAll();
   }
 
   async #effective(db: Kysely<Database>, projectId: number): Promise<ScrubbingSettings> {

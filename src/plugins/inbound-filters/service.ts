@@ -1,3 +1,4 @@
+import { ExpiringCache } from "../../cache/expiring-cache.js";
 import type { Kysely, Selectable } from "kysely";
 import type { Clock } from "../../clock.js";
 import type { Database } from "../../db/schema.js";
@@ -24,11 +25,6 @@ const NOTHING_STORED: StoredFilters = {
   releases: [],
 };
 
-interface CacheEntry {
-  settings: Promise<InboundFilterSettings>;
-  expiresAt: number;
-}
-
 /** Projects whose settings are held at most; past it the cache starts over (it refills from one query per project). */
 const MAX_CACHED_PROJECTS = 10_000;
 
@@ -39,27 +35,19 @@ const MAX_CACHED_PROJECTS = 10_000;
  * instances within `ttlMs`.
  */
 export class InboundFilterService {
-  readonly #cache = new Map<number, CacheEntry>();
+  readonly #cache: ExpiringCache<number, InboundFilterSettings>;
 
   constructor(
     private readonly db: () => Kysely<Database>,
     private readonly clock: Clock,
-    private readonly ttlMs: number,
-  ) {}
+    ttlMs: number,
+  ) {
+    this.#cache = new ExpiringCache(clock, ttlMs, MAX_CACHED_PROJECTS);
+  }
 
   /** The project's filters, ready for `filterEvent`; concurrent first requests share one query. */
   settingsOf(projectId: number): Promise<InboundFilterSettings> {
-    const now = this.clock.now().getTime();
-    const cached = this.#cache.get(projectId);
-    if (cached && cached.expiresAt > now) return cached.settings;
-    if (this.#cache.size >= MAX_CACHED_PROJECTS) this.#cache.clear();
-    const settings = this.read(projectId).then(compiled);
-    this.#cache.set(projectId, { settings, expiresAt: now + this.ttlMs });
-    // A failed read is not kept: the next event asks again.
-    settings.catch(() => {
-      if (this.#cache.get(projectId)?.settings === settings) this.#cache.delete(projectId);
-    });
-    return settings;
+    return this.#cache.get(projectId, () => this.read(projectId).then(compiled));
   }
 
   async read(projectId: number, db: Kysely<Database> = this.db()): Promise<StoredFilters> {
@@ -81,7 +69,7 @@ export class InboundFilterService {
 
   /** Forgets a project's cached filters (after a change committed in a transaction of the caller's). */
   forget(projectId: number): void {
-    this.#cache.delete(projectId);
+    this.#cache.forget(projectId);
   }
 
   /**
@@ -108,7 +96,7 @@ export class InboundFilterService {
       .values({ project_id: projectId, ...values })
       .onConflict((conflict) => conflict.column("project_id").doUpdateSet(values))
       .execute();
-    this.#cache.delete(projectId);
+    this.#cache.forget(projectId);
     return next;
   }
 }

@@ -1,3 +1,4 @@
+import { ExpiringCache } from "../../cache/expiring-cache.js";
 import type { Kysely } from "kysely";
 import { z } from "zod";
 import type { Clock } from "../../clock.js";
@@ -28,11 +29,6 @@ export type QuotaSettings = z.output<typeof quotaSettingsInput>;
 
 export const UNLIMITED: QuotaSettings = { eventsPerHour: null, eventsPerMonth: null, spikeProtection: null };
 
-interface CacheEntry {
-  settings: Promise<QuotaSettings>;
-  expiresAt: number;
-}
-
 const MAX_CACHED_ORGANIZATIONS = 10_000;
 
 /**
@@ -41,25 +37,18 @@ const MAX_CACHED_ORGANIZATIONS = 10_000;
  * instances within `ttlMs`.
  */
 export class QuotaSettingsStore {
-  readonly #cache = new Map<number, CacheEntry>();
+  readonly #cache: ExpiringCache<number, QuotaSettings>;
 
   constructor(
     private readonly db: () => Kysely<Database>,
     private readonly clock: Clock,
-    private readonly ttlMs: number,
-  ) {}
+    ttlMs: number,
+  ) {
+    this.#cache = new ExpiringCache(clock, ttlMs, MAX_CACHED_ORGANIZATIONS);
+  }
 
   cached(organizationId: number): Promise<QuotaSettings> {
-    const now = this.clock.now().getTime();
-    const entry = this.#cache.get(organizationId);
-    if (entry && entry.expiresAt > now) return entry.settings;
-    if (this.#cache.size >= MAX_CACHED_ORGANIZATIONS) this.#cache.clear();
-    const settings = this.read(organizationId);
-    this.#cache.set(organizationId, { settings, expiresAt: now + this.ttlMs });
-    settings.catch(() => {
-      if (this.#cache.get(organizationId)?.settings === settings) this.#cache.delete(organizationId);
-    });
-    return settings;
+    return this.#cache.get(organizationId, () => this.read(organizationId));
   }
 
   async read(organizationId: number): Promise<QuotaSettings> {
@@ -92,6 +81,6 @@ export class QuotaSettingsStore {
       .values({ organization_id: organizationId, throttled_episode: null, ...values })
       .onConflict((conflict) => conflict.column("organization_id").doUpdateSet(values))
       .execute();
-    this.#cache.delete(organizationId);
+    this.#cache.forget(organizationId);
   }
 }

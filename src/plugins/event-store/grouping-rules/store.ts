@@ -1,3 +1,4 @@
+import { ExpiringCache } from "../../../cache/expiring-cache.js";
 import type { Kysely } from "kysely";
 import type { Clock } from "../../../clock.js";
 import type { Database } from "../../../db/schema.js";
@@ -12,11 +13,6 @@ export interface GroupingRulesText {
 const NO_RULES_TEXT: GroupingRulesText = Object.freeze({ fingerprintingRules: "", groupingEnhancements: "" });
 const MAX_CACHED_PROJECTS = 10_000;
 
-interface CacheEntry {
-  lookup: Promise<GroupingRules | null>;
-  expiresAt: number;
-}
-
 /**
  * The projects' grouping rules (docs/grouping.md). The write path asks for them on every batch,
  * so the parsed rules are cached per project for `ttlMs` on this object (one per instance): a
@@ -24,33 +20,28 @@ interface CacheEntry {
  * commits), on other instances within `ttlMs`.
  */
 export class GroupingRulesStore {
-  readonly #cache = new Map<number, CacheEntry>();
+  readonly #cache: ExpiringCache<number, GroupingRules | null>;
 
   constructor(
-    private readonly clock: Clock,
-    private readonly ttlMs: number,
-  ) {}
+    clock: Clock,
+    ttlMs: number,
+  ) {
+    this.#cache = new ExpiringCache(clock, ttlMs, MAX_CACHED_PROJECTS);
+  }
 
   /**
    * The project's parsed rules, null when it has none (the write path's fast case). Read through
    * `db`: the digest's transaction (an embedded database has a single connection).
    */
   forProject(db: Kysely<Database>, projectId: number): Promise<GroupingRules | null> {
-    const now = this.clock.now().getTime();
-    const cached = this.#cache.get(projectId);
-    if (cached && cached.expiresAt > now) return cached.lookup;
-    if (this.#cache.size >= MAX_CACHED_PROJECTS) this.#cache.clear();
-    const lookup = this.load(db, [projectId]).then((texts) => compile(texts.get(projectId) ?? NO_RULES_TEXT));
-    this.#cache.set(projectId, { lookup, expiresAt: now + this.ttlMs });
-    lookup.catch(() => {
-      if (this.#cache.get(projectId)?.lookup === lookup) this.#cache.delete(projectId);
-    });
-    return lookup;
+    return this.#cache.get(projectId, () =>
+      this.load(db, [projectId]).then((texts) => compile(texts.get(projectId) ?? NO_RULES_TEXT)),
+    );
   }
 
   /** Drops a project's cached rules: its next events read them afresh. */
   forget(projectId: number): void {
-    this.#cache.delete(projectId);
+    this.#cache.forget(projectId);
   }
 
   /** Each project's rules as saved (empty texts where none are), read through `db`. */

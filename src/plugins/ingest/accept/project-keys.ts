@@ -1,3 +1,4 @@
+import { ExpiringCache } from "../../../cache/expiring-cache.js";
 import type { Kysely } from "kysely";
 import type { Clock } from "../../../clock.js";
 import type { Database } from "../../../db/schema.js";
@@ -15,11 +16,6 @@ export interface ProjectKeyRecord {
 /** A limit without a stored window is per minute, as every limit was before windows. */
 const DEFAULT_WINDOW_SECONDS = 60;
 
-interface CacheEntry {
-  lookup: Promise<ProjectKeyRecord | null>;
-  expiresAt: number;
-}
-
 /** Real keys are 32 hex characters; this only keeps obvious garbage away from the database. */
 const PLAUSIBLE_KEY = /^[A-Za-z0-9_-]{1,128}$/;
 const MAX_CACHED_KEYS = 10_000;
@@ -32,13 +28,15 @@ const MAX_CACHED_KEYS = 10_000;
  * plugin announces a key change) takes effect at once here, and within `ttlMs` on other instances.
  */
 export class ProjectKeyResolver {
-  readonly #cache = new Map<string, CacheEntry>();
+  readonly #cache: ExpiringCache<string, ProjectKeyRecord | null>;
 
   constructor(
     private readonly db: () => Kysely<Database>,
-    private readonly clock: Clock,
-    private readonly ttlMs: number,
-  ) {}
+    clock: Clock,
+    ttlMs: number,
+  ) {
+    this.#cache = new ExpiringCache(clock, ttlMs, MAX_CACHED_KEYS, (record) => record !== null);
+  }
 
   /** The key's record when it is active and belongs to `projectId`; 401 otherwise. */
   async authenticate(publicKey: string | null, projectId: number): Promise<ProjectKeyRecord> {
@@ -50,21 +48,11 @@ export class ProjectKeyResolver {
 
   /** Drops cached lookups of these keys: the next request reads the key's current row. */
   forget(publicKeys: readonly string[]): void {
-    for (const publicKey of publicKeys) this.#cache.delete(publicKey);
+    for (const publicKey of publicKeys) this.#cache.forget(publicKey);
   }
 
   #lookup(publicKey: string): Promise<ProjectKeyRecord | null> {
-    const now = this.clock.now().getTime();
-    const cached = this.#cache.get(publicKey);
-    if (cached && cached.expiresAt > now) return cached.lookup;
-    if (this.#cache.size >= MAX_CACHED_KEYS) this.#cache.clear();
-    const lookup = this.#query(publicKey);
-    this.#cache.set(publicKey, { lookup, expiresAt: now + this.ttlMs });
-    const forget = () => {
-      if (this.#cache.get(publicKey)?.lookup === lookup) this.#cache.delete(publicKey);
-    };
-    lookup.then((record) => record ?? forget(), forget);
-    return lookup;
+    return this.#cache.get(publicKey, () => this.#query(publicKey));
   }
 
   async #query(publicKey: string): Promise<ProjectKeyRecord | null> {

@@ -1,3 +1,4 @@
+import { ExpiringCache } from "../../../cache/expiring-cache.js";
 import { type Kysely, sql } from "kysely";
 import type { Clock } from "../../../clock.js";
 import type { Database } from "../../../db/schema.js";
@@ -12,11 +13,6 @@ export interface TombstoneWithActor extends IssueTombstone {
   actor_email: string | null;
 }
 
-interface CacheEntry {
-  hashes: Promise<ReadonlySet<string>>;
-  expiresAt: number;
-}
-
 /** Projects whose tombstoned hashes are held at most; past it the cache starts over. */
 const MAX_CACHED_PROJECTS = 10_000;
 const NONE: ReadonlySet<string> = new Set();
@@ -29,27 +25,19 @@ const NONE: ReadonlySet<string> = new Set();
  * applies here at once (after its commit), on other instances within `ttlMs`.
  */
 export class IssueTombstones {
-  readonly #cache = new Map<number, CacheEntry>();
+  readonly #cache: ExpiringCache<number, ReadonlySet<string>>;
 
   constructor(
     private readonly db: () => Kysely<Database>,
     private readonly clock: Clock,
-    private readonly ttlMs: number,
-  ) {}
+    ttlMs: number,
+  ) {
+    this.#cache = new ExpiringCache(clock, ttlMs, MAX_CACHED_PROJECTS);
+  }
 
   /** The grouping hashes whose events the project refuses (empty for most projects); concurrent misses share one query. */
   discardedHashes(projectId: number): Promise<ReadonlySet<string>> {
-    const now = this.clock.now().getTime();
-    const cached = this.#cache.get(projectId);
-    if (cached && cached.expiresAt > now) return cached.hashes;
-    if (this.#cache.size >= MAX_CACHED_PROJECTS) this.#cache.clear();
-    const hashes = this.#read(projectId);
-    this.#cache.set(projectId, { hashes, expiresAt: now + this.ttlMs });
-    // A failed read is not kept: the next request asks again.
-    hashes.catch(() => {
-      if (this.#cache.get(projectId)?.hashes === hashes) this.#cache.delete(projectId);
-    });
-    return hashes;
+    return this.#cache.get(projectId, () => this.#read(projectId));
   }
 
   async #read(projectId: number): Promise<ReadonlySet<string>> {
@@ -63,7 +51,7 @@ export class IssueTombstones {
 
   /** Drops this instance's cached hashes of the projects (after a discard or a removal committed). */
   forget(projectIds: Iterable<number>): void {
-    for (const projectId of projectIds) this.#cache.delete(projectId);
+    for (const projectId of projectIds) this.#cache.forget(projectId);
   }
 
   /**
