@@ -157,6 +157,43 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
     expect(crumbs[0].level).toBe("info");
   });
 
+  it("carries the event's release as the releases API shows it (dates, deploys, projects)", async () => {
+    const send = (method: string, path: string, body: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { ...bearer(acme.allScopesToken), "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const releasePath = `/api/0/organizations/acme/releases/${encodeURIComponent("shop@1.0.0")}/`;
+    expect((await send("PUT", releasePath, { ref: "abc123", url: "https://shop.test/r/1" })).status).toBe(200);
+    expect((await send("POST", `${releasePath}deploys/`, { environment: "production" })).status).toBe(201);
+    const release = await (await get(releasePath)).json();
+    expect(release).toMatchObject({
+      version: "shop@1.0.0",
+      shortVersion: "1.0.0",
+      ref: "abc123",
+      url: "https://shop.test/r/1",
+      deployCount: 1,
+      lastDeploy: { environment: "production" },
+      commitCount: 0,
+      authors: [],
+      owner: null,
+      dateReleased: null,
+      projects: [expect.objectContaining({ slug: "web" })],
+    });
+    expect(release.dateCreated).toMatch(/Z$/);
+    expect(release.firstEvent).toMatch(/Z$/);
+    expect(release.lastEvent).toMatch(/Z$/);
+    expect(release.newGroups).toBe(2); // the node issue and the "elsewhere" one
+    const event = await (await get(eventPath(nodeIds[0] as string))).json();
+    expect(event.release).toEqual(release);
+    // The issue's event reads show the same object.
+    const latest = await (await get(`/api/0/organizations/acme/issues/${nodeIssueId}/events/latest/`)).json();
+    expect(latest.release).toEqual(release);
+    const [full] = await (await get(`/api/0/organizations/acme/issues/${nodeIssueId}/events/?full=1&per_page=1`)).json();
+    expect(full.release).toEqual(release);
+  });
+
   it("shows request, message and breadcrumb entries of a message event with its own metadata and user", async () => {
     const event = await (await get(eventPath(rich.event_id))).json();
     expect(event).toMatchObject({
@@ -371,28 +408,15 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
   describe("hashes", () => {
     const hashesPath = (issue: string, org = "acme") => `/api/0/organizations/${org}/issues/${issue}/hashes/`;
 
-    it("lists the issue's hash with its latest event", async () => {
+    it("lists the issue's hash with its latest event in full", async () => {
       const response = await get(hashesPath(nodeIssueId), acme.eventReadToken);
       expect(response.status).toBe(200);
       const [hash, ...rest] = await response.json();
       expect(rest).toEqual([]);
       const event = await (await get(eventPath(nodeIds[3] as string))).json();
-      expect(hash).toEqual({
-        id: event.fingerprints[0],
-        latestEvent: {
-          id: nodeIds[3],
-          eventID: nodeIds[3],
-          groupID: nodeIssueId,
-          projectID: String(acme.project.id),
-          title: "Error: probe failure",
-          message: "probe failure",
-          culprit: "?(server)",
-          location: "/srv/app/server.mjs",
-          dateCreated: new Date((T + 2) * 1000).toISOString(),
-          platform: "node",
-          tags: event.tags,
-        },
-      });
+      // The latest event in full, exactly as the event detail endpoint shows it.
+      expect(hash).toEqual({ id: event.fingerprints[0], latestEvent: event });
+      expect(event.entries.length).toBeGreaterThan(0);
       expect(response.headers.get("link")).toMatch(/rel="previous"; results="false".*rel="next"; results="false"/);
     });
 

@@ -3,6 +3,7 @@ import { Clock, Db, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { eventStoreMigrations } from "./migrations.js";
 import { partitionTask, retentionApi, retentionTask } from "./retention/task.js";
+import { eventReleases } from "./read/releases.js";
 import { eventEndpoints } from "./read/routes.js";
 import { PostgresEventStore } from "./store.js";
 import { EventPayloadProcessorToken, EventSinkToken, EventStoreToken, IssueGroupingToken } from "./tokens.js";
@@ -37,7 +38,13 @@ export const eventStorePlugin = definePlugin({
     registerFactory(
       container,
       EventStoreToken,
-      (c) => new PostgresEventStore(db, c.resolve(EventProcessorToken), () => c.resolve(Options).schema),
+      (c) =>
+        new PostgresEventStore(
+          db,
+          c.resolve(EventProcessorToken),
+          () => c.resolve(Options).schema,
+          (rows) => eventReleases(c, rows),
+        ),
     );
   },
   endpoints: eventEndpoints,
@@ -49,6 +56,7 @@ export const eventStorePlugin = definePlugin({
 /** The ingest port: where the ingest plugin hands events, directly or through its queue; the event store's interface. */
 export {
   EventPayloadProcessorToken,
+  EventReleaseReaderToken,
   EventSinkToken,
   EventStoreToken,
   IssueGroupingToken,
@@ -56,6 +64,7 @@ export {
   type CaptureOptions,
   type EventPayloadProcessor,
   type EventReads,
+  type EventReleaseReader,
   type EventSink,
   type EventStore,
   type EventWrites,
@@ -66,6 +75,7 @@ export {
   type NormalizedEvent,
   type OrganizationEvent,
   type ProjectRef,
+  type ReleaseObjects,
   type StorableEvent,
   type StoredBatchEvent,
 } from "./tokens.js";
@@ -75,10 +85,12 @@ export type { EventLevel, EventMessage, EventUser } from "./grouping/index.js";
  * for an ingest worker thread that has no container (docs/ingest.md).
  */
 export { normalizeEvent } from "./grouping/index.js";
-export type { EventOrder, IssueEventFilter } from "./read/issue-events.js";
+export type { EventOrder, IssueEventFilter, ProjectEventFilter } from "./read/issue-events.js";
+export { environmentsParam, eventListQuery, eventListTerms, parseEventQuery } from "./read/event-query.js";
+export { eventReleases } from "./read/releases.js";
 export type { IssueHashPage } from "./read/hashes.js";
 export { parseEventId } from "./read/queries.js";
-export { type Neighbours, serializeEvent, serializeIssueEventItem } from "./read/serialize.js";
+export { type Neighbours, serializeEvent, serializeEventListItem, serializeIssueEventItem } from "./read/serialize.js";
 export {
   serializeTagKey,
   serializeTagValue,

@@ -11,12 +11,13 @@ import {
   issueEventById,
   issueEventPage,
   organizationEventById,
+  type ProjectEventFilter,
 } from "./read/issue-events.js";
 import { countIssueEvents, eventNeighbours, findProjectEvent } from "./read/queries.js";
 import { type TagScope, type TagValueSort, tagKeys, tagValues, topValues } from "./read/tags.js";
 import { deleteEvents } from "./retention/run.js";
 import type { StoredEvent } from "./tables.js";
-import type { CaptureOptions, EventStore, EventWrites, StorableEvent } from "./tokens.js";
+import type { CaptureOptions, EventStore, EventWrites, ReleaseObjects, StorableEvent } from "./tokens.js";
 
 /**
  * The event store on PostgreSQL (or embedded PGlite): the events in the partitioned `events`
@@ -29,6 +30,8 @@ export class PostgresEventStore implements EventStore {
     private readonly writes: EventWrites,
     /** The instance's schema: raw statements name their tables with it. */
     private readonly schema: () => string,
+    /** The `release` objects of events (read/releases.ts): the hashes' latest events carry them. */
+    private readonly releasesOf: (rows: StoredEvent[]) => Promise<ReleaseObjects> = async () => new Map(),
   ) {}
 
   normalize(raw: unknown, options?: CaptureOptions): NormalizedEvent {
@@ -51,7 +54,12 @@ export class PostgresEventStore implements EventStore {
     return eventNeighbours(this.db(), event);
   }
 
-  issueEventPage(filter: IssueEventFilter, order: EventOrder, cursor: string | undefined, limit: number) {
+  issueEventPage(
+    filter: IssueEventFilter | ProjectEventFilter,
+    order: EventOrder,
+    cursor: string | undefined,
+    limit: number,
+  ) {
     return issueEventPage(this.db(), filter, order, cursor, limit);
   }
 
@@ -64,7 +72,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   issueHashPage(issueId: number, cursor: string | undefined, limit: number) {
-    return issueHashPage(this.db(), issueId, cursor, limit);
+    return issueHashPage(this.db(), issueId, cursor, limit, this.releasesOf);
   }
 
   tagKeys(scope: TagScope, key: string | null) {

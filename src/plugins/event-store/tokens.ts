@@ -5,7 +5,7 @@ import type { TransactionScope } from "../../db/transaction.js";
 import type { Page } from "../../http/pagination.js";
 import type { NormalizedEvent } from "./grouping/types.js";
 import type { IssueHashPage } from "./read/hashes.js";
-import type { EventOrder, IssueEventFilter } from "./read/issue-events.js";
+import type { EventOrder, IssueEventFilter, ProjectEventFilter } from "./read/issue-events.js";
 import type { Neighbours } from "./read/serialize.js";
 import type { TagKeySummary, TagScope, TagValueRow, TagValueSort } from "./read/tags.js";
 import type { StoredEvent } from "./tables.js";
@@ -70,9 +70,9 @@ export interface EventReads {
   findOrganizationEvent(organizationId: number, eventId: string): Promise<OrganizationEvent | undefined>;
   /** The events just before and after this one in its issue, by (timestamp, id). */
   neighbours(event: StoredEvent): Promise<Neighbours>;
-  /** One keyset page of an issue's events, newest or oldest first. */
+  /** One keyset page of an issue's (or a project's) events, newest or oldest first. */
   issueEventPage(
-    filter: IssueEventFilter,
+    filter: IssueEventFilter | ProjectEventFilter,
     order: EventOrder,
     cursor: string | undefined,
     limit: number,
@@ -108,6 +108,21 @@ export interface EventReads {
 export interface EventStore extends EventWrites, EventReads {}
 
 export const EventStoreToken: InjectionToken<EventStore> = Symbol("faultline.EventStore");
+
+/** Sentry's release objects by version (`read/releases.ts`). */
+export type ReleaseObjects = ReadonlyMap<string, Record<string, unknown>>;
+
+/**
+ * The port through which an event's `release` object is read from the plugin that owns release
+ * data (the releases plugin registers it under {@link EventReleaseReaderToken}); without one an
+ * event's release carries its version and Sentry's empty values.
+ */
+export interface EventReleaseReader {
+  /** The organization's releases among `versions`, serialized as Sentry's release; unknown versions are left out. */
+  releases(organizationId: number, versions: readonly string[]): Promise<ReleaseObjects>;
+}
+
+export const EventReleaseReaderToken: InjectionToken<EventReleaseReader> = Symbol("faultline.EventReleaseReader");
 export type { NormalizedEvent } from "./grouping/types.js";
 
 /**
