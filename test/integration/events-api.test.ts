@@ -190,7 +190,9 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
     // The issue's event reads show the same object.
     const latest = await (await get(`/api/0/organizations/acme/issues/${nodeIssueId}/events/latest/`)).json();
     expect(latest.release).toEqual(release);
-    const [full] = await (await get(`/api/0/organizations/acme/issues/${nodeIssueId}/events/?full=1&per_page=1`)).json();
+    const [full] = await (
+      await get(`/api/0/organizations/acme/issues/${nodeIssueId}/events/?full=1&per_page=1`)
+    ).json();
     expect(full.release).toEqual(release);
   });
 
@@ -362,6 +364,41 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
     expect(await neighbours(b)).toEqual([a, c]);
     expect(await neighbours(c)).toEqual([b, d]);
     expect(await neighbours(d)).toEqual([c, null]);
+  });
+
+  it("lists the project's events newest first, page by page with Link cursors (Sentry's project event list)", async () => {
+    const listPath = (org = "acme", project = "web") => `/api/0/projects/${org}/${project}/events/`;
+    const db = instance.faultline.container.resolve(Db);
+    const stored = await db
+      .selectFrom("events")
+      .select("event_id")
+      .where("project_id", "=", Number(acme.project.id))
+      .orderBy("timestamp", "desc")
+      .orderBy("id", "desc")
+      .execute();
+    const seen: string[] = [];
+    let url: string | undefined = `${server.url}${listPath()}?per_page=2`;
+    while (url) {
+      const response: Response = await fetch(url, { headers: bearer(acme.eventReadToken) });
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as Array<{ eventID: string }>;
+      seen.push(...page.map((item) => item.eventID));
+      url = /<([^>]+)>; rel="next"; results="true"/.exec(response.headers.get("link") ?? "")?.[1];
+    }
+    expect(seen).toEqual(stored.map((row) => row.event_id));
+    const [item] = await (await get(`${listPath()}?per_page=1`)).json();
+    const [newest] = await (await get(`/api/0/organizations/acme/issues/${item.groupID}/events/?per_page=1`)).json();
+    expect(item).toEqual(newest);
+    // full=1: detailed events; filters as the issue's event list.
+    const [full] = await (await get(`${listPath()}?per_page=1&full=1`)).json();
+    expect(full).toMatchObject({ eventID: item.eventID, "event.type": item["event.type"], crashFile: null });
+    expect(Array.isArray(full.entries)).toBe(true);
+    const shop = await (await get(`${listPath()}?query=${encodeURIComponent("shop:eu")}`)).json();
+    expect(shop.map((event: { eventID: string }) => event.eventID)).toEqual([rich.event_id]);
+    expect((await get(`${listPath()}?query=${encodeURIComponent("!shop:eu")}`)).status).toBe(400);
+    expect(await (await get(listPath("acme", "api"))).json()).toEqual([]);
+    expect((await get(listPath("acme", "web"), acme.orgReadToken)).status).toBe(403);
+    expect((await get(listPath("acme", "web"), globex.allScopesToken)).status).toBe(404);
   });
 
   it("serves the raw event exactly as it was sent", async () => {

@@ -56,7 +56,6 @@ export const eventStorePlugin = definePlugin({
 /** The ingest port: where the ingest plugin hands events, directly or through its queue; the event store's interface. */
 export {
   EventPayloadProcessorToken,
-  EventReleaseReaderToken,
   EventSinkToken,
   EventStoreToken,
   IssueGroupingToken,
@@ -64,7 +63,6 @@ export {
   type CaptureOptions,
   type EventPayloadProcessor,
   type EventReads,
-  type EventReleaseReader,
   type EventSink,
   type EventStore,
   type EventWrites,
@@ -75,7 +73,6 @@ export {
   type NormalizedEvent,
   type OrganizationEvent,
   type ProjectRef,
-  type ReleaseObjects,
   type StorableEvent,
   type StoredBatchEvent,
 } from "./tokens.js";
@@ -88,6 +85,7 @@ export { normalizeEvent } from "./grouping/index.js";
 export type { EventOrder, IssueEventFilter, ProjectEventFilter } from "./read/issue-events.js";
 export { environmentsParam, eventListQuery, eventListTerms, parseEventQuery } from "./read/event-query.js";
 export { eventReleases } from "./read/releases.js";
+export { type EventReleaseReader, EventReleaseReaderToken, type ReleaseObjects } from "./read/release-port.js";
 export type { IssueHashPage } from "./read/hashes.js";
 export { parseEventId } from "./read/queries.js";
 export { type Neighbours, serializeEvent, serializeEventListItem, serializeIssueEventItem } from "./read/serialize.js";

@@ -17,7 +17,8 @@ import { countIssueEvents, eventNeighbours, findProjectEvent } from "./read/quer
 import { type TagScope, type TagValueSort, tagKeys, tagValues, topValues } from "./read/tags.js";
 import { deleteEvents } from "./retention/run.js";
 import type { StoredEvent } from "./tables.js";
-import type { CaptureOptions, EventStore, EventWrites, ReleaseObjects, StorableEvent } from "./tokens.js";
+import type { ReleaseObjects } from "./read/release-port.js";
+import type { CaptureOptions, EventStore, EventWrites, StorableEvent } from "./tokens.js";
 
 /**
  * The event store on PostgreSQL (or embedded PGlite): the events in the partitioned `events`

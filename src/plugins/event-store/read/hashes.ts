@@ -3,7 +3,7 @@ import { type Kysely, sql } from "kysely";
 import type { Database } from "../../../db/schema.js";
 import { type KeysetBound, keysetPage, type Page } from "../../../http/pagination.js";
 import type { StoredEvent } from "../tables.js";
-import type { ReleaseObjects } from "../tokens.js";
+import type { ReleaseObjects } from "./release-port.js";
 import { eventNeighbours } from "./queries.js";
 import { serializeEvent } from "./serialize.js";
 

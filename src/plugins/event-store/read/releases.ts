@@ -1,6 +1,6 @@
 import type { DependencyContainer } from "tsyringe";
 import type { StoredEvent } from "../tables.js";
-import { EventReleaseReaderToken, type ReleaseObjects } from "../tokens.js";
+import { EventReleaseReaderToken, type ReleaseObjects } from "./release-port.js";
 
 /**
  * The `release` objects of events (Sentry's event carries its release serialized in full):

@@ -6,7 +6,7 @@ import { parseRawEvent } from "../grouping/raw-event.js";
 import { eventEntries } from "./entries.js";
 import { eventMeta } from "./meta.js";
 import { bareRelease } from "./releases.js";
-import type { ReleaseObjects } from "../tokens.js";
+import type { ReleaseObjects } from "./release-port.js";
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
