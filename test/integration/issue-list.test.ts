@@ -506,10 +506,21 @@ describe("issue list", () => {
       expect((await list("statsPeriod="))[0]).not.toHaveProperty("stats");
       const alphaHour = (await list(""))[0]?.stats?.["24h"]?.at(-1);
       expect(alphaHour).toEqual([Math.floor(now.getTime() / HOUR) * 3600, 1]);
+      // `auto` without a window draws Sentry's default range, the last 24 hours, hourly (the list
+      // stays unwindowed); with a 14-day window, daily points.
+      const auto = await list("groupStatsPeriod=auto");
+      const hourly = auto[0]?.stats?.auto ?? [];
+      expect(Object.keys(auto[0]?.stats ?? {})).toEqual(["auto"]);
+      expect(hourly).toHaveLength(25);
+      expect(hourly.at(-1)).toEqual(alphaHour);
+      expect(hourly.every(([t], i) => i === 0 || t - (hourly[i - 1]?.[0] ?? 0) === 3600)).toBe(true);
+      expect(auto.map(nameOf)).toEqual((await list("")).map(nameOf));
+      const daily = (await list("statsPeriod=14d&groupStatsPeriod=auto"))[0]?.stats?.auto ?? [];
+      expect(daily).toHaveLength(15);
+      expect(daily.every(([t], i) => i === 0 || t - (daily[i - 1]?.[0] ?? 0) === 86_400)).toBe(true);
       for (const [bad, message] of [
         ["groupStatsPeriod=1h", /^Invalid request: groupStatsPeriod: must be "24h", "14d", "auto" or empty$/],
         ["statsPeriod=7x", /^Invalid request: statsPeriod: must be a number followed by s, m, h, d or w/],
-        ["groupStatsPeriod=auto", /^Invalid request: groupStatsPeriod: "auto" needs a time window/],
         ["start=2026-03-01T00:00:00Z", /^Invalid request: end: start and end must be given together$/],
         ["start=2026-03-02T00:00:00Z&end=2026-03-01T00:00:00Z", /^Invalid request: end: must be after start$/],
         ["start=yesterday&end=2026-03-01T00:00:00Z", /^Invalid request: start: must be an ISO 8601 timestamp$/],

@@ -7,4 +7,9 @@ export const issuesOwnMigrations: readonly SchemaMigration[] = [
     name: "0001_subscription_reason",
     statements: (s) => [`ALTER TABLE ${s}.issue_user_state ADD COLUMN subscription_reason text`],
   },
+  {
+    /** The logger of the issue's first event (Sentry's `logger`); null for issues from before and events without one. */
+    name: "0005_issue_logger",
+    statements: (s) => [`ALTER TABLE ${s}.issues ADD COLUMN logger text`],
+  },
 ];
