@@ -29,13 +29,15 @@ export interface Cursor {
   isPrev: boolean;
 }
 
-const CURSOR_PATTERN = /^(-?\d{1,15}):(\d{1,15}):([01])$/;
+/** Values up to 16 digits: a timestamp key in epoch microseconds (the issue list's) has 16. */
+const CURSOR_PATTERN = /^(-?\d{1,16}):(\d{1,15}):([01])$/;
 
 export function parseCursor(raw: string | undefined): Cursor | null {
   if (raw === undefined || raw === "") return null;
   const match = CURSOR_PATTERN.exec(raw);
-  if (!match) throw new ApiError(400, "Invalid cursor parameter.");
-  return { value: Number(match[1]), id: Number(match[2]), isPrev: match[3] === "1" };
+  const value = Number(match?.[1]);
+  if (!match || !Number.isSafeInteger(value)) throw new ApiError(400, "Invalid cursor parameter.");
+  return { value, id: Number(match[2]), isPrev: match[3] === "1" };
 }
 
 export function formatCursor(cursor: Cursor): string {

@@ -3,6 +3,7 @@ import * as sentry from "@sentry/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { loadSentrySchema, responseShape, schemaViolations } from "../helpers/sentry-api-schema.js";
+import { digestQueued, errorEvent } from "../helpers/events.js";
 import { type RunningServer, serveFaultline } from "../helpers/server.js";
 import { seedTenant, type Tenant } from "../helpers/tenant.js";
 
@@ -204,13 +205,42 @@ describe("@sentry/api, Sentry's generated client, against a Faultline host", () 
     await check({ operation: "retrieveCustomIntegrationIssueLinksForTheGivenSentryIssue", path: issue(), status: 200 });
   });
 
-  it("events: retrieve one of a project", async () => {
+  it("events: retrieve one of a project (with its release), list the project's events", async () => {
     const event = (await check({
       operation: "retrieveAnEventForAProject",
       path: { ...project(), event_id: tenant.eventIds[0] as string },
       status: 200,
     })) as { groupID: string };
     expect(event.groupID).toBe(param("issue_id"));
+
+    // An event of the seeded release: its `release` is Sentry's release object.
+    const eventId = crypto.randomUUID().replaceAll("-", "");
+    const version = param("version");
+    const envelope = [
+      JSON.stringify({ event_id: eventId }),
+      '{"type":"event"}',
+      JSON.stringify({ ...errorEvent({ message: "released failure", release: version, fingerprint: ["released"] }), event_id: eventId }),
+    ].join("\n");
+    const projectId = tenant.params.project_id_or_slug?.[1] as string;
+    const sent = await fetch(`${server.url}/api/${projectId}/envelope/?sentry_key=${tenant.credentials.dsnKey}`, {
+      method: "POST",
+      body: envelope,
+    });
+    expect(sent.status).toBe(200);
+    await digestQueued(instance.faultline);
+    const released = (await check({
+      operation: "retrieveAnEventForAProject",
+      path: { ...project(), event_id: eventId },
+      status: 200,
+    })) as { groupID: string; release: { version: string; deployCount: number; projects: unknown[] } };
+    expect(released.release).toMatchObject({ version, deployCount: 1, projects: [expect.anything()] });
+    const listed = (await check({ operation: "listAProject_sErrorEvents", path: project(), status: 200 })) as Array<{
+      eventID: string;
+    }>;
+    expect(listed.map((item) => item.eventID)).toContain(eventId);
+    await check({ operation: "listAProject_sErrorEvents", path: project(), query: { full: true }, status: 200 });
+    // Its issue's hash carries it as its full latest event.
+    await check({ operation: "listAnIssue_sHashes", path: { ...org(), issue_id: released.groupID }, status: 200 });
   });
 
   it("an issue's events, tags and the short-id and event-id lookups", async () => {

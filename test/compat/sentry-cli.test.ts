@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tokens } from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { digestQueued, errorEvent } from "../helpers/events.js";
@@ -158,6 +159,32 @@ describe("sentry-cli against a Faultline host", () => {
     for (const issue of issues) expect(result.stdout).toContain(issue.shortId);
     const [elsewhere] = await issuesOf(other.id);
     expect(result.stdout).not.toContain(elsewhere?.shortId);
+  });
+
+  it("events list: the project's events, newest first, not another project's", async () => {
+    const db = instance.faultline.container.resolve(tokens.Db);
+    const eventIdsOf = async (projectId: string) =>
+      (
+        await db
+          .selectFrom("events")
+          .select("event_id")
+          .where("project_id", "=", Number(projectId))
+          .orderBy("timestamp", "desc")
+          .orderBy("id", "desc")
+          .execute()
+      ).map((row) => row.event_id);
+    const result = await cli(["events", "list", "--show-user", "--show-tags"]);
+    expect(result.code, result.stderr).toBe(0);
+    const own = await eventIdsOf(project.id);
+    expect(own.length).toBeGreaterThanOrEqual(3);
+    // sentry-cli prints event ids as dashed UUIDs, with each event's title and tags.
+    const listed = [...result.stdout.matchAll(/\b[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b/g)].map((match) =>
+      match[0].replaceAll("-", ""),
+    );
+    expect(listed).toEqual(own);
+    expect(result.stdout).toContain("Error: first failure");
+    expect(result.stdout).toContain("level: error");
+    expect(await eventIdsOf(other.id)).toHaveLength(1);
   });
 
   it("issues resolve, mute and unresolve with -i change that issue only", async () => {

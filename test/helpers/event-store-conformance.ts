@@ -146,6 +146,23 @@ export function eventStoreConformance(name: string, setup: () => Promise<EventSt
       );
     });
 
+    it("pages a project's events (the project event list), not another project's or organization's", async () => {
+      const project = {
+        organizationId: h.project.organizationId,
+        projectId: h.project.id,
+        environments: [],
+        tags: [],
+        text: [],
+      };
+      const rows = (await h.store.issueEventPage(project, "newest", undefined, 100)).rows;
+      expect(rows.map((row) => row.event_id)).toEqual(expect.arrayContaining([5, 4, 3, 2, 1].map(hex)));
+      expect(rows.every((row) => row.project_id === h.project.id)).toBe(true);
+      const times = rows.map((row) => row.timestamp.getTime());
+      expect(times).toEqual([...times].sort((a, b) => b - a));
+      const stranger = { ...project, organizationId: h.stranger.organizationId };
+      expect((await h.store.issueEventPage(stranger, "newest", undefined, 100)).rows).toEqual([]);
+    });
+
     it("finds the latest and oldest event, one event of the issue, and an event's neighbours", async () => {
       expect((await h.store.latestEvent(filter(), "newest"))?.event_id).toBe(hex(5));
       expect((await h.store.latestEvent(filter(), "oldest"))?.event_id).toBe(hex(1));

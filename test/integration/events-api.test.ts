@@ -157,6 +157,45 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
     expect(crumbs[0].level).toBe("info");
   });
 
+  it("carries the event's release as the releases API shows it (dates, deploys, projects)", async () => {
+    const send = (method: string, path: string, body: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: { ...bearer(acme.allScopesToken), "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const releasePath = `/api/0/organizations/acme/releases/${encodeURIComponent("shop@1.0.0")}/`;
+    expect((await send("PUT", releasePath, { ref: "abc123", url: "https://shop.test/r/1" })).status).toBe(200);
+    expect((await send("POST", `${releasePath}deploys/`, { environment: "production" })).status).toBe(201);
+    const release = await (await get(releasePath)).json();
+    expect(release).toMatchObject({
+      version: "shop@1.0.0",
+      shortVersion: "1.0.0",
+      ref: "abc123",
+      url: "https://shop.test/r/1",
+      deployCount: 1,
+      lastDeploy: { environment: "production" },
+      commitCount: 0,
+      authors: [],
+      owner: null,
+      dateReleased: null,
+      projects: [expect.objectContaining({ slug: "web" })],
+    });
+    expect(release.dateCreated).toMatch(/Z$/);
+    expect(release.firstEvent).toMatch(/Z$/);
+    expect(release.lastEvent).toMatch(/Z$/);
+    expect(release.newGroups).toBe(2); // the node issue and the "elsewhere" one
+    const event = await (await get(eventPath(nodeIds[0] as string))).json();
+    expect(event.release).toEqual(release);
+    // The issue's event reads show the same object.
+    const latest = await (await get(`/api/0/organizations/acme/issues/${nodeIssueId}/events/latest/`)).json();
+    expect(latest.release).toEqual(release);
+    const [full] = await (
+      await get(`/api/0/organizations/acme/issues/${nodeIssueId}/events/?full=1&per_page=1`)
+    ).json();
+    expect(full.release).toEqual(release);
+  });
+
   it("shows request, message and breadcrumb entries of a message event with its own metadata and user", async () => {
     const event = await (await get(eventPath(rich.event_id))).json();
     expect(event).toMatchObject({
@@ -327,6 +366,41 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
     expect(await neighbours(d)).toEqual([c, null]);
   });
 
+  it("lists the project's events newest first, page by page with Link cursors (Sentry's project event list)", async () => {
+    const listPath = (org = "acme", project = "web") => `/api/0/projects/${org}/${project}/events/`;
+    const db = instance.faultline.container.resolve(Db);
+    const stored = await db
+      .selectFrom("events")
+      .select("event_id")
+      .where("project_id", "=", Number(acme.project.id))
+      .orderBy("timestamp", "desc")
+      .orderBy("id", "desc")
+      .execute();
+    const seen: string[] = [];
+    let url: string | undefined = `${server.url}${listPath()}?per_page=2`;
+    while (url) {
+      const response: Response = await fetch(url, { headers: bearer(acme.eventReadToken) });
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as Array<{ eventID: string }>;
+      seen.push(...page.map((item) => item.eventID));
+      url = /<([^>]+)>; rel="next"; results="true"/.exec(response.headers.get("link") ?? "")?.[1];
+    }
+    expect(seen).toEqual(stored.map((row) => row.event_id));
+    const [item] = await (await get(`${listPath()}?per_page=1`)).json();
+    const [newest] = await (await get(`/api/0/organizations/acme/issues/${item.groupID}/events/?per_page=1`)).json();
+    expect(item).toEqual(newest);
+    // full=1: detailed events; filters as the issue's event list.
+    const [full] = await (await get(`${listPath()}?per_page=1&full=1`)).json();
+    expect(full).toMatchObject({ eventID: item.eventID, "event.type": item["event.type"], crashFile: null });
+    expect(Array.isArray(full.entries)).toBe(true);
+    const shop = await (await get(`${listPath()}?query=${encodeURIComponent("shop:eu")}`)).json();
+    expect(shop.map((event: { eventID: string }) => event.eventID)).toEqual([rich.event_id]);
+    expect((await get(`${listPath()}?query=${encodeURIComponent("!shop:eu")}`)).status).toBe(400);
+    expect(await (await get(listPath("acme", "api"))).json()).toEqual([]);
+    expect((await get(listPath("acme", "web"), acme.orgReadToken)).status).toBe(403);
+    expect((await get(listPath("acme", "web"), globex.allScopesToken)).status).toBe(404);
+  });
+
   it("serves the raw event exactly as it was sent", async () => {
     const response = await get(`${eventPath(dashed(nodeIds[0] as string))}json/`);
     expect(response.status).toBe(200);
@@ -371,30 +445,20 @@ describe("events API: retrieve, raw JSON, hashes, external issues", () => {
   describe("hashes", () => {
     const hashesPath = (issue: string, org = "acme") => `/api/0/organizations/${org}/issues/${issue}/hashes/`;
 
-    it("lists the issue's hash with its latest event", async () => {
+    it("lists the issue's hash with its latest event in full", async () => {
       const response = await get(hashesPath(nodeIssueId), acme.eventReadToken);
       expect(response.status).toBe(200);
       const [hash, ...rest] = await response.json();
       expect(rest).toEqual([]);
       const event = await (await get(eventPath(nodeIds[3] as string))).json();
+      // The latest event in full, exactly as the event detail endpoint shows it, and what produced
+      // the hash: no fingerprint rule (docs/grouping.md).
       expect(hash).toEqual({
         id: event.fingerprints[0],
-        latestEvent: {
-          id: nodeIds[3],
-          eventID: nodeIds[3],
-          groupID: nodeIssueId,
-          projectID: String(acme.project.id),
-          title: "Error: probe failure",
-          message: "probe failure",
-          culprit: "?(server)",
-          location: "/srv/app/server.mjs",
-          dateCreated: new Date((T + 2) * 1000).toISOString(),
-          platform: "node",
-          tags: event.tags,
-        },
-        // No fingerprint rule made it (docs/grouping.md).
+        latestEvent: event,
         groupingInfo: { type: "default", description: "default grouping", matchedRule: null, values: null },
       });
+      expect(event.entries.length).toBeGreaterThan(0);
       expect(response.headers.get("link")).toMatch(/rel="previous"; results="false".*rel="next"; results="false"/);
     });
 

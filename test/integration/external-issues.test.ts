@@ -202,7 +202,7 @@ describe("external issue links (platform.md §2)", () => {
     expect(deleteWithWrite.body.requiredScopes).toEqual(["event:admin"]);
   });
 
-  it("400 when the issue is not one of the organization's, or the project is not the issue's", async () => {
+  it("400 when the issue is not one of the organization's", async () => {
     const foreignIssue = await link(inst.tracker.uuid, inst.tracker.token, valid({ issueId: Number(issue.globex) }));
     expect(foreignIssue.status).toBe(400);
     expect(Object.keys(foreignIssue.body.errors)).toEqual(["issueId"]);
@@ -213,19 +213,36 @@ describe("external issue links (platform.md §2)", () => {
     const unknown = await link(inst.tracker.uuid, inst.tracker.token, valid({ issueId: 987654321 }));
     expect(unknown.status).toBe(400);
     expect(unknown.body.detail).toMatch(/^Invalid request: issueId: /);
-    const wrongProject = await link(inst.tracker.uuid, inst.tracker.token, valid({ project: "api" }));
-    expect(wrongProject.status).toBe(400);
-    expect(Object.keys(wrongProject.body.errors)).toEqual(["project"]);
-    const otherOrgsProject = await link(
-      inst.trackerGlobex.uuid,
-      inst.trackerGlobex.token,
-      valid({ issueId: Number(issue.globex), project: "api" }),
-    );
-    expect(otherOrgsProject.status).toBe(400);
-    expect(Object.keys(otherOrgsProject.body.errors)).toEqual(["project"]);
     // Nothing was written by the refusals.
     const listed = await call("GET", links(inst.trackerGlobex.uuid), inst.trackerGlobex.token);
     expect(listed.body).toEqual([]);
+  });
+
+  it("project is the external tracker's project (Sentry's meaning), kept as sent; links from before show the issue's project slug", async () => {
+    const linked = await link(
+      inst.trackerGlobex.uuid,
+      inst.trackerGlobex.token,
+      valid({ issueId: Number(issue.globex), project: " JIRA-PROJ ", identifier: "JIRA-PROJ-7" }),
+    );
+    expect(linked.status).toBe(201);
+    expect(linked.body).toMatchObject({ project: "JIRA-PROJ", displayName: "JIRA-PROJ#JIRA-PROJ-7" });
+    // Updating the link may move it to another external project.
+    const moved = await link(
+      inst.trackerGlobex.uuid,
+      inst.trackerGlobex.token,
+      valid({ issueId: Number(issue.globex), project: "OPS", identifier: "OPS-1" }),
+    );
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ id: linked.body.id, project: "OPS", displayName: "OPS#OPS-1" });
+    const [onIssue] = (
+      await call("GET", `/api/0/organizations/globex/issues/${issue.globex}/external-issues/`, globex.allScopesToken)
+    ).body;
+    expect(onIssue).toEqual(moved.body);
+    // A link stored before the project was kept reads as it always did: the issue's project slug.
+    const db = instance.faultline.container.resolve(tokens.Db);
+    await db.updateTable("external_issues").set({ project: null }).where("id", "=", Number(linked.body.id)).execute();
+    const [old] = (await call("GET", links(inst.trackerGlobex.uuid), inst.trackerGlobex.token)).body;
+    expect(old).toMatchObject({ project: "web", displayName: "web#OPS-1" });
   });
 
   it("400 with field errors for missing or malformed fields", async () => {
@@ -240,6 +257,7 @@ describe("external issue links (platform.md §2)", () => {
       [{ webUrl: "not a url" }, "webUrl"],
       [{ project: undefined }, "project"],
       [{ project: "" }, "project"],
+      [{ project: "   " }, "project"],
       [{ identifier: undefined }, "identifier"],
       [{ identifier: "" }, "identifier"],
       [{ identifier: "x".repeat(201) }, "identifier"],

@@ -12,7 +12,8 @@ import {
 import { silentLogger } from "../../src/logging/logger.js";
 import { createTestInstance, pickBackend, type TestInstance } from "../../src/testing/index.js";
 import { errorEvent } from "../helpers/events.js";
-import { type RunningServer, serveFaultline } from "../helpers/server.js";
+import { seedOrganization } from "../helpers/seed.js";
+import { inProcess, type RunningServer, serveFaultline } from "../helpers/server.js";
 import { waitFor } from "../helpers/wait.js";
 
 /**
@@ -334,6 +335,55 @@ describe("queued ingest: accept, then digest", () => {
     const activity = await db.selectFrom("issue_activity").select("type").orderBy("id").execute();
     expect(activity.map((row) => row.type)).toEqual(["first_seen", "set_regression"]);
     expect(counter.counts).toEqual({ errors: 2, regressions: 1 });
+  });
+
+  it("dates a regression when the digest records it: a resolve committed between accept and digest sorts below it", async () => {
+    let now = new Date("2026-05-01T10:00:00.000Z");
+    const at = (minutes: number) => (now = new Date(Date.parse("2026-05-01T10:00:00.000Z") + minutes * 60_000));
+    const { faultline } = await queuedInstance({ clock: { now: () => now } });
+    const seeded = await seedOrganization(faultline, "acme");
+    const call = inProcess(faultline, seeded.allScopesToken);
+    const capture = () =>
+      faultline.api.events.capture({ organization: "acme", project: "web" }, fingerprinted("raced"));
+    await capture();
+    await faultline.worker.runDue(DIGEST);
+    const [issue] = (await call("GET", "/api/0/organizations/acme/issues/?query=")).body as Array<{ id: string }>;
+    const issuePath = `/api/0/organizations/acme/issues/${issue?.id}/`;
+    /** The issue's activity, oldest first, as the issue detail lists it (newest first). */
+    const activity = async () =>
+      ((await call("GET", issuePath)).body.activity as Array<{ type: string; dateCreated: string }>)
+        .map(({ type, dateCreated }) => [type, dateCreated])
+        .reverse();
+
+    // Accepted at 10:01, resolved at 10:02, digested at 10:03.
+    at(1);
+    await capture();
+    at(2);
+    expect((await call("PUT", issuePath, { status: "resolved" })).status).toBe(200);
+    at(3);
+    await faultline.worker.runDue(DIGEST);
+    expect((await call("GET", issuePath)).body.status).toBe("unresolved");
+    expect(await activity()).toEqual([
+      ["first_seen", "2026-05-01T10:00:00.000Z"],
+      ["set_resolved", "2026-05-01T10:02:00.000Z"],
+      ["set_regression", "2026-05-01T10:03:00.000Z"],
+    ]);
+
+    // The race: the digest read its clock (10:05) before the resolve (10:06) committed; its
+    // regression is still dated no earlier than the resolve it undid, and listed after it.
+    at(4);
+    await capture();
+    at(6);
+    expect((await call("PUT", issuePath, { status: "resolved" })).status).toBe(200);
+    at(5);
+    await faultline.worker.runDue(DIGEST);
+    const raced = await activity();
+    expect(raced.slice(3)).toEqual([
+      ["set_resolved", "2026-05-01T10:06:00.000Z"],
+      ["set_regression", "2026-05-01T10:06:00.000Z"],
+    ]);
+    const dates = raced.map(([, date]) => Date.parse(date as string));
+    expect(dates).toEqual([...dates].sort((a, b) => a - b));
   });
 });
 

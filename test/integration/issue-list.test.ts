@@ -1,9 +1,13 @@
+import fc from "fast-check";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCOPES, tokens } from "../../src/index.js";
 import { issueCondition } from "../../src/plugins/issues/list/filters.js";
 import { pageQuery } from "../../src/plugins/issues/list/queries.js";
-import { ISSUE_SORTS } from "../../src/plugins/issues/list/sorts.js";
+import type { ListParams } from "../../src/plugins/issues/list/params.js";
+import { IssueListQuery } from "../../src/plugins/issues/list/service.js";
+import { ISSUE_SORTS, type IssueSort } from "../../src/plugins/issues/list/sorts.js";
+import { formatCursor } from "../../src/http/pagination.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { captureFor, errorEvent } from "../helpers/events.js";
 import { bearer, type RunningServer, serveFaultline } from "../helpers/server.js";
@@ -506,10 +510,21 @@ describe("issue list", () => {
       expect((await list("statsPeriod="))[0]).not.toHaveProperty("stats");
       const alphaHour = (await list(""))[0]?.stats?.["24h"]?.at(-1);
       expect(alphaHour).toEqual([Math.floor(now.getTime() / HOUR) * 3600, 1]);
+      // `auto` without a window draws Sentry's default range, the last 24 hours, hourly (the list
+      // stays unwindowed); with a 14-day window, daily points.
+      const auto = await list("groupStatsPeriod=auto");
+      const hourly = auto[0]?.stats?.auto ?? [];
+      expect(Object.keys(auto[0]?.stats ?? {})).toEqual(["auto"]);
+      expect(hourly).toHaveLength(25);
+      expect(hourly.at(-1)).toEqual(alphaHour);
+      expect(hourly.every(([t], i) => i === 0 || t - (hourly[i - 1]?.[0] ?? 0) === 3600)).toBe(true);
+      expect(auto.map(nameOf)).toEqual((await list("")).map(nameOf));
+      const daily = (await list("statsPeriod=14d&groupStatsPeriod=auto"))[0]?.stats?.auto ?? [];
+      expect(daily).toHaveLength(15);
+      expect(daily.every(([t], i) => i === 0 || t - (daily[i - 1]?.[0] ?? 0) === 86_400)).toBe(true);
       for (const [bad, message] of [
         ["groupStatsPeriod=1h", /^Invalid request: groupStatsPeriod: must be "24h", "14d", "auto" or empty$/],
         ["statsPeriod=7x", /^Invalid request: statsPeriod: must be a number followed by s, m, h, d or w/],
-        ["groupStatsPeriod=auto", /^Invalid request: groupStatsPeriod: "auto" needs a time window/],
         ["start=2026-03-01T00:00:00Z", /^Invalid request: end: start and end must be given together$/],
         ["start=2026-03-02T00:00:00Z&end=2026-03-01T00:00:00Z", /^Invalid request: end: must be after start$/],
         ["start=yesterday&end=2026-03-01T00:00:00Z", /^Invalid request: start: must be an ISO 8601 timestamp$/],
@@ -842,6 +857,118 @@ describe("issue list", () => {
     }
   });
 
+  describe("keyset pagination with heavy ties (property)", () => {
+    const COUNT = 120;
+    let ties: IssueListQuery;
+    let tiesToken: string;
+    let allIds: string[];
+
+    beforeAll(async () => {
+      const org = await api().organizations.create({ slug: "ties" });
+      const project = await api().projects.create({ organization: "ties", slug: "tied" });
+      tiesToken = (await api().tokens.create({ organization: "ties", scopes: ["event:read"] })).token;
+      // Every sort key takes a handful of values: whole runs of equal keys, so the id breaks most
+      // ties; some timestamps differ only below the millisecond (rows written by SQL, imports),
+      // which a cursor cut to milliseconds would skip or repeat.
+      await sql`
+        INSERT INTO ${sql.id(instance.schema, "issues")}
+          (organization_id, project_id, short_number, type, title, culprit, message, level, platform, metadata, status, substatus, first_seen, last_seen, times_seen, user_count)
+        SELECT ${sql.lit(Number(org.id))}, ${sql.lit(Number(project.id))}, g, 'error', 'TieError: ' || g, '', '', 'error', 'node', '{}',
+               'unresolved', 'ongoing',
+               timestamptz '2026-01-01T00:00:00Z' + (g % 3) * interval '1 millisecond' + (g % 2) * interval '7 microseconds',
+               timestamptz '2026-02-01T00:00:00Z' + (g % 4) * interval '1 millisecond' + (g % 5) * interval '1 microsecond',
+               g % 3, g % 2
+        FROM generate_series(1, ${sql.lit(COUNT)}) AS g`.execute(db());
+      ties = new IssueListQuery(db(), { organizationId: Number(org.id), userId: null, now });
+      allIds = (
+        await db().selectFrom("issues").select("id").where("organization_id", "=", Number(org.id)).execute()
+      ).map((row) => String(row.id));
+    });
+
+    /** Walks the whole list forward with `limit`, then back from its last page; the ids of each walk. */
+    const walk = async (sort: IssueSort, limit: number) => {
+      const params: Omit<ListParams, "cursor"> = {
+        query: "",
+        status: undefined,
+        assignee: undefined,
+        project: [],
+        environment: [],
+        sort,
+        limit,
+        shortIdLookup: false,
+        window: null,
+        series: null,
+      };
+      const forward: string[][] = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const { page } = await ties.list({ ...params, cursor });
+        forward.push(page.rows.map((row) => String(row.id)));
+        if (!page.next.results) break;
+        cursor = formatCursor(page.next.cursor);
+      }
+      const backward: string[][] = [];
+      let { page } = await ties.list({ ...params, cursor });
+      while (page.previous.results) {
+        ({ page } = await ties.list({ ...params, cursor: formatCursor(page.previous.cursor) }));
+        backward.unshift(page.rows.map((row) => String(row.id)));
+      }
+      return { forward: forward.flat(), backward: [...backward.flat(), ...(forward.at(-1) ?? [])] };
+    };
+
+    const expectEveryIdOnce = (ids: string[], label: string) => {
+      expect(ids.length, label).toBe(COUNT);
+      expect([...ids].sort(), label).toEqual([...allIds].sort());
+    };
+
+    it("walks every issue exactly once, forward and back, in every sort, one issue per page", async () => {
+      for (const sort of ISSUE_SORTS) {
+        const { forward, backward } = await walk(sort, 1);
+        expectEveryIdOnce(forward, `sort=${sort}`);
+        expect(backward, `sort=${sort} backward`).toEqual(forward);
+      }
+    });
+
+    it("any sort and page size: every issue exactly once, in one order both ways", async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...ISSUE_SORTS),
+          fc.integer({ min: 2, max: COUNT + 1 }),
+          async (sort, limit) => {
+            const { forward, backward } = await walk(sort, limit);
+            expectEveryIdOnce(forward, `sort=${sort} limit=${limit}`);
+            expect(backward).toEqual(forward);
+          },
+        ),
+        { numRuns: 20, seed: 20_260_501 },
+      );
+    });
+
+    it("over HTTP: Link cursors walk every issue exactly once in every sort", async () => {
+      for (const sort of ISSUE_SORTS) {
+        const seen: string[] = [];
+        let url: string | undefined = `${server.url}/api/0/organizations/ties/issues/?query=&sort=${sort}&limit=7`;
+        let last: Response | undefined;
+        while (url) {
+          last = await fetch(url, { headers: bearer(tiesToken) });
+          expect(last.status).toBe(200);
+          seen.push(...((await last.json()) as ListItem[]).map((item) => item.id));
+          url = linkOf(last, "next");
+        }
+        expectEveryIdOnce(seen, `sort=${sort}`);
+        // And back: previous links from the last page reach the first.
+        const back: string[] = [];
+        url = last ? linkOf(last, "previous") : undefined;
+        while (url) {
+          const response = await fetch(url, { headers: bearer(tiesToken) });
+          back.unshift(...((await response.json()) as ListItem[]).map((item) => item.id));
+          url = linkOf(response, "previous");
+        }
+        expect([...back, ...seen.slice(back.length)], `sort=${sort} backward`).toEqual(seen);
+      }
+    });
+  });
+
   describe("at volume", () => {
     let organizationId: number;
     let volumeToken: string;
@@ -893,8 +1020,9 @@ describe("issue list", () => {
       };
       for (const sort of ISSUE_SORTS) {
         const middle = {
-          date: Date.parse("2026-02-01T05:00:00Z"),
-          new: Date.parse("2026-01-01T05:00:00Z"),
+          // Timestamp cursors hold epoch microseconds.
+          date: Date.parse("2026-02-01T05:00:00Z") * 1000,
+          new: Date.parse("2026-01-01T05:00:00Z") * 1000,
           freq: 500,
           user: 25,
         }[sort];

@@ -39,7 +39,9 @@ describe("keyset cursors", () => {
   it("round-trips and rejects malformed cursors", () => {
     expect(parseCursor("1763800000000:17:1")).toEqual({ value: 1763800000000, id: 17, isPrev: true });
     expect(formatCursor({ value: 5, id: 2, isPrev: false })).toBe("5:2:0");
-    for (const bad of ["abc", "1:2", "1:2:3", "1:-2:0", "1.5:2:0"])
+    // Epoch microseconds (16 digits) fit; past a safe integer does not.
+    expect(parseCursor("1763800000000123:17:0")).toEqual({ value: 1763800000000123, id: 17, isPrev: false });
+    for (const bad of ["abc", "1:2", "1:2:3", "1:-2:0", "1.5:2:0", "9999999999999999:1:0", "12345678901234567:1:0"])
       expect(() => parseCursor(bad)).toThrow("Invalid cursor parameter.");
   });
 

@@ -6,6 +6,7 @@ import { groupingRulesSettings } from "./grouping-rules/settings.js";
 import { GroupingRulesStore } from "./grouping-rules/store.js";
 import { eventStoreMigrations, eventStoreOwnMigrations } from "./migrations.js";
 import { partitionTask, retentionApi, retentionTask } from "./retention/task.js";
+import { eventReleases } from "./read/releases.js";
 import { eventEndpoints } from "./read/routes.js";
 import { PostgresEventStore } from "./store.js";
 import { EventPayloadProcessorToken, EventSinkToken, EventStoreToken, IssueGroupingToken } from "./tokens.js";
@@ -53,7 +54,13 @@ export const eventStorePlugin = definePlugin({
     registerFactory(
       container,
       EventStoreToken,
-      (c) => new PostgresEventStore(db, c.resolve(EventProcessorToken), () => c.resolve(Options).schema),
+      (c) =>
+        new PostgresEventStore(
+          db,
+          c.resolve(EventProcessorToken),
+          () => c.resolve(Options).schema,
+          (rows) => eventReleases(c, rows),
+        ),
     );
   },
   endpoints: eventEndpoints,
@@ -92,12 +99,15 @@ export type { EventLevel, EventMessage, EventUser } from "./grouping/index.js";
  * for an ingest worker thread that has no container (docs/ingest.md).
  */
 export { normalizeEvent } from "./grouping/index.js";
-export type { EventOrder, IssueEventFilter } from "./read/issue-events.js";
+export type { EventOrder, IssueEventFilter, ProjectEventFilter } from "./read/issue-events.js";
+export { environmentsParam, eventListQuery, eventListTerms, parseEventQuery } from "./read/event-query.js";
+export { eventReleases } from "./read/releases.js";
+export { type EventReleaseReader, EventReleaseReaderToken, type ReleaseObjects } from "./read/release-port.js";
 export type { IssueHashPage } from "./read/hashes.js";
 export type { EventCountBucket, IssueEventSummary } from "./read/issue-summary.js";
 export type { HashSplit } from "./write/reassign.js";
 export { parseEventId } from "./read/queries.js";
-export { type Neighbours, serializeEvent, serializeIssueEventItem } from "./read/serialize.js";
+export { type Neighbours, serializeEvent, serializeEventListItem, serializeIssueEventItem } from "./read/serialize.js";
 export {
   serializeTagKey,
   serializeTagValue,

@@ -11,6 +11,7 @@ import {
   issueEventById,
   issueEventPage,
   organizationEventById,
+  type ProjectEventFilter,
 } from "./read/issue-events.js";
 import { countIssueEvents, eventNeighbours, findProjectEvent } from "./read/queries.js";
 import { type TagScope, type TagValueSort, tagKeys, tagValues, topValues } from "./read/tags.js";
@@ -18,6 +19,7 @@ import { deleteEvents } from "./retention/run.js";
 import type { StoredEvent } from "./tables.js";
 import { summarizeIssueEvents } from "./read/issue-summary.js";
 import { type HashSplit, moveHashEvents, moveIssueEvents } from "./write/reassign.js";
+import type { ReleaseObjects } from "./read/release-port.js";
 import type { CaptureOptions, EventStore, EventWrites, StorableEvent } from "./tokens.js";
 
 /**
@@ -31,6 +33,8 @@ export class PostgresEventStore implements EventStore {
     private readonly writes: EventWrites,
     /** The instance's schema: raw statements name their tables with it. */
     private readonly schema: () => string,
+    /** The `release` objects of events (read/releases.ts): the hashes' latest events carry them. */
+    private readonly releasesOf: (rows: StoredEvent[]) => Promise<ReleaseObjects> = async () => new Map(),
   ) {}
 
   normalize(raw: unknown, options?: CaptureOptions): NormalizedEvent {
@@ -53,7 +57,12 @@ export class PostgresEventStore implements EventStore {
     return eventNeighbours(this.db(), event);
   }
 
-  issueEventPage(filter: IssueEventFilter, order: EventOrder, cursor: string | undefined, limit: number) {
+  issueEventPage(
+    filter: IssueEventFilter | ProjectEventFilter,
+    order: EventOrder,
+    cursor: string | undefined,
+    limit: number,
+  ) {
     return issueEventPage(this.db(), filter, order, cursor, limit);
   }
 
@@ -66,7 +75,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   issueHashPage(issueId: number, cursor: string | undefined, limit: number) {
-    return issueHashPage(this.db(), issueId, cursor, limit);
+    return issueHashPage(this.db(), issueId, cursor, limit, this.releasesOf);
   }
 
   tagKeys(scope: TagScope, key: string | null) {

@@ -5,7 +5,7 @@ import type { TransactionScope } from "../../db/transaction.js";
 import type { Page } from "../../http/pagination.js";
 import type { NormalizedEvent } from "./grouping/types.js";
 import type { IssueHashPage } from "./read/hashes.js";
-import type { EventOrder, IssueEventFilter } from "./read/issue-events.js";
+import type { EventOrder, IssueEventFilter, ProjectEventFilter } from "./read/issue-events.js";
 import type { Neighbours } from "./read/serialize.js";
 import type { TagKeySummary, TagScope, TagValueRow, TagValueSort } from "./read/tags.js";
 import type { StoredEvent } from "./tables.js";
@@ -72,9 +72,9 @@ export interface EventReads {
   findOrganizationEvent(organizationId: number, eventId: string): Promise<OrganizationEvent | undefined>;
   /** The events just before and after this one in its issue, by (timestamp, id). */
   neighbours(event: StoredEvent): Promise<Neighbours>;
-  /** One keyset page of an issue's events, newest or oldest first. */
+  /** One keyset page of an issue's (or a project's) events, newest or oldest first. */
   issueEventPage(
-    filter: IssueEventFilter,
+    filter: IssueEventFilter | ProjectEventFilter,
     order: EventOrder,
     cursor: string | undefined,
     limit: number,

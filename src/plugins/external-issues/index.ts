@@ -7,12 +7,13 @@ import { ExternalIssueRepository } from "./repository.js";
 import { createLink, deleteLink, listLinks } from "./routes.js";
 import { ExternalIssueService } from "./service.js";
 import { ExternalIssueRepositoryToken, ExternalIssueServiceToken } from "./tokens.js";
-import { externalIssuesMigrations } from "./migrations.js";
+import { externalIssuesMigrations, externalIssuesOwnMigrations } from "./migrations.js";
 
 /** External issue links: an installation ties issues of its organization to items in its own tracker. */
 export const externalIssuesPlugin = definePlugin({
   id: "external-issues",
   coreLedgerMigrations: externalIssuesMigrations,
+  migrations: externalIssuesOwnMigrations,
   dependencies: ["organizations", "installations", "issues"],
   register(container) {
     registerFactory(container, ExternalIssueRepositoryToken, (c) => new ExternalIssueRepository(() => c.resolve(Db)));

@@ -31,3 +31,15 @@ export const externalIssuesMigrations: readonly SchemaMigration[] = [
     ],
   },
 ];
+
+/** The external issues plugin's own migrations (its table `faultline_migration_external-issues`). */
+export const externalIssuesOwnMigrations: readonly SchemaMigration[] = [
+  {
+    /**
+     * The external tracker's project a link names (Sentry's `project`, e.g. `JIRA-PROJ`); null for
+     * links made before, which named the issue's own project.
+     */
+    name: "0001_external_project",
+    statements: (s) => [`ALTER TABLE ${s}.external_issues ADD COLUMN project text`],
+  },
+];

@@ -20,6 +20,7 @@ export class ExternalIssueRepository {
         "x.web_url",
         "x.identifier",
         "x.date_created",
+        "x.project",
         "p.slug as project_slug",
         "a.slug as app_slug",
       ])
@@ -47,6 +48,7 @@ export class ExternalIssueRepository {
       issueId: number;
       webUrl: string;
       identifier: string;
+      project: string;
       now: Date;
     },
   ): Promise<{ id: number; created: boolean }> {
@@ -58,12 +60,13 @@ export class ExternalIssueRepository {
         issue_id: values.issueId,
         web_url: values.webUrl,
         identifier: values.identifier,
+        project: values.project,
         date_created: values.now,
       })
       .onConflict((oc) =>
         oc
           .columns(["installation_id", "issue_id"])
-          .doUpdateSet({ web_url: values.webUrl, identifier: values.identifier }),
+          .doUpdateSet({ web_url: values.webUrl, identifier: values.identifier, project: values.project }),
       )
       // PostgreSQL's idiom for "inserted or updated?": a freshly inserted row version has no xmax.
       .returning(["id", sql<boolean>`(xmax = 0)`.as("created")])

@@ -18,7 +18,8 @@ export const linkBody = z.object({
     { error: "must be an integer issue id" },
   ),
   webUrl: z.url({ protocol: /^https?$/, error: "must be an http or https URL" }).max(2000),
-  project: z.string().min(1).max(100),
+  /** The external tracker's project (Sentry's meaning, e.g. `JIRA-PROJ`); older apps send the issue's project slug. */
+  project: z.string().trim().min(1, "must name the external project").max(100),
   identifier: z.string().min(1).max(200),
 });
 

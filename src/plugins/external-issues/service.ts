@@ -17,8 +17,10 @@ export class ExternalIssueService {
   ) {}
 
   /**
-   * Links an issue of the installation's organization: `issueId` must be one of its issues and
-   * `project` that issue's project slug (else 400 naming the field). A second link from the same
+   * Links an issue of the installation's organization (`issueId` must be one of its issues, else
+   * 400 naming the field). `project` is the external tracker's project, as in Sentry, kept as sent
+   * and shown in the link (`project`, `displayName`); an older app's value, the issue's own project
+   * slug, is a project name like any other and reads as before. A second link from the same
    * installation to the same issue updates the first.
    */
   async link(installation: AppInstallation, body: LinkBody): Promise<{ link: LinkRow; created: boolean }> {
@@ -26,19 +28,13 @@ export class ExternalIssueService {
       const issue = await this.issues.find(installation.organization_id, String(body.issueId), trx);
       if (!issue)
         throw fieldErrors({ issueId: ["Unknown issue: it must be an issue of the installation's organization"] });
-      const project = await trx
-        .selectFrom("projects")
-        .select("slug")
-        .where("id", "=", issue.project_id)
-        .executeTakeFirstOrThrow();
-      if (project.slug !== body.project)
-        throw fieldErrors({ project: [`Must be the slug of the issue's project ("${project.slug}")`] });
       const { id, created } = await this.repository.upsert(trx, {
         organizationId: installation.organization_id,
         installationId: installation.id,
         issueId: Number(issue.id),
         webUrl: body.webUrl,
         identifier: body.identifier,
+        project: body.project,
         now: this.clock.now(),
       });
       const link = await this.repository.find(installation.id, id, trx);

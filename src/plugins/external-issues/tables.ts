@@ -1,6 +1,6 @@
 // The external-issues plugin's tables: their Kysely types, merged into the core's `Database` (the
 // migrations creating them are in migrations.ts).
-import type { Generated } from "kysely";
+import type { ColumnType, Generated } from "kysely";
 import type { Int8, Timestamp } from "../../db/schema.js";
 
 export interface ExternalIssuesTable {
@@ -11,6 +11,8 @@ export interface ExternalIssuesTable {
   web_url: string;
   identifier: string;
   date_created: Timestamp;
+  /** The external tracker's project (`project` of the link body); null for links from before it was kept. */
+  project: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 declare module "../../db/schema.js" {

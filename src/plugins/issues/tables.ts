@@ -51,6 +51,8 @@ export interface IssuesTable {
   share_id: string | null;
   num_comments: Generated<number>;
   deleted_at: Date | null;
+  /** The logger the first event named (Sentry's issue `logger`), or null (0004_issue_logger). */
+  logger: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface IssueHashesTable {

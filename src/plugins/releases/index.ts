@@ -1,7 +1,7 @@
 import { registerFactory } from "../../container/container.js";
 import { Db } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
-import { EventPayloadProcessorToken } from "../event-store/index.js";
+import { EventPayloadProcessorToken, EventReleaseReaderToken } from "../event-store/index.js";
 import { OrganizationServiceToken } from "../organizations/index.js";
 import { AbsentMaps } from "./symbolicate/absent-maps.js";
 import { SourceMapCache } from "./symbolicate/cache.js";
@@ -13,6 +13,7 @@ import { PostgresArtifactStore } from "./artifacts/store.js";
 import { releasesMigrations } from "./migrations.js";
 import { ReleaseRepository } from "./repository.js";
 import { releaseEndpoints } from "./routes.js";
+import { serializeRelease } from "./serialize.js";
 import {
   AbsentMapsToken,
   ArtifactStoreToken,
@@ -29,6 +30,13 @@ export const releasesPlugin = definePlugin({
   register(container) {
     const db = () => container.resolve(Db);
     registerFactory(container, ReleaseRepositoryToken, () => new ReleaseRepository(db));
+    // An event's `release` object (docs/sentry-compatibility.md, "Response shapes"), for the event store's reads.
+    registerFactory(container, EventReleaseReaderToken, (c) => ({
+      releases: async (organizationId, versions) => {
+        const found = await c.resolve(ReleaseRepositoryToken).findMany(organizationId, versions);
+        return new Map(found.map((release) => [release.version, serializeRelease(release)]));
+      },
+    }));
     registerFactory(container, ArtifactStoreToken, () => new PostgresArtifactStore(db));
     // Raw maps held parsed at most: 64 MiB (a few large bundles), least recently used out first.
     registerFactory(container, SourceMapCacheToken, () => new SourceMapCache(64 * 1024 * 1024));

@@ -67,13 +67,14 @@ export class ReleaseRepository {
   }
 
   /** Releases seen only on events get their organization row here, at first read. */
-  async #materialize(db: ReleasesDb, organizationId: number, version?: string): Promise<void> {
+  async #materialize(db: ReleasesDb, organizationId: number, version?: string | readonly string[]): Promise<void> {
     let implicit = db
       .selectFrom("releases")
       .select((eb) => ["organization_id", "version", eb.fn.min("date_created").as("date_created")])
       .where("organization_id", "=", organizationId)
       .groupBy(["organization_id", "version"]);
-    if (version !== undefined) implicit = implicit.where("version", "=", version);
+    if (typeof version === "string") implicit = implicit.where("version", "=", version);
+    else if (version !== undefined) implicit = implicit.where("version", "in", [...version]);
     await db
       .insertInto("release_details")
       .columns(["organization_id", "version", "date_created"])
@@ -224,6 +225,14 @@ export class ReleaseRepository {
     const [release] = await this.#load(db, organizationId, [version]);
     if (!release) throw notFound();
     return release;
+  }
+
+  /** The releases among `versions` (in that order); unknown versions are left out. */
+  async findMany(organizationId: number, versions: readonly string[]): Promise<ReleaseRecord[]> {
+    if (versions.length === 0) return [];
+    const db = this.#db;
+    await this.#materialize(db, organizationId, versions);
+    return this.#load(db, organizationId, [...versions]);
   }
 
   /** Newest first; `query` keeps versions starting with it (Sentry's search by prefix). */

@@ -183,11 +183,16 @@ function messageParams(payload: Json): unknown {
   return [];
 }
 
+/**
+ * Sentry's message entry: `formatted` always; `message` is the template only when it differs from
+ * the formatted text (Relay moves a lone or equal template into `formatted`).
+ */
 function messageEntry(payload: Json, message: EventMessage) {
   if (message.formatted === null) return null;
+  const template = message.template === message.formatted ? null : message.template;
   return {
     type: "message",
-    data: { formatted: message.formatted, message: message.template, params: messageParams(payload) },
+    data: { formatted: message.formatted, message: template, params: messageParams(payload) },
   };
 }
 

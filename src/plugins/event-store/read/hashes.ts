@@ -3,7 +3,10 @@ import { type Kysely, sql } from "kysely";
 import type { Database } from "../../../db/schema.js";
 import { type KeysetBound, keysetPage, type Page } from "../../../http/pagination.js";
 import { groupingInfoByEvent } from "./grouping-info.js";
-import { serializeEventSummary } from "./serialize.js";
+import type { StoredEvent } from "../tables.js";
+import type { ReleaseObjects } from "./release-port.js";
+import { eventNeighbours } from "./queries.js";
+import { serializeEvent } from "./serialize.js";
 
 /** A hash of the issue with its latest event (by event time), if it still has one. */
 export interface HashRow {
@@ -64,8 +67,17 @@ function beyond(rows: HashRow[], bound: KeysetBound): HashRow[] {
     .slice(0, bound.limit);
 }
 
-/** One page of the issue's hashes (`…/issues/{id}/hashes/`), newest latest event first, ready to serialize. */
-export async function issueHashPage(db: Kysely<Database>, issueId: number, cursor: string | undefined, limit: number) {
+/**
+ * One page of the issue's hashes (`…/issues/{id}/hashes/`), newest latest event first, ready to
+ * serialize; a `latestEvent` is the full event, as the event detail endpoint shows it.
+ */
+export async function issueHashPage(
+  db: Kysely<Database>,
+  issueId: number,
+  cursor: string | undefined,
+  limit: number,
+  releasesOf: (rows: StoredEvent[]) => Promise<ReleaseObjects>,
+) {
   const all = await hashRows(db, issueId);
   const page: Page<HashRow> = await keysetPage(async (bound) => beyond(all, bound), {
     cursor,
@@ -74,33 +86,17 @@ export async function issueHashPage(db: Kysely<Database>, issueId: number, curso
     idOf: (row) => row.tieBreaker,
   });
   const ids = page.rows.flatMap((row) => (row.eventRowId === null ? [] : [row.eventRowId]));
-  const events =
-    ids.length === 0
-      ? []
-      : await db
-          .selectFrom("events")
-          .select([
-            "id",
-            "event_id",
-            "issue_id",
-            "project_id",
-            "title",
-            "message",
-            "culprit",
-            "location",
-            "timestamp",
-            "platform",
-            "tags",
-          ])
-          .where("id", "in", ids)
-          .execute();
-  const byId = new Map(events.map((event) => [Number(event.id), event]));
+  const events = ids.length === 0 ? [] : await db.selectFrom("events").selectAll().where("id", "in", ids).execute();
+  const releases = await releasesOf(events);
+  const byId = new Map<number, ReturnType<typeof serializeEvent>>();
+  for (const event of events)
+    byId.set(Number(event.id), serializeEvent(event, await eventNeighbours(db, event), releases));
   const groupingInfo = await groupingInfoByEvent(db, ids);
   const serialize = (row: HashRow) => {
     const event = row.eventRowId === null ? undefined : byId.get(row.eventRowId);
     return {
       id: row.hash,
-      latestEvent: event ? serializeEventSummary(event) : null,
+      latestEvent: event ?? null,
       // What produced the hash, per its latest event (docs/grouping.md); null without one.
       groupingInfo: (row.eventRowId === null ? undefined : groupingInfo.get(row.eventRowId)) ?? null,
     };

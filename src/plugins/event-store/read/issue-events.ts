@@ -26,12 +26,28 @@ const likePattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}
 /** `-timestamp` (newest first, Sentry's default) or `timestamp` (oldest first). */
 export type EventOrder = "newest" | "oldest";
 
-function filtered(db: Kysely<Database>, filter: IssueEventFilter) {
-  let query = db
-    .selectFrom("events")
-    .selectAll("events")
-    .where("organization_id", "=", filter.organizationId)
-    .where("issue_id", "=", filter.issueId);
+/**
+ * What narrows a project's events (Sentry's `projects/{org}/{project}/events/`): the issue
+ * filter's terms over one project, events of deleted issues left out.
+ */
+export type ProjectEventFilter = Omit<IssueEventFilter, "issueId"> & { projectId: number };
+
+function filtered(db: Kysely<Database>, filter: IssueEventFilter | ProjectEventFilter) {
+  let query = db.selectFrom("events").selectAll("events").where("events.organization_id", "=", filter.organizationId);
+  query =
+    "issueId" in filter
+      ? query.where("issue_id", "=", filter.issueId)
+      : query
+          .where("events.project_id", "=", filter.projectId)
+          .where((eb) =>
+            eb.exists(
+              eb
+                .selectFrom("issues")
+                .select(sql.lit(1).as("one"))
+                .whereRef("issues.id", "=", "events.issue_id")
+                .where("issues.deleted_at", "is", null),
+            ),
+          );
   if (filter.start) query = query.where("timestamp", ">=", filter.start);
   if (filter.end) query = query.where("timestamp", "<", filter.end);
   if (filter.environments.length > 0) query = query.where("environment", "in", filter.environments);
@@ -45,13 +61,13 @@ function filtered(db: Kysely<Database>, filter: IssueEventFilter) {
 }
 
 /**
- * One page of the issue's events. The cursor walks (timestamp, id) descending for the newest-first
+ * One page of the issue's (or the project's) events. The cursor walks (timestamp, id) descending for the newest-first
  * order; oldest first walks the negated timestamp (cursor values may be negative), ids still
  * descending among events of the same millisecond.
  */
 export function issueEventPage(
   db: Kysely<Database>,
-  filter: IssueEventFilter,
+  filter: IssueEventFilter | ProjectEventFilter,
   order: EventOrder,
   cursor: string | undefined,
   limit: number,

@@ -2,12 +2,17 @@ import type { DependencyContainer } from "tsyringe";
 import { defineEndpoint } from "../../../http/endpoint.js";
 import { ApiError } from "../../../http/errors.js";
 import { OrganizationServiceToken } from "../../organizations/index.js";
+import { Clock } from "../../../container/tokens.js";
+import { pageReply } from "../../../http/pagination.js";
+import { eventListQuery, eventListTerms } from "./event-query.js";
 import { parseEventId } from "./queries.js";
-import { serializeEvent } from "./serialize.js";
+import { eventReleases } from "./releases.js";
+import { serializeEvent, serializeEventListItem } from "./serialize.js";
 import type { StoredEvent } from "../tables.js";
 import { EventStoreToken } from "../tokens.js";
 
-const EVENT_PATH = "/api/0/projects/{organization_id_or_slug}/{project_id_or_slug}/events/{event_id}/";
+const EVENTS_PATH = "/api/0/projects/{organization_id_or_slug}/{project_id_or_slug}/events/";
+const EVENT_PATH = `${EVENTS_PATH}{event_id}/`;
 
 /** An event of the project named in the path; any other event (or a malformed id) is "not found". */
 async function requireEvent(
@@ -35,7 +40,37 @@ export const getEvent = defineEndpoint({
   scopes: ["event:read"],
   handler: async ({ organization, params, container }) => {
     const event = await requireEvent(container, organization.id, params);
-    return { body: serializeEvent(event, await container.resolve(EventStoreToken).neighbours(event)) };
+    const neighbours = await container.resolve(EventStoreToken).neighbours(event);
+    return { body: serializeEvent(event, neighbours, await eventReleases(container, [event])) };
+  },
+});
+
+/**
+ * Sentry's project event list (what `sentry-cli events list` reads): the project's events of
+ * live issues, newest first, with the issue event list's filters and `Link` cursors.
+ */
+export const listProjectEvents = defineEndpoint({
+  method: "GET",
+  path: EVENTS_PATH,
+  operationId: "events.list",
+  summary: "List a project's events, newest first (`full=1` for detailed events)",
+  scopes: ["event:read"],
+  query: eventListQuery,
+  handler: async ({ organization, params, query, container, url }) => {
+    const project = await container
+      .resolve(OrganizationServiceToken)
+      .requireProject(organization.id, params.project_id_or_slug);
+    const { filter, order } = eventListTerms(query, container.resolve(Clock).now());
+    const page = await container
+      .resolve(EventStoreToken)
+      .issueEventPage(
+        { ...filter, organizationId: organization.id, projectId: project.id },
+        order,
+        query.cursor,
+        query.per_page,
+      );
+    const releases = query.full ? await eventReleases(container, page.rows) : new Map();
+    return pageReply(url, page, query.per_page, (row) => serializeEventListItem(row, query.full, releases));
   },
 });
 
@@ -51,4 +86,4 @@ export const getEventJson = defineEndpoint({
 });
 
 /** The event store's HTTP endpoints: a project's events (the issue-scoped event reads are the issues plugin's). */
-export const eventEndpoints = [getEvent, getEventJson];
+export const eventEndpoints = [listProjectEvents, getEvent, getEventJson];

@@ -5,6 +5,8 @@ import { resolveMessage } from "../grouping/message.js";
 import { parseRawEvent } from "../grouping/raw-event.js";
 import { eventEntries } from "./entries.js";
 import { eventMeta } from "./meta.js";
+import { bareRelease } from "./releases.js";
+import type { ReleaseObjects } from "./release-port.js";
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json =>
@@ -73,9 +75,9 @@ function serializeProcessingErrors(errors: unknown) {
 
 /**
  * Sentry's detailed event (docs/sentry-compatibility.md, "Response shapes"): the stored columns
- * plus what the payload carries.
+ * plus what the payload carries, and its release as `releases` (read/releases.ts) has it.
  */
-export function serializeEvent(row: StoredEvent, neighbours: Neighbours) {
+export function serializeEvent(row: StoredEvent, neighbours: Neighbours, releases: ReleaseObjects = new Map()) {
   const { payload } = row;
   const derived = derive(row);
   const entries = eventEntries(payload, derived.message);
@@ -94,7 +96,7 @@ export function serializeEvent(row: StoredEvent, neighbours: Neighbours) {
     dateCreated: isoDate(row.timestamp),
     dateReceived: isoDate(row.received),
     environment: row.environment,
-    release: row.release === null ? null : { version: row.release },
+    release: row.release === null ? null : (releases.get(row.release) ?? bareRelease(row.release)),
     dist: row.dist,
     tags: row.tags.map(([key, value]) => ({ key, value })),
     user: serializeUser(derived.user),
@@ -123,35 +125,14 @@ export function serializeEvent(row: StoredEvent, neighbours: Neighbours) {
   };
 }
 
-/** The short event of a hash's `latestEvent` (seed fields plus Sentry's). */
-export function serializeEventSummary(
-  row: Pick<
-    StoredEvent,
-    | "event_id"
-    | "issue_id"
-    | "project_id"
-    | "title"
-    | "message"
-    | "culprit"
-    | "location"
-    | "timestamp"
-    | "platform"
-    | "tags"
-  >,
-) {
-  return {
-    id: row.event_id,
-    eventID: row.event_id,
-    groupID: idString(row.issue_id),
-    projectID: idString(row.project_id),
-    title: row.title,
-    message: row.message,
-    culprit: row.culprit,
-    location: row.location,
-    dateCreated: isoDate(row.timestamp),
-    platform: row.platform,
-    tags: row.tags.map(([key, value]) => ({ key, value })),
-  };
+/**
+ * An item of an event list (an issue's or a project's): the short item, or with `full` the
+ * detailed event keeping the short item's own fields too (Sentry's schema requires them).
+ */
+export function serializeEventListItem(row: StoredEvent, full: boolean, releases: ReleaseObjects) {
+  return full
+    ? { ...serializeEvent(row, { previous: null, next: null }, releases), "event.type": row.type, crashFile: null }
+    : serializeIssueEventItem(row);
 }
 
 /**

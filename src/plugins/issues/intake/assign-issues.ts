@@ -89,6 +89,7 @@ async function createIssues(
       first_seen: event.timestamp < now ? event.timestamp : now,
       last_seen: event.timestamp,
       first_release: event.release,
+      logger: loggerOf(event.payload),
     };
   });
   const inserted = await trx
@@ -186,4 +187,13 @@ async function adoptWinners(
     orphans.push(claim.issue_id);
   }
   return orphans;
+}
+
+/**
+ * The event's `logger` as Sentry keeps it on the issue: the first event's, trimmed, at most 64
+ * characters (Relay's limit); none, empty or not a string is null.
+ */
+export function loggerOf(payload: Record<string, unknown>): string | null {
+  const logger = typeof payload.logger === "string" ? payload.logger.trim().slice(0, 64) : "";
+  return logger === "" ? null : logger;
 }

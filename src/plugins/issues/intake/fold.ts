@@ -10,10 +10,10 @@ export interface FoldEvent {
 
 export type AutomaticTransition = "regression" | "snooze_expired" | "escalating";
 
+/** An automatic transition's activity; dated when the batch records it (record-events.ts), not by its event. */
 export interface FoldActivity {
   type: string;
   data: Record<string, unknown>;
-  at: Date;
 }
 
 export interface FoldResult {
@@ -55,7 +55,7 @@ export function foldEvents(state: IssueState, events: readonly FoldEvent[], ctx:
     const transition = automaticTransition(state, event, ctx, events.length - 1 - index);
     if (transition) {
       result.transitions.push({ reason: transition.reason, eventIndex: index });
-      result.activities.push({ type: transition.activity, data: transition.data, at: event.received });
+      result.activities.push({ type: transition.activity, data: transition.data });
     }
   });
   return result;

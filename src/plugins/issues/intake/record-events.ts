@@ -95,7 +95,7 @@ async function recordEvents(
   await updateIssues(trx, outcomes);
   await upsertStats(trx, fresh);
   await insertFacets(scope, fresh);
-  await insertActivities(trx, outcomes, assignment.created, fresh);
+  await insertActivities(trx, outcomes, assignment.created, fresh, deps.now);
   const unused = [...assignment.created].filter((id) => !outcomes.has(id));
   const orphans = [...assignment.orphans, ...unused];
   if (orphans.length > 0) await trx.deleteFrom("issues").where("id", "in", orphans).execute();
@@ -320,11 +320,22 @@ async function upsertStats(trx: Transaction<Database>, fresh: FreshEvent[]): Pro
   }
 }
 
+/**
+ * The activities of a batch, dated when they happen: now, at the digest, not at their event's
+ * receipt. With queued ingest a resolve may commit between an event's accept and its digest; the
+ * regression the digest then records undid that resolve, so it must not sort below it — nor
+ * below anything else already recorded on the issue (the issue is locked here, so whatever
+ * committed before is visible): each is dated at the latest of now and the issue's newest activity.
+ * `first_seen` keeps its event's receipt (when the issue was first seen), capped at now: the
+ * issue is created in this transaction, so every other activity of it is recorded later, at its
+ * own now (or, if in this batch, at this now) — none can sort below it.
+ */
 async function insertActivities(
   trx: Transaction<Database>,
   outcomes: Map<number, { state: IssueState; fold: FoldResult }>,
   created: Set<number>,
   fresh: FreshEvent[],
+  now: Date,
 ): Promise<void> {
   const rows: Array<{
     organization_id: number;
@@ -334,18 +345,24 @@ async function insertActivities(
     user_id: null;
     date_created: Date;
   }> = [];
+  const changed = [...outcomes].filter(([id, { fold }]) => fold.activities.length > 0 && !created.has(id));
+  const latest = await latestActivities(
+    trx,
+    changed.map(([id]) => id),
+  );
   for (const [id, { state, fold }] of outcomes) {
     if (created.has(id)) {
-      const first = fresh.find((f) => f.issueId === id);
+      const received = fresh.find((f) => f.issueId === id)?.item.event.received ?? state.firstSeen;
       rows.push({
         organization_id: state.organizationId,
         issue_id: id,
         type: "first_seen",
         data: "{}",
         user_id: null,
-        date_created: first?.item.event.received ?? state.firstSeen,
+        date_created: received < now ? received : now,
       });
     }
+    const at = latest.get(id) ?? now;
     for (const activity of fold.activities) {
       rows.push({
         organization_id: state.organizationId,
@@ -353,11 +370,23 @@ async function insertActivities(
         type: activity.type,
         data: JSON.stringify(activity.data),
         user_id: null,
-        date_created: activity.at,
+        date_created: at > now ? at : now,
       });
     }
   }
   if (rows.length > 0) await trx.insertInto("issue_activity").values(rows).execute();
+}
+
+/** The date of each issue's newest activity (issue_activity_by_issue), for the issues given. */
+async function latestActivities(trx: Transaction<Database>, issueIds: number[]): Promise<Map<number, Date>> {
+  if (issueIds.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom("issue_activity")
+    .select((eb) => ["issue_id", eb.fn.max("date_created").as("latest")])
+    .where("issue_id", "in", issueIds)
+    .groupBy("issue_id")
+    .execute();
+  return new Map(rows.map((row) => [Number(row.issue_id), new Date(row.latest)]));
 }
 
 async function loadProjects(

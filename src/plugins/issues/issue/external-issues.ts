@@ -14,20 +14,29 @@ export async function issueExternalIssues(db: Kysely<Database>, organizationId: 
     .innerJoin("apps as a", "a.id", "i.app_id")
     .innerJoin("issues as s", "s.id", "l.issue_id")
     .innerJoin("projects as p", "p.id", "s.project_id")
-    .select(["l.id", "l.issue_id", "l.web_url", "l.identifier", "a.slug as app_slug", "p.slug as project_slug"])
+    .select([
+      "l.id",
+      "l.issue_id",
+      "l.web_url",
+      "l.identifier",
+      "l.project",
+      "a.slug as app_slug",
+      "p.slug as project_slug",
+    ])
     .where("l.organization_id", "=", organizationId)
     .where("l.issue_id", "=", issueId)
     .orderBy("l.id")
     .execute();
   // The link object the installation's external-issues endpoints serve (external-issues/serialize.ts):
   // ids are strings, `issueId` too, though apps send it as an integer.
+  // `project`: the external project the link named, else (links from before) the issue's project slug.
   return links.map((link) => ({
     id: idString(link.id),
     issueId: idString(link.issue_id),
     webUrl: link.web_url,
-    project: link.project_slug,
+    project: link.project ?? link.project_slug,
     identifier: link.identifier,
     serviceType: link.app_slug,
-    displayName: `${link.project_slug}#${link.identifier}`,
+    displayName: `${link.project ?? link.project_slug}#${link.identifier}`,
   }));
 }

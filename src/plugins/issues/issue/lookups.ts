@@ -1,7 +1,7 @@
 import { defineEndpoint } from "../../../http/endpoint.js";
 import { ApiError, notFound } from "../../../http/errors.js";
 import { idString } from "../../../http/format.js";
-import { EventStoreToken, parseEventId, serializeEvent } from "../../event-store/index.js";
+import { eventReleases, EventStoreToken, parseEventId, serializeEvent } from "../../event-store/index.js";
 import { parseShortId } from "../short-id.js";
 import { serializeIssueDetail } from "./serialize.js";
 import { IssueRepositoryToken } from "../tokens.js";
@@ -54,7 +54,7 @@ export const resolveEventId = defineEndpoint({
         projectSlug,
         groupId: idString(event.issue_id),
         eventId: event.event_id,
-        event: serializeEvent(event, await store.neighbours(event)),
+        event: serializeEvent(event, await store.neighbours(event), await eventReleases(container, [event])),
       },
     };
   },

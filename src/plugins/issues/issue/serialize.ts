@@ -109,7 +109,7 @@ function issueListItem(row: ItemRow, related: Related, ctx: SerializeContext) {
     title: row.title,
     culprit: row.culprit,
     permalink: ctx.permalink({ id, shortId, project: { slug } }),
-    logger: null,
+    logger: row.logger ?? null,
     level: row.level,
     status,
     statusDetails,

@@ -28,6 +28,7 @@ const SHOWN = [
   "issues.is_public",
   "issues.share_id",
   "issues.num_comments",
+  "issues.logger",
 ] as const;
 
 type ShownColumn = (typeof SHOWN)[number] extends `issues.${infer C}` ? C : never;

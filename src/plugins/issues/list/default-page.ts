@@ -8,7 +8,7 @@ import type { StatsTable, TimelineSpec } from "../issue/stats.js";
 import { hitsQuery, pageQuery } from "./queries.js";
 import type { ListParams } from "./params.js";
 import type { ListPresentation } from "./presentation.js";
-import { type IssueSort, SORTS } from "./sorts.js";
+import type { IssueSort } from "./sorts.js";
 
 /**
  * The list as dashboards and Sentry's clients ask for it on every load: unresolved issues (no
@@ -91,7 +91,7 @@ function statement(
  * A page row as JSON carries it: the same fields as the general path's row, int8 values (id,
  * times_seen, the hit count) as JSON numbers, which the serializer reads through Number/String.
  */
-export type PageRow = ListRow & RelatedColumns & { list_hits: number };
+export type PageRow = ListRow & RelatedColumns & { list_hits: number; sort_key: number };
 
 const statements = new Map<string, ReturnType<typeof statement>>();
 
@@ -128,28 +128,17 @@ export async function defaultPageRows(
     window?.first ?? never,
     window?.last ?? never,
   );
-  return inOrder(rows[0]?.rows ?? [], sort);
+  return inOrder(rows[0]?.rows ?? []);
 }
 
 /**
  * json_agg keeps the order its input arrives in, as PostgreSQL does in practice, but SQL does
- * not promise it: checked in one pass, sorted only if it is not.
+ * not promise it: checked in one pass, sorted only if it is not (by the rows' own sort keys).
  */
-function inOrder(rows: PageRow[], sort: IssueSort): PageRow[] {
-  // ISO timestamps of one format order as text as they do in time: no parsing for the check.
-  const key = TEXT_KEYS[sort] ?? SORTS[sort].keyOf;
-  const before = (a: PageRow, b: PageRow) => {
-    const x = key(a);
-    const y = key(b);
-    return x > y ? -1 : x < y ? 1 : Number(b.id) - Number(a.id);
-  };
+function inOrder(rows: PageRow[]): PageRow[] {
+  const before = (a: PageRow, b: PageRow) => Number(b.sort_key) - Number(a.sort_key) || Number(b.id) - Number(a.id);
   for (let i = 1; i < rows.length; i++) {
     if (before(rows[i - 1] as PageRow, rows[i] as PageRow) > 0) return rows.sort(before);
   }
   return rows;
 }
-
-const TEXT_KEYS: Partial<Record<IssueSort, (row: PageRow) => string>> = {
-  date: (row) => row.last_seen,
-  new: (row) => row.first_seen,
-};

@@ -60,7 +60,7 @@ export const listIssuesQuery = z
       ctx.addIssue({ code: "custom", path: ["end"], message: "must be after start" });
     }
   })
-  .transform(({ statsPeriod, groupStatsPeriod, start, end, shortIdLookup, ...rest }, ctx) => {
+  .transform(({ statsPeriod, groupStatsPeriod, start, end, shortIdLookup, ...rest }) => {
     const window: TimeWindowParam =
       typeof statsPeriod === "number"
         ? { periodMs: statsPeriod }
@@ -68,14 +68,6 @@ export const listIssuesQuery = z
           ? { start, end }
           : null;
     const series = seriesOf(groupStatsPeriod, statsPeriod);
-    if (series === "auto" && window === null) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["groupStatsPeriod"],
-        message: '"auto" needs a time window (statsPeriod, or start and end)',
-      });
-      return z.NEVER;
-    }
     return { ...rest, window, series, shortIdLookup: shortIdLookup === "1" || shortIdLookup === "true" };
   });
 

@@ -13,7 +13,12 @@ export interface ListPresentation {
 export function listPresentation(params: Pick<ListParams, "window" | "series">, now: Date): ListPresentation {
   const bounds = windowBounds(params.window, now);
   const series = params.series;
-  const stats =
-    series === null ? null : series === "auto" ? (bounds ? autoSpec(bounds) : null) : periodSpec(series, now);
+  const stats = series === null ? null : series === "auto" ? autoSpec(bounds ?? lastDay(now)) : periodSpec(series, now);
   return { stats, window: bounds ? autoSpec(bounds) : null };
 }
+
+/**
+ * The range `auto` draws without a window: Sentry's default query range, the last 24 hours
+ * (hourly points); the list itself stays unwindowed (docs/sentry-compatibility.md).
+ */
+const lastDay = (now: Date) => ({ start: new Date(now.getTime() - 86_400_000), end: now });

@@ -1,9 +1,9 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database } from "../../../db/schema.js";
-import { type KeysetBound, keysetCondition } from "../../../http/pagination.js";
+import type { KeysetBound } from "../../../http/pagination.js";
 import { selectListColumns } from "./columns.js";
 import { type IssueCondition, issuesWhere } from "./filters.js";
-import { type IssueSort, SORTS } from "./sorts.js";
+import { type IssueSort, SORTS, type SortSpec, sortKeyExpression, sortKeyValue } from "./sorts.js";
 
 /** `X-Hits` counts matching issues up to this many (`X-Max-Hits`); bulk changes touch at most this many. */
 export const MAX_HITS = 1000;
@@ -20,13 +20,22 @@ export function pageQuery(
   bound: KeysetBound,
 ) {
   const sort = SORTS[sortName];
-  const after = keysetCondition(bound, sort.column, "issues.id", sort.kind);
+  const after = afterCondition(sort, bound);
   return selectListColumns(
     issuesWhere(db, organizationId, condition).$if(after !== null, (q) => q.where(after as NonNullable<typeof after>)),
   )
+    .select(sortKeyExpression(sort).as("sort_key"))
     .orderBy(sort.column, bound.order)
     .orderBy("issues.id", bound.order)
     .limit(bound.limit);
+}
+
+/** `(key, id)` beyond the bound's cursor, the key at the column's full precision (sorts.ts). */
+function afterCondition(sort: SortSpec, bound: KeysetBound): RawBuilder<boolean> | null {
+  if (!bound.after) return null;
+  const key = sortKeyValue(sort, bound.after.value);
+  const beyond = sql.raw(bound.order === "desc" ? "<" : ">");
+  return sql<boolean>`(${sql.ref(sort.column)}, issues.id) ${beyond} (${key}, ${bound.after.id})`;
 }
 
 /** `SELECT count(*) FROM (… LIMIT 1000)`: the count stops at MAX_HITS instead of scanning every match. */

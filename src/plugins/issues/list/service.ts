@@ -66,7 +66,7 @@ export class IssueListQuery {
       {
         cursor: params.cursor,
         limit: params.limit,
-        keyOf: (row) => SORTS[params.sort].keyOf(row),
+        keyOf: (row) => Number(row.sort_key),
         idOf: (row) => Number(row.id),
       },
     );
@@ -90,7 +90,7 @@ export class IssueListQuery {
       {
         cursor: params.cursor,
         limit: params.limit,
-        keyOf: (row) => SORTS[params.sort].keyOf(row),
+        keyOf: (row) => Number(row.sort_key),
         idOf: (row) => Number(row.id),
       },
     );

@@ -32,7 +32,7 @@ export const issuesOwnMigrations: readonly SchemaMigration[] = [
      * by `project_id`. And the share id's lookup (the unauthenticated shared-issue page) by a
      * unique index: one index probe whatever the id asked for.
      */
-    name: "0004_issue_tombstones",
+    name: "0003_issue_tombstones",
     statements: (s) => [
       `CREATE TABLE ${s}.issue_tombstones (
         id bigserial PRIMARY KEY,
@@ -51,5 +51,10 @@ export const issuesOwnMigrations: readonly SchemaMigration[] = [
       `CREATE INDEX issue_tombstones_by_project ON ${s}.issue_tombstones (project_id, date_added DESC, id DESC)`,
       `CREATE UNIQUE INDEX issues_share_id ON ${s}.issues (share_id) WHERE share_id IS NOT NULL`,
     ],
+  },
+  {
+    /** The logger of the issue's first event (Sentry's `logger`); null for issues from before and events without one. */
+    name: "0004_issue_logger",
+    statements: (s) => [`ALTER TABLE ${s}.issues ADD COLUMN logger text`],
   },
 ];
