@@ -8,6 +8,7 @@ import { createDefaultLogger, HANDLER_LOGGER, type Logger } from "../../src/logg
 import { clientAddressOf, type NodeRequestOptions, toWebRequest } from "./request.js";
 import { WIRE_HANDLER, type WireReply, wireReplyOf } from "../../src/http/wire.js";
 import { sendReply } from "./response.js";
+import { EARLY_REFUSAL, type EarlyRequest } from "../../src/http/early-refusal.js";
 
 export { clientAddressOf, type NodeRequestOptions, toWebRequest } from "./request.js";
 export { sendReply, sendWebResponse } from "./response.js";
@@ -42,6 +43,12 @@ export function serveNodeRequest(
   requestOptions: NodeRequestOptions,
   handlerOptions: HandlerOptions,
 ): Promise<Response | WireReply> {
+  const early = faultline.handler[EARLY_REFUSAL]?.(earlyRequest(req, requestOptions, handlerOptions.basePath));
+  if (early) {
+    // The body is never read: drained, so the connection can serve its next request.
+    req.resume();
+    return early;
+  }
   let request: Request;
   try {
     request = toWebRequest(req, requestOptions);
@@ -51,6 +58,23 @@ export function serveNodeRequest(
     throw error;
   }
   return serveForNode(faultline, request, handlerOptions);
+}
+
+/** The request line and headers as a refusal before the body reads them (no `Request`, no URL parse). */
+function earlyRequest(req: IncomingMessage, options: NodeRequestOptions, basePath = ""): EarlyRequest {
+  const target = options.url ?? req.url ?? "/";
+  const queryAt = target.indexOf("?");
+  const fullPath = queryAt === -1 ? target : target.slice(0, queryAt);
+  const below = basePath && fullPath.startsWith(basePath) ? fullPath.slice(basePath.length) : fullPath;
+  return {
+    method: req.method ?? "GET",
+    path: below || "/",
+    query: queryAt === -1 ? "" : target.slice(queryAt + 1),
+    header: (name) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    },
+  };
 }
 
 let fallbackLogger: Logger | undefined;

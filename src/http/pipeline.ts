@@ -21,6 +21,7 @@ import { BodyReader, queryObject, validated } from "./stages/input.js";
 import { checkRouteInput, matchRoute, stripBasePath, trimSlash } from "./stages/match.js";
 import { describeSpan, errorReply, finish, UNMATCHED } from "./stages/render.js";
 import { isWireReply, WIRE_HANDLER, type WireHandler, type WireReply, wireToResponse } from "./wire.js";
+import { EARLY_REFUSAL, type EarlyRefusalCheck, earlyRefusalCheck } from "./early-refusal.js";
 
 /**
  * Web-standard `Request → Response` handler every adapter calls. Node adapters use the
@@ -32,6 +33,8 @@ export interface FaultlineHandler {
   readonly [WIRE_HANDLER]?: WireHandler;
   /** The instance's logger, for what an adapter logs outside the pipeline (an error writing a reply). */
   readonly [HANDLER_LOGGER]?: Logger;
+  /** Refusals decided before the body is read (early-refusal.ts); Node adapters ask it first. */
+  readonly [EARLY_REFUSAL]?: EarlyRefusalCheck;
 }
 
 export interface PipelineDeps {
@@ -77,7 +80,11 @@ export function createPipeline(deps: PipelineDeps): FaultlineHandler {
     const reply = await serveWire(request, handlerOptions);
     return isWireReply(reply) ? wireToResponse(reply) : reply;
   };
-  return Object.assign(handle, { [WIRE_HANDLER]: serveWire, [HANDLER_LOGGER]: deps.logger });
+  return Object.assign(handle, {
+    [WIRE_HANDLER]: serveWire,
+    [HANDLER_LOGGER]: deps.logger,
+    [EARLY_REFUSAL]: earlyRefusalCheck(deps.container),
+  });
 }
 
 /** What the stages share across requests, composed once per instance. */

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
-import type { FaultlineOptions } from "../../src/index.js";
+import { type FaultlineOptions, tokens } from "../../src/index.js";
 import { silentLogger } from "../../src/logging/logger.js";
 import { OutcomeRecorderToken } from "../../src/plugins/ingest/tokens.js";
 import { createTestInstance } from "../../src/testing/index.js";
@@ -125,7 +126,8 @@ describe("ingest load shedding on event-loop delay", { timeout: 90_000 }, () => 
       refused = [
         await sendEnvelope(context, [refusedIds[0] as string]),
         await sendStore(context, refusedIds[1] as string),
-        // The key only in the envelope: refused after the parse, with the envelope's exact count.
+        // The key only in the envelope: refused before the body is read (docs/ingest.md, "Early
+        // refusal"), so no key names a project to count it for.
         await sendEnvelope(context, [refusedIds[2] as string, refusedIds[3] as string], true),
       ];
       apiStatus = (
@@ -143,7 +145,7 @@ describe("ingest load shedding on event-loop delay", { timeout: 90_000 }, () => 
       expect(((await response.json()) as { detail: string }).detail).toMatch(/overloaded/);
     }
     expect(apiStatus).toBe(200);
-    expect(await droppedOverloaded(context)).toBe(4);
+    expect(await droppedOverloaded(context)).toBe(2);
     await context.faultline.container.resolve(OutcomeRecorderToken).flush();
     const stats = await fetch(
       `${context.server.url}/api/0/organizations/acme/stats_v2/?field=sum(quantity)&groupBy=outcome&groupBy=reason&statsPeriod=1h&interval=1h`,
@@ -158,7 +160,7 @@ describe("ingest load shedding on event-loop delay", { timeout: 90_000 }, () => 
       Object.fromEntries(
         groups.map((group) => [`${group.by.outcome}/${group.by.reason}`, group.totals["sum(quantity)"]]),
       ),
-    ).toEqual({ "rate_limited/overloaded": 4 });
+    ).toEqual({ "rate_limited/overloaded": 2 });
 
     // The loop is free: the next window ends the overload, and events are accepted and stored.
     await sleep(300);
@@ -191,5 +193,37 @@ describe("ingest load shedding on event-loop delay", { timeout: 90_000 }, () => 
     await context.faultline.worker.runDue("ingest.digest");
     for (const eventId of ids) expect(await eventStatus(context, eventId)).toBe(200);
     expect(await droppedOverloaded(context)).toBe(0);
+  });
+
+  it("refuses from the request line before the body is read: the 429 arrives while the body is still being sent", async () => {
+    const context = await setup({ maxQueueDepth: 1, isolation: "inline" });
+    expect((await sendEnvelope(context, [newEventId()])).status).toBe(200);
+    // A body announced at 1 MB of which only the first bytes are ever sent: only a refusal that
+    // reads nothing of it can answer.
+    const answer = await new Promise<{ status: number | undefined; headers: Record<string, unknown> }>(
+      (resolve, reject) => {
+        const url = `${context.server.url}/api/${context.projectId}/envelope/?sentry_key=${context.key}`;
+        const request = httpRequest(url, { method: "POST", headers: { "content-length": String(1 << 20) } });
+        request.on("response", (response) => {
+          resolve({ status: response.statusCode, headers: response.headers });
+          response.resume();
+          request.destroy();
+        });
+        request.on("error", reject);
+        request.write('{"event_id":"');
+      },
+    );
+    expect(answer.status).toBe(429);
+    expect(answer.headers["x-sentry-rate-limits"]).toBe("1:error:organization:queue_full");
+    expect(answer.headers["retry-after"]).toBe("1");
+    expect(answer.headers["access-control-allow-origin"]).toBe("*");
+    // Counted for the project its key names, as a refusal after reading would be.
+    await context.faultline.container.resolve(OutcomeRecorderToken).flush();
+    const db = context.faultline.container.resolve(tokens.Db);
+    const rows = await db.selectFrom("ingest_outcomes").select(["outcome", "reason", "quantity"]).execute();
+    expect(rows.map((row) => [row.outcome, row.reason, Number(row.quantity)]).sort()).toEqual([
+      ["accepted", "", 1],
+      ["rate_limited", "queue_full", 1],
+    ]);
   });
 });

@@ -24,6 +24,8 @@ import { prepareIngest } from "./isolation/prepare.js";
 import { type AcceptPolicy, IngestService, type IngestIsolation } from "./accept/service.js";
 import { scrubbingSink } from "./accept/scrubbing-sink.js";
 import { EnvelopeItemHandlerToken } from "./accept/item-handlers.js";
+import { ingestEarlyRefusal } from "./accept/early-refusal.js";
+import { EarlyRefusalToken } from "../../http/early-refusal.js";
 import {
   IngestServiceToken,
   IngestSinkToken,
@@ -183,6 +185,7 @@ export const ingestPlugin = definePlugin({
         itemHandlers,
       );
     });
+    registerFactory(container, EarlyRefusalToken, (c) => ingestEarlyRefusal(() => c.resolve(IngestServiceToken)));
     registerFactory(
       container,
       IngestWorkerPoolToken,

@@ -29,13 +29,16 @@ const INGEST_PATH = /^\/api\/[^/]+\/(?:envelope|store)\/?$/;
  */
 export const ingestErrorRenderer: ErrorRenderer = {
   matches: (path) => INGEST_PATH.test(path),
-  render(error: ApiError) {
-    return {
-      ...sentryErrorReply(error),
-      headers: { ...error.headers, ...CORS_RESPONSE_HEADERS, "X-Sentry-Error": asHeaderValue(error.detail) },
-    };
-  },
+  render: (error: ApiError) => ingestErrorReply(error),
 };
+
+/** An error on an ingest path as SDKs read it: `{detail}`, the CORS headers, `X-Sentry-Error`. */
+export function ingestErrorReply(error: ApiError): Reply {
+  return {
+    ...sentryErrorReply(error),
+    headers: { ...error.headers, ...CORS_RESPONSE_HEADERS, "X-Sentry-Error": asHeaderValue(error.detail) },
+  };
+}
 
 /** Header values must be Latin-1 without control characters; details may quote anything. */
 function asHeaderValue(text: string): string {

@@ -319,15 +319,39 @@ export class IngestService {
    * event (SDKs send one per envelope); the exact count would cost the parse this avoids.
    */
   #refuseBeforeParsing(key: ProjectKeyRecord, receivedAt: Date): void {
-    this.#refuseWhenOverloaded(key, 1, receivedAt);
-    // Every ingest thread has a backlog already: waiting in it would only grow the SDK's latency.
-    if (this.isolation?.saturated) {
-      this.#count(key, "rate_limited", "overloaded", 1, receivedAt);
-      throw overloaded(OVERLOADED_RETRY_AFTER_SECONDS);
-    }
-    if (!this.admission?.isFull(receivedAt.getTime())) return;
-    this.#count(key, "rate_limited", "queue_full", 1, receivedAt);
-    throw queueFull(QUEUE_FULL_RETRY_AFTER_SECONDS);
+    const refusal = this.#capacityRefusal(receivedAt.getTime());
+    if (!refusal) return;
+    this.#count(key, "rate_limited", refusal.reason, 1, receivedAt);
+    throw refusal.error;
+  }
+
+  /**
+   * The refusal a request gets before anything of it is read (accept/early-refusal.ts, from the
+   * Node adapters): the same capacity checks as after authentication, decided from flags. Counted
+   * for the project when the request names its active key (a cached lookup in a storm); a request
+   * without a valid key is refused uncounted. Null when there is capacity.
+   */
+  earlyRefusal(projectIdSegment: string, claimedKey: () => string | null): Promise<ApiError> | null {
+    const receivedAt = this.clock.now();
+    const refusal = this.#capacityRefusal(receivedAt.getTime());
+    if (!refusal) return null;
+    const count = async () => {
+      const key = await this.keys.authenticate(claimedKey(), parseProjectId(projectIdSegment));
+      this.#count(key, "rate_limited", refusal.reason, 1, receivedAt);
+    };
+    return count().then(
+      () => refusal.error,
+      () => refusal.error,
+    );
+  }
+
+  /** Overloaded loop, saturated ingest threads (waiting there would only grow the SDK's latency) or a full queue. */
+  #capacityRefusal(nowMs: number): { reason: "overloaded" | "queue_full"; error: ApiError } | null {
+    if (this.overload?.overloaded || this.isolation?.saturated)
+      return { reason: "overloaded", error: overloaded(OVERLOADED_RETRY_AFTER_SECONDS) };
+    if (this.admission?.isFull(nowMs))
+      return { reason: "queue_full", error: queueFull(QUEUE_FULL_RETRY_AFTER_SECONDS) };
+    return null;
   }
 
   /**
