@@ -9,7 +9,14 @@ import { issueEndpoints } from "./endpoints.js";
 import { issueRetention } from "./retention.js";
 import { purgeDeletedIssuesTask, snoozeExpiryTask } from "./tasks.js";
 import { CommentService } from "./comments/service.js";
-import { CommentServiceToken, IssueRepositoryToken, IssueSubscriptionsToken, IssueWorkflowToken } from "./tokens.js";
+import { IssueReporter } from "./reported/service.js";
+import {
+  CommentServiceToken,
+  IssueReporterToken,
+  IssueRepositoryToken,
+  IssueSubscriptionsToken,
+  IssueWorkflowToken,
+} from "./tokens.js";
 import { IssueWorkflow } from "./workflow/service.js";
 import { issuesMigrations } from "./migrations.js";
 import { issuesOwnMigrations } from "./subscriptions/migrations.js";
@@ -39,6 +46,15 @@ export const issuesPlugin = definePlugin({
       IssueGroupingToken,
       (c) => new IssueIntake(c.resolve(EventBus), () => c.resolve(EventStoreToken)),
     );
+    registerFactory(
+      container,
+      IssueReporterToken,
+      (c) =>
+        new IssueReporter(
+          () => c.resolve(EventStoreToken),
+          () => c.resolve(IssueWorkflowToken),
+        ),
+    );
     container.register(IssueRetentionToken, { useValue: issueRetention });
     issuesCreated(container); // exists at 0 from the start
     registerFactory(
@@ -59,7 +75,14 @@ function issuesCreated(container: DependencyContainer) {
   return container.resolve(Metrics).counter("issues_created_total", "Issues created (the first event of a new group)");
 }
 
-export { type IssueLookup, IssueRepositoryToken, IssueSubscriptionsToken, IssueWorkflowToken } from "./tokens.js";
+export type { IssueReporter, ReportedEvent } from "./reported/service.js";
+export {
+  type IssueLookup,
+  IssueReporterToken,
+  IssueRepositoryToken,
+  IssueSubscriptionsToken,
+  IssueWorkflowToken,
+} from "./tokens.js";
 export type { IssueSubscriptions, SubscriptionReason } from "./subscriptions/service.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";

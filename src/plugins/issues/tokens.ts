@@ -1,6 +1,7 @@
 import type { InjectionToken } from "tsyringe";
 import type { CommentService } from "./comments/service.js";
 import type { IssueRepository } from "./repository.js";
+import type { IssueReporter } from "./reported/service.js";
 import type { IssueSubscriptions } from "./subscriptions/service.js";
 import type { IssueWorkflow } from "./workflow/service.js";
 
@@ -12,3 +13,5 @@ export const IssueWorkflowToken: InjectionToken<IssueWorkflow> = Symbol("faultli
 export const CommentServiceToken: InjectionToken<CommentService> = Symbol("faultline.CommentService");
 /** Who follows an issue: the workflow notifications' recipients. */
 export const IssueSubscriptionsToken: InjectionToken<IssueSubscriptions> = Symbol("faultline.IssueSubscriptions");
+/** Issues a feature raises and resolves itself (cron monitors' failures): docs/crons.md. */
+export const IssueReporterToken: InjectionToken<IssueReporter> = Symbol("faultline.IssueReporter");
