@@ -42,6 +42,16 @@ const httpCheckInQuery = z.object({
   duration: numberText.optional(),
 });
 
+/**
+ * The DSN key of the path, unless the request names another one too (`?sentry_key=`,
+ * `X-Sentry-Auth`): two different keys authenticate nothing.
+ */
+function pathKey(inPath: string, request: Request, url: URL): string {
+  const header = /sentry_key=([^,\s]+)/.exec(request.headers.get("x-sentry-auth") ?? "")?.[1];
+  const named = [url.searchParams.get("sentry_key"), header].filter((key): key is string => Boolean(key));
+  return named.every((key) => key === inPath) ? inPath : "";
+}
+
 async function readBody(request: Request): Promise<Record<string, unknown>> {
   const text = await request.text();
   if (!text.trim()) return {};
@@ -62,7 +72,9 @@ export const httpCheckIn = defineEndpoint({
   auth: "none",
   handler: async ({ params, url, request, container }) => {
     const projectId = /^\d+$/.test(params.project_id) ? Number(params.project_id) : -1;
-    const key = await container.resolve(ProjectKeyResolverToken).authenticate(params.sentry_key, projectId);
+    const key = await container
+      .resolve(ProjectKeyResolverToken)
+      .authenticate(pathKey(params.sentry_key, request, url), projectId);
     const body = await readBody(request);
     const query = httpCheckInQuery.partial().safeParse(Object.fromEntries(url.searchParams));
     if (!query.success) throw fieldErrors(zodFieldErrors(query.error, "query"));

@@ -92,8 +92,7 @@ function parseField(text: string, spec: FieldSpec): Set<number> {
 export function parseCrontab(expression: string): Crontab {
   const trimmed = expression.trim();
   const fields = (ALIASES[trimmed.toLowerCase()] ?? trimmed).split(/\s+/);
-  if (fields.length !== 5)
-    throw new CrontabError(`expected 5 fields (minute hour day-of-month month day-of-week), got ${fields.length}`);
+  if (fields.length !== 5) throw new CrontabError("expected 5 fields (minute hour day-of-month month day-of-week)");
   const [minutes, hours, daysOfMonth, months, daysOfWeek] = fields.map((field, index) =>
     parseField(field, FIELDS[index] as FieldSpec),
   ) as [Set<number>, Set<number>, Set<number>, Set<number>, Set<number>];
