@@ -38,13 +38,35 @@ describe("cron check-ins from real clients", () => {
 
   it("@sentry/node's withMonitor creates the monitor and records its in_progress → ok check-in", async () => {
     Sentry.init({ dsn, defaultIntegrations: false, environment: "compat" });
-    const result = await Sentry.withMonitor("hourly-sync", async () => "done", {
-      schedule: { type: "crontab", value: "0 * * * *" },
-      checkinMargin: 2,
-      maxRuntime: 15,
-      timezone: "Europe/Vienna",
-    });
+    // The job runs until Faultline shows its start: the SDK sends the `ok` only then (a job that
+    // ends at once races its own `in_progress`, which creates the monitor, to the server).
+    const seenRunning: unknown[] = [];
+    const result = await Sentry.withMonitor(
+      "hourly-sync",
+      async () => {
+        await expect
+          .poll(
+            async () => {
+              const response = await fetch(`${server.url}/api/0/organizations/acme/monitors/hourly-sync/checkins/`, {
+                headers: bearer(seed.allScopesToken),
+              });
+              return response.status === 200 ? ((await response.json()) as Array<{ status: string }>) : [];
+            },
+            { timeout: 5000, interval: 20 },
+          )
+          .toEqual([expect.objectContaining({ status: "in_progress", environment: "compat" })]);
+        seenRunning.push(true);
+        return "done";
+      },
+      {
+        schedule: { type: "crontab", value: "0 * * * *" },
+        checkinMargin: 2,
+        maxRuntime: 15,
+        timezone: "Europe/Vienna",
+      },
+    );
     expect(result).toBe("done");
+    expect(seenRunning).toEqual([true]);
     expect(await Sentry.flush(5000)).toBe(true);
 
     const monitor = await get("/api/0/organizations/acme/monitors/hourly-sync/");
