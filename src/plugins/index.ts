@@ -1,6 +1,7 @@
 import type { EndpointsById } from "../plugin/api-of.js";
 import { alertsPlugin } from "./alerts/index.js";
 import { apiTokensPlugin } from "./api-tokens/index.js";
+import { cronsPlugin } from "./crons/index.js";
 import { dataScrubbingPlugin } from "./data-scrubbing/index.js";
 import { deliveriesPlugin } from "./deliveries/index.js";
 import { eventStorePlugin } from "./event-store/index.js";
@@ -37,6 +38,7 @@ export const firstPartyPlugins = [
   externalIssuesPlugin,
   deliveriesPlugin,
   alertsPlugin,
+  cronsPlugin,
   openApiPlugin,
 ] as const;
 

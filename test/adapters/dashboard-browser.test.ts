@@ -476,6 +476,33 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     expect(problems).toEqual([]);
   });
 
+  it("lists cron monitors with their schedule, status and a timeline of recent check-ins", async () => {
+    await api("/organizations/acme/monitors/", {
+      method: "POST",
+      body: JSON.stringify({
+        name: "Nightly backup",
+        project: "web",
+        config: { schedule_type: "crontab", schedule: "0 3 * * *" },
+      }),
+    });
+    const [key] = (await api("/projects/acme/web/keys/")) as Array<{ public: string }>;
+    for (const status of ["ok", "error"]) {
+      const url = `${server.url}/faultline/api/${acme.project.id}/cron/nightly-backup/${key?.public}/?status=${status}`;
+      expect((await fetch(url, { method: "POST" })).status).toBe(202);
+    }
+    await page.goto(base());
+    await nav("Crons").click();
+    const row = page.getByRole("row", { name: /Nightly backup/ });
+    await row.waitFor();
+    expect(await row.getByRole("cell").allTextContents()).toEqual([
+      "0 3 * * * (UTC)",
+      expect.stringMatching(/ago|now/),
+      "error",
+      expect.stringMatching(/^ok at .*error at /),
+    ]);
+    await expectAccessible("crons");
+  });
+
   it("shows the stream of a 10,000-issue organization in under a second", async () => {
     const { faultline } = instance;
     const big = await faultline.api.organizations.create({ slug: "big", name: "Big" });

@@ -8,7 +8,7 @@ const BINARY = fileURLToPath(new URL("../../node_modules/.bin/sentry-cli", impor
 /** Runs the real sentry-cli against a Faultline server, configured only through its environment. */
 export async function sentryCli(
   args: string[],
-  env: { url: string; token: string; org: string; project: string },
+  env: { url: string; token: string; org: string; project: string; dsn?: string },
   cwd?: string,
 ) {
   const { stdout, stderr } = await run(BINARY, args, {
@@ -25,6 +25,8 @@ export async function sentryCli(
       SENTRY_LOG_LEVEL: "warn",
       SENTRY_DISABLE_UPDATE_CHECK: "true",
       SENTRYCLI_SKIP_DOWNLOAD: "1",
+      // Commands that send to ingest (`monitors run`) take the project's DSN.
+      ...(env.dsn && { SENTRY_DSN: env.dsn }),
     },
   });
   return { stdout, stderr };

@@ -188,6 +188,12 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
     projects: [project.slug],
   });
   await call("POST", `${organizationPath}/releases/${slug}@1.0.0/deploys/`, user, { environment: "production" });
+  const monitor = await call("POST", `${organizationPath}/monitors/`, user, {
+    name: `${slug} job`,
+    project: project.slug,
+    config: { schedule_type: "crontab", schedule: "0 * * * *" },
+  });
+  await call("POST", `/api/${project.id}/cron/${monitor.slug}/${dsnKey}/?status=ok`, undefined);
   const apiToken = await call("POST", "/api/0/api-tokens/", user, { name: `${slug} spare`, scopes: ["org:read"] });
 
   const app = await api.apps.create({
@@ -262,6 +268,10 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
     group_id: [scimGroup.id],
     version: [release.version as string],
     tombstone_id: [tombstoneId],
+    monitor_id_or_slug: [monitor.slug as string, monitor.id as string],
+    /** The HTTP check-in's path: the monitor, and the project's DSN key that authenticates it. */
+    monitor_slug: [monitor.slug as string],
+    sentry_key: [dsnKey],
   };
   return {
     slug,

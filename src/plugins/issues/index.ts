@@ -12,6 +12,7 @@ import { CommentService } from "./comments/service.js";
 import {
   CommentServiceToken,
   IssueRepositoryToken,
+  IssueReporterToken,
   IssueSubscriptionsToken,
   IssueTombstonesToken,
   IssueWorkflowToken,
@@ -20,6 +21,7 @@ import {
 } from "./tokens.js";
 import { IssueTombstones } from "./tombstones/service.js";
 import { IssueMerger } from "./merge/service.js";
+import { IssueReporter } from "./reported/service.js";
 import { IssueWorkflow } from "./workflow/service.js";
 import { issuesMigrations } from "./migrations.js";
 import { issuesOwnMigrations } from "./subscriptions/migrations.js";
@@ -54,6 +56,15 @@ export const issuesPlugin = definePlugin({
       container,
       IssueGroupingToken,
       (c) => new IssueIntake(c.resolve(EventBus), () => c.resolve(EventStoreToken)),
+    );
+    registerFactory(
+      container,
+      IssueReporterToken,
+      (c) =>
+        new IssueReporter(
+          () => c.resolve(EventStoreToken),
+          () => c.resolve(IssueWorkflowToken),
+        ),
     );
     container.register(IssueRetentionToken, { useValue: issueRetention });
     registerFactory(
@@ -98,6 +109,7 @@ export {
   type DiscardedHashes,
   type IssueLookup,
   IssueRepositoryToken,
+  IssueReporterToken,
   IssueSubscriptionsToken,
   IssueTombstonesToken,
   IssueWorkflowToken,
@@ -106,6 +118,7 @@ export {
 } from "./tokens.js";
 export type { IssueMergeChange, IssueMergeParticipant, IssueUnmergeChange } from "./merge/participant.js";
 export type { IssueMerger } from "./merge/service.js";
+export type { IssueReporter, ReportedEvent } from "./reported/service.js";
 export type { IssueSubscriptions, SubscriptionReason } from "./subscriptions/service.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";

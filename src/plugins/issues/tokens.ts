@@ -1,6 +1,7 @@
 import type { InjectionToken } from "tsyringe";
 import type { CommentService } from "./comments/service.js";
 import type { IssueRepository } from "./repository.js";
+import type { IssueReporter } from "./reported/service.js";
 import type { IssueSubscriptions } from "./subscriptions/service.js";
 import type { IssueWorkflow } from "./workflow/service.js";
 import type { IssueTombstones } from "./tombstones/service.js";
@@ -28,3 +29,5 @@ export const IssueMergerToken: InjectionToken<IssueMerger> = Symbol("faultline.I
 export const IssueMergeParticipantToken: InjectionToken<IssueMergeParticipant> = Symbol(
   "faultline.IssueMergeParticipant",
 );
+/** Issues a feature raises and resolves itself (cron monitors' failures): docs/crons.md. */
+export const IssueReporterToken: InjectionToken<IssueReporter> = Symbol("faultline.IssueReporter");

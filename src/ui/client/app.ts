@@ -6,6 +6,7 @@ import { html } from "./html.js";
 import { Failure, Loading } from "./parts/common.js";
 import { href, navigate, onLinkClick, useLocation } from "./router.js";
 import { Alerts } from "./screens/alerts.js";
+import { Crons } from "./screens/crons.js";
 import { IssueDetail } from "./screens/issue.js";
 import { NotificationSettings } from "./screens/notifications.js";
 import { Integrations } from "./screens/integrations.js";
@@ -19,6 +20,7 @@ const SECTIONS = [
   ["/projects", "Projects"],
   ["/integrations", "Integrations"],
   ["/alerts", "Alerts"],
+  ["/crons", "Crons"],
   ["/notifications", "Notifications"],
 ] as const;
 
@@ -83,6 +85,7 @@ export function App() {
   else if (section === "projects") screen = html`<${Projects} org=${org} />`;
   else if (section === "integrations") screen = html`<${Integrations} org=${org} />`;
   else if (section === "alerts") screen = html`<${Alerts} org=${org} />`;
+  else if (section === "crons") screen = html`<${Crons} org=${org} />`;
   else if (section === "notifications") screen = html`<${NotificationSettings} org=${org} />`;
   else screen = html`<${Stream} org=${org} params=${location.params} />`;
   return html`

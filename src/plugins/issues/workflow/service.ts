@@ -5,7 +5,7 @@ import { randomHex } from "../../../crypto/secrets.js";
 import type { Database, Organization } from "../../../db/schema.js";
 import type { Issue } from "../tables.js";
 import { runInTransaction, type TransactionScope } from "../../../db/transaction.js";
-import type { EventBus } from "../../../events/event-bus.js";
+import type { Actor, EventBus } from "../../../events/event-bus.js";
 import { badRequest, notFound } from "../../../http/errors.js";
 import { type ResolvedActor, resolveActor } from "../../../auth/actor.js";
 import type { ProjectSnapshot } from "../domain-events.js";
@@ -42,7 +42,7 @@ export class IssueWorkflow {
     return runInTransaction(this.db(), async (scope) => {
       const row = await this.issues.find(access.organization.id, ref, scope.trx, true);
       if (!row) throw notFound();
-      await this.#apply(scope, access, row, body, actor, assignee);
+      await this.#apply(scope, access.organization.id, row, body, actor, assignee);
       return (await this.issues.find(access.organization.id, String(row.id), scope.trx)) as Issue;
     });
   }
@@ -56,7 +56,7 @@ export class IssueWorkflow {
       const rows = await this.issues.lockMany(scope.trx, access.organization.id, ids);
       if (rows.length === 0) return null;
       let changed: Record<string, unknown> = {};
-      for (const row of rows) changed = await this.#apply(scope, access, row, body, actor, assignee);
+      for (const row of rows) changed = await this.#apply(scope, access.organization.id, row, body, actor, assignee);
       return changed;
     });
   }
@@ -83,6 +83,19 @@ export class IssueWorkflow {
     });
   }
 
+  /**
+   * Resolves an issue on behalf of a feature (a cron monitor that recovered), in the caller's
+   * transaction: the same state change, `set_resolved` activity and `issue.resolved` event as a
+   * person's PUT, with `actor` as the one who acted. False when the issue is gone or not unresolved.
+   */
+  async resolveAs(scope: TransactionScope, organizationId: number, issueId: number, actor: Actor): Promise<boolean> {
+    const row = await this.issues.find(organizationId, String(issueId), scope.trx, true);
+    if (!row || row.status !== "unresolved" || row.deleted_at !== null) return false;
+    const acting: ResolvedActor = { actor, user: null, userId: null };
+    await this.#apply(scope, organizationId, row, { status: "resolved" }, acting, undefined);
+    return true;
+  }
+
   async #assignee(access: Access, body: UpdateIssueBody): Promise<ResolvedAssignee | null | undefined> {
     if (body.assignedTo === undefined) return undefined;
     return resolveAssignee(this.db(), access.organization.id, body.assignedTo);
@@ -90,7 +103,7 @@ export class IssueWorkflow {
 
   async #apply(
     scope: TransactionScope,
-    access: Access,
+    organizationId: number,
     row: Issue,
     body: UpdateIssueBody,
     actor: ResolvedActor,
@@ -99,7 +112,6 @@ export class IssueWorkflow {
     const { trx } = scope;
     const now = this.clock.now();
     const state = stateFromRow(row);
-    const organizationId = access.organization.id;
     const status = await applyStatus(state, body, {
       actor: actor.user,
       now,
