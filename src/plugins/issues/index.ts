@@ -59,7 +59,17 @@ function issuesCreated(container: DependencyContainer) {
   return container.resolve(Metrics).counter("issues_created_total", "Issues created (the first event of a new group)");
 }
 
-export { type IssueLookup, IssueRepositoryToken, IssueSubscriptionsToken, IssueWorkflowToken } from "./tokens.js";
+export {
+  type IssueLookup,
+  IssueRepositoryToken,
+  IssueSubscriptionsToken,
+  type IssueUserReportCounts,
+  IssueUserReportCountsToken,
+  IssueWorkflowToken,
+} from "./tokens.js";
+export type { IssueSummary } from "./repository.js";
+/** Sentry's legacy `/api/0/issues/{issue_id}/…` twin of an issue endpoint another plugin adds. */
+export { legacyTwin as legacyIssueEndpoint } from "./legacy/routes.js";
 export type { IssueSubscriptions, SubscriptionReason } from "./subscriptions/service.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";

@@ -1,11 +1,29 @@
+import type { Kysely } from "kysely";
 import type { InjectionToken } from "tsyringe";
+import type { Database } from "../../db/schema.js";
 import type { CommentService } from "./comments/service.js";
 import type { IssueRepository } from "./repository.js";
 import type { IssueSubscriptions } from "./subscriptions/service.js";
 import type { IssueWorkflow } from "./workflow/service.js";
 
-/** What other plugins (external issue links) use of the repository: finding an organization's issue by id or short id. */
-export type IssueLookup = Pick<IssueRepository, "find">;
+/**
+ * What other plugins use of the repository: finding an organization's issue by id or short id
+ * (external issue links), a few fields of many issues at once (user feedback).
+ */
+export type IssueLookup = Pick<IssueRepository, "find" | "summaries">;
+
+/**
+ * The number of user reports of each issue (`userReportCount` of the issue shapes), for a page of
+ * issues in one query, read through `db`. The user-feedback plugin registers it; without it the
+ * count is 0.
+ */
+export interface IssueUserReportCounts {
+  countByIssue(db: Kysely<Database>, issueIds: readonly number[]): Promise<Map<number, number>>;
+}
+
+export const IssueUserReportCountsToken: InjectionToken<IssueUserReportCounts> = Symbol(
+  "faultline.IssueUserReportCounts",
+);
 
 export const IssueRepositoryToken: InjectionToken<IssueRepository> = Symbol("faultline.IssueRepository");
 export const IssueWorkflowToken: InjectionToken<IssueWorkflow> = Symbol("faultline.IssueWorkflow");

@@ -21,6 +21,8 @@ export interface SerializeContext {
   /** The issue's permalink: the host's template, else its absolute API URL. */
   permalink(issue: { id: number; shortId: string; project: { slug: string } }): string;
   organizationSlug: string;
+  /** User reports per issue (`userReportCount`), one query per page; empty without the user-feedback plugin. */
+  userReportCounts(issueIds: readonly number[]): Promise<Map<number, number>>;
 }
 
 /**
@@ -52,6 +54,8 @@ interface Related {
   /** Events in the time window, by issue (only with a window). */
   windowCounts: Map<number, number> | null;
   unhandled: Set<number>;
+  /** User reports by issue. */
+  userReports: Map<number, number>;
 }
 
 /**
@@ -63,12 +67,13 @@ export async function serializeIssues(
   rows: ReadonlyArray<ItemRow | (ItemRow & RelatedColumns)>,
   ctx: SerializeContext,
 ) {
+  const userReports = ctx.userReportCounts(rows.map((row) => Number(row.id)));
   if (rows.length > 0 && rows.every(hasRelatedColumns)) {
-    const related = relatedOf(rows as ReadonlyArray<ItemRow & RelatedColumns>, ctx);
+    const related = relatedOf(rows as ReadonlyArray<ItemRow & RelatedColumns>, ctx, await userReports);
     return rows.map((row) => issueListItem(row, related, ctx));
   }
-  const related = await loadRelated(rows, ctx);
-  return rows.map((row) => issueListItem(row, related, ctx));
+  const [related, reports] = await Promise.all([loadRelated(rows, ctx), userReports]);
+  return rows.map((row) => issueListItem(row, { ...related, userReports: reports }, ctx));
 }
 
 /** What a snooze that has run out looks like: already unresolved, even before the timer runs. */
@@ -126,6 +131,7 @@ function issueListItem(row: ItemRow, related: Related, ctx: SerializeContext) {
     issueCategory: "error",
     metadata: metadataOf(row),
     numComments: row.num_comments,
+    userReportCount: related.userReports.get(id) ?? 0,
     assignedTo: assignee?.name ?? null,
     assignee,
     isBookmarked: state?.is_bookmarked ?? false,
@@ -169,7 +175,7 @@ function assigneeOf(row: Pick<Issue, "assignee_user_id" | "assignee_team_id">, r
   return null;
 }
 
-async function loadRelated(rows: readonly ItemRow[], ctx: SerializeContext): Promise<Related> {
+async function loadRelated(rows: readonly ItemRow[], ctx: SerializeContext): Promise<Omit<Related, "userReports">> {
   const ids = rows.map((row) => Number(row.id));
   const projectIds = [...new Set(rows.map((row) => row.project_id))];
   const userIds = [...new Set(rows.flatMap((row) => (row.assignee_user_id === null ? [] : [row.assignee_user_id])))];
@@ -269,18 +275,17 @@ async function releaseRows(ctx: SerializeContext, row: Issue): Promise<ReleaseRo
 export async function serializeIssueDetail(row: Issue | IssueWithDetail, ctx: SerializeContext) {
   const detail =
     "detail_activity" in row ? row : ((await loadDetail(ctx.db, row, ctx.userId, ctx.now)) ?? { ...row, ...NO_DETAIL });
-  const releases = await releaseRows(ctx, row);
+  const [releases, userReports] = await Promise.all([releaseRows(ctx, row), ctx.userReportCounts([Number(row.id)])]);
   const {
     stats: _listStats,
     lifetime: _lifetime,
     filtered: _filtered,
     ...item
-  } = issueListItem(row, relatedOf([detail], { ...ctx, stats: null, window: null }), ctx);
+  } = issueListItem(row, relatedOf([detail], { ...ctx, stats: null, window: null }, userReports), ctx);
   return {
     ...item,
     firstRelease: releaseOf(row.first_release, releases),
     lastRelease: releaseOf(row.last_release, releases),
-    userReportCount: 0,
     participants: detail.detail_participants.map(userOf),
     seenBy: detail.detail_seen_by.map(userOf),
     tags: detail.detail_tags.map((tag) => ({ key: tag.key, name: tag.key, uniqueValues: tag.unique_values })),
@@ -327,6 +332,7 @@ function timeline(buckets: TimelineBuckets, spec: TimelineSpec): Timeline {
 function relatedOf(
   rows: ReadonlyArray<ItemRow & RelatedColumns>,
   ctx: Pick<SerializeContext, "stats" | "window">,
+  userReports: Map<number, number>,
 ): Related {
   const related: Related = {
     projects: new Map(),
@@ -336,6 +342,7 @@ function relatedOf(
     stats: ctx.stats ? new Map() : null,
     windowCounts: ctx.window ? new Map() : null,
     unhandled: new Set(),
+    userReports,
   };
   for (const row of rows) {
     const id = Number(row.id);
