@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.js";
 import { formatShortId } from "./short-id.js";
+import type { IssueUserReportCounts } from "./tokens.js";
 import type { Issue } from "./tables.js";
 import { findWithDetail, type IssueWithDetail } from "./issue/detail-query.js";
 import { issueByRef, parseIssueRef } from "./issue-ref.js";
@@ -28,9 +29,10 @@ export class IssueRepository {
     ref: string,
     userId: number | null,
     now: Date,
+    userReports: IssueUserReportCounts | null = null,
   ): Promise<IssueWithDetail | undefined> {
     const parsed = parseIssueRef(ref);
-    return parsed ? findWithDetail(this.db(), organizationId, parsed, userId, now) : undefined;
+    return parsed ? findWithDetail(this.db(), organizationId, parsed, userId, now, userReports) : undefined;
   }
 
   /**

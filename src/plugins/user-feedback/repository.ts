@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type Expression, type ExpressionBuilder, type Kysely, sql } from "kysely";
 import type { Database } from "../../db/schema.js";
 import { type KeysetBound, keysetCondition } from "../../http/pagination.js";
 import type { FeedbackInput } from "./input.js";
@@ -166,7 +166,16 @@ export class UserFeedbackRepository {
       .executeTakeFirst();
   }
 
-  /** Reports of live issues, counted per issue (the issues' `userReportCount`), in one statement. */
+  /** The reports of the outer statement's issue, as a subquery (the issues' `userReportCount`). */
+  countOfIssue(eb: ExpressionBuilder<Database, "issues">): Expression<number> {
+    return eb
+      .selectFrom("user_feedback as uf")
+      .select(sql<number>`count(*)::int`.as("n"))
+      .whereRef("uf.issue_id", "=", "issues.id")
+      .$asScalar();
+  }
+
+  /** Reports counted per issue (the issues' `userReportCount`), in one statement. */
   async countByIssue(db: Kysely<Database>, issueIds: readonly number[]): Promise<Map<number, number>> {
     if (issueIds.length === 0) return new Map();
     const rows = await db

@@ -7,7 +7,7 @@ import { PublicBaseUrl } from "../../organizations/tokens.js";
 import type { ListPresentation } from "../list/presentation.js";
 import type { SerializeContext } from "./serialize.js";
 import { issueLinks } from "../urls.js";
-import { IssueUserReportCountsToken } from "../tokens.js";
+import { type IssueUserReportCounts, IssueUserReportCountsToken } from "../tokens.js";
 
 /**
  * What the issue serializers need, from an endpoint's context. The permalink is the host's
@@ -27,18 +27,21 @@ export function serializeContext(
   const base = requestBaseUrl(ctx.container.resolve(PublicBaseUrl), ctx.url, ctx.basePath);
   const template = ctx.container.resolve(Options).permalinkTemplate ?? null;
   const organizationSlug = ctx.organization.slug;
-  const db = ctx.container.resolve(Db);
-  const reports = ctx.container.isRegistered(IssueUserReportCountsToken, true)
-    ? ctx.container.resolve(IssueUserReportCountsToken)
-    : null;
   return {
-    db,
+    db: ctx.container.resolve(Db),
     userId: ctx.principal?.userId ?? null,
     now: ctx.container.resolve(Clock).now(),
     stats: presentation?.stats ?? null,
     window: presentation?.window ?? null,
     permalink: (issue) => issueLinks(base, template, organizationSlug, issue).web_url,
     organizationSlug,
-    userReportCounts: async (issueIds) => (reports ? reports.countByIssue(db, issueIds) : new Map()),
+    userReports: userReportCounts(ctx.container),
   };
+}
+
+/** The user reports' counts, when a plugin (user-feedback) registered them. */
+export function userReportCounts(container: DependencyContainer): IssueUserReportCounts | null {
+  return container.isRegistered(IssueUserReportCountsToken, true)
+    ? container.resolve(IssueUserReportCountsToken)
+    : null;
 }

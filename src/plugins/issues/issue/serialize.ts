@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../../db/schema.js";
 import type { Issue } from "../tables.js";
+import type { IssueUserReportCounts } from "../tokens.js";
 import { idString, isoDate } from "../../../http/format.js";
 import type { ListRow } from "../list/columns.js";
 import { formatShortId } from "../short-id.js";
@@ -21,8 +22,8 @@ export interface SerializeContext {
   /** The issue's permalink: the host's template, else its absolute API URL. */
   permalink(issue: { id: number; shortId: string; project: { slug: string } }): string;
   organizationSlug: string;
-  /** User reports per issue (`userReportCount`), one query per page; empty without the user-feedback plugin. */
-  userReportCounts(issueIds: readonly number[]): Promise<Map<number, number>>;
+  /** The user reports' counts (`userReportCount`), null without the user-feedback plugin. */
+  userReports: IssueUserReportCounts | null;
 }
 
 /**
@@ -67,13 +68,12 @@ export async function serializeIssues(
   rows: ReadonlyArray<ItemRow | (ItemRow & RelatedColumns)>,
   ctx: SerializeContext,
 ) {
-  const userReports = ctx.userReportCounts(rows.map((row) => Number(row.id)));
   if (rows.length > 0 && rows.every(hasRelatedColumns)) {
-    const related = relatedOf(rows as ReadonlyArray<ItemRow & RelatedColumns>, ctx, await userReports);
+    const related = relatedOf(rows as ReadonlyArray<ItemRow & RelatedColumns>, ctx);
     return rows.map((row) => issueListItem(row, related, ctx));
   }
-  const [related, reports] = await Promise.all([loadRelated(rows, ctx), userReports]);
-  return rows.map((row) => issueListItem(row, { ...related, userReports: reports }, ctx));
+  const related = await loadRelated(rows, ctx);
+  return rows.map((row) => issueListItem(row, related, ctx));
 }
 
 /** What a snooze that has run out looks like: already unresolved, even before the timer runs. */
@@ -175,13 +175,13 @@ function assigneeOf(row: Pick<Issue, "assignee_user_id" | "assignee_team_id">, r
   return null;
 }
 
-async function loadRelated(rows: readonly ItemRow[], ctx: SerializeContext): Promise<Omit<Related, "userReports">> {
+async function loadRelated(rows: readonly ItemRow[], ctx: SerializeContext): Promise<Related> {
   const ids = rows.map((row) => Number(row.id));
   const projectIds = [...new Set(rows.map((row) => row.project_id))];
   const userIds = [...new Set(rows.flatMap((row) => (row.assignee_user_id === null ? [] : [row.assignee_user_id])))];
   const teamIds = [...new Set(rows.flatMap((row) => (row.assignee_team_id === null ? [] : [row.assignee_team_id])))];
   const { db } = ctx;
-  const [projects, users, teams, state, stats, unhandled] = await Promise.all([
+  const [projects, users, teams, state, stats, unhandled, userReports] = await Promise.all([
     projectIds.length
       ? db.selectFrom("projects").select(["id", "slug", "name", "platform"]).where("id", "in", projectIds).execute()
       : [],
@@ -207,6 +207,7 @@ async function loadRelated(rows: readonly ItemRow[], ctx: SerializeContext): Pro
           .where("value", "=", "no")
           .execute()
       : [],
+    ctx.userReports ? ctx.userReports.countByIssue(db, ids) : new Map<number, number>(),
   ]);
   return {
     projects: new Map(projects.map((p) => [p.id, p])),
@@ -216,6 +217,7 @@ async function loadRelated(rows: readonly ItemRow[], ctx: SerializeContext): Pro
     stats,
     windowCounts: null,
     unhandled: new Set(unhandled.map((row) => Number(row.issue_id))),
+    userReports,
   };
 }
 
@@ -274,14 +276,16 @@ async function releaseRows(ctx: SerializeContext, row: Issue): Promise<ReleaseRo
  */
 export async function serializeIssueDetail(row: Issue | IssueWithDetail, ctx: SerializeContext) {
   const detail =
-    "detail_activity" in row ? row : ((await loadDetail(ctx.db, row, ctx.userId, ctx.now)) ?? { ...row, ...NO_DETAIL });
-  const [releases, userReports] = await Promise.all([releaseRows(ctx, row), ctx.userReportCounts([Number(row.id)])]);
+    "detail_activity" in row
+      ? row
+      : ((await loadDetail(ctx.db, row, ctx.userId, ctx.now, ctx.userReports)) ?? { ...row, ...NO_DETAIL });
+  const releases = await releaseRows(ctx, row);
   const {
     stats: _listStats,
     lifetime: _lifetime,
     filtered: _filtered,
     ...item
-  } = issueListItem(row, relatedOf([detail], { ...ctx, stats: null, window: null }, userReports), ctx);
+  } = issueListItem(row, relatedOf([detail], { ...ctx, stats: null, window: null }), ctx);
   return {
     ...item,
     firstRelease: releaseOf(row.first_release, releases),
@@ -316,6 +320,7 @@ const NO_DETAIL: DetailColumns = {
   related_stats: null,
   related_window_count: null,
   related_unhandled: false,
+  related_user_reports: 0,
   detail_hourly: [],
   detail_daily: [],
   detail_activity: [],
@@ -332,7 +337,6 @@ function timeline(buckets: TimelineBuckets, spec: TimelineSpec): Timeline {
 function relatedOf(
   rows: ReadonlyArray<ItemRow & RelatedColumns>,
   ctx: Pick<SerializeContext, "stats" | "window">,
-  userReports: Map<number, number>,
 ): Related {
   const related: Related = {
     projects: new Map(),
@@ -342,7 +346,7 @@ function relatedOf(
     stats: ctx.stats ? new Map() : null,
     windowCounts: ctx.window ? new Map() : null,
     unhandled: new Set(),
-    userReports,
+    userReports: new Map(),
   };
   for (const row of rows) {
     const id = Number(row.id);
@@ -353,6 +357,7 @@ function relatedOf(
     if (ctx.stats && row.related_stats) related.stats?.set(id, timeline(row.related_stats, ctx.stats));
     if (row.related_window_count !== null) related.windowCounts?.set(id, Number(row.related_window_count));
     if (row.related_unhandled) related.unhandled.add(id);
+    if (row.related_user_reports) related.userReports.set(id, Number(row.related_user_reports));
   }
   return related;
 }

@@ -12,7 +12,7 @@ import { serializeIssues } from "../issue/serialize.js";
 import { IssueWorkflowToken } from "../tokens.js";
 import { updateIssueBody } from "../workflow/schemas.js";
 import { type BulkQuery, bulkQuery } from "./bulk-query.js";
-import { serializeContext } from "../issue/context.js";
+import { serializeContext, userReportCounts } from "../issue/context.js";
 
 const LIST_PATH = "/api/0/organizations/{organization_id_or_slug}/issues/";
 
@@ -23,11 +23,11 @@ interface Caller {
 }
 
 function listQueryFor(ctx: Caller): IssueListQuery {
-  return new IssueListQuery(ctx.container.resolve(Db), {
-    organizationId: ctx.organization.id,
-    userId: ctx.principal.userId,
-    now: ctx.container.resolve(Clock).now(),
-  });
+  return new IssueListQuery(
+    ctx.container.resolve(Db),
+    { organizationId: ctx.organization.id, userId: ctx.principal.userId, now: ctx.container.resolve(Clock).now() },
+    userReportCounts(ctx.container),
+  );
 }
 
 /** The list reply: serialized items, `Link`, `X-Per-Page`, `X-Hits`, `X-Max-Hits` (and `X-Svc-Direct-Hit`). */
