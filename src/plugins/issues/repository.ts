@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.js";
 import { formatShortId } from "./short-id.js";
-import type { IssueUserReportCounts } from "./tokens.js";
+import type { IssueUserReportCounts } from "./user-reports.js";
 import type { Issue } from "./tables.js";
 import { findWithDetail, type IssueWithDetail } from "./issue/detail-query.js";
 import { issueByRef, parseIssueRef } from "./issue-ref.js";

@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { PreparedStatement } from "../../../db/prepared.js";
 import type { Database } from "../../../db/schema.js";
-import type { IssueUserReportCounts } from "../tokens.js";
+import type { IssueUserReportCounts } from "../user-reports.js";
 import type { Issue } from "../tables.js";
 import { issueByRef, type IssueRef } from "../issue-ref.js";
 import {

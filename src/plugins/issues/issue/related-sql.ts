@@ -3,7 +3,7 @@ import { jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Database } from "../../../db/schema.js";
 import type { Issue } from "../tables.js";
 import type { StatsTable, TimelineSpec } from "./stats.js";
-import type { IssueUserReportCounts } from "../tokens.js";
+import type { IssueUserReportCounts } from "../user-reports.js";
 
 /**
  * What an issue's serialized shape shows besides its own row, as JSON columns of the query that

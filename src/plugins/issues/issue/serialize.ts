@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../../db/schema.js";
 import type { Issue } from "../tables.js";
-import type { IssueUserReportCounts } from "../tokens.js";
+import type { IssueUserReportCounts } from "../user-reports.js";
 import { idString, isoDate } from "../../../http/format.js";
 import type { ListRow } from "../list/columns.js";
 import { formatShortId } from "../short-id.js";

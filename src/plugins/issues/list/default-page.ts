@@ -3,7 +3,7 @@ import { PreparedStatement } from "../../../db/prepared.js";
 import type { Database } from "../../../db/schema.js";
 import type { KeysetBound } from "../../../http/pagination.js";
 import { type RelatedColumns, withRelatedColumns } from "../issue/related-sql.js";
-import type { IssueUserReportCounts } from "../tokens.js";
+import type { IssueUserReportCounts } from "../user-reports.js";
 import type { ListRow } from "./columns.js";
 import type { StatsTable, TimelineSpec } from "../issue/stats.js";
 import { hitsQuery, pageQuery } from "./queries.js";

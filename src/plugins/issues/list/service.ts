@@ -8,7 +8,7 @@ import { type IssueCondition, issueCondition, issuesWhere } from "./filters.js";
 import { type IssueFilterParams, type ListParams, windowBounds } from "./params.js";
 import { listPresentation, type ListPresentation } from "./presentation.js";
 import { withRelatedColumns } from "../issue/related-sql.js";
-import type { IssueUserReportCounts } from "../tokens.js";
+import type { IssueUserReportCounts } from "../user-reports.js";
 import type { ListRow } from "./columns.js";
 import { defaultPageRows, isDefaultShape } from "./default-page.js";
 import { hitsQuery, MAX_HITS, pageQuery } from "./queries.js";
