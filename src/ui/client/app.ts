@@ -6,6 +6,7 @@ import { html } from "./html.js";
 import { Failure, Loading } from "./parts/common.js";
 import { href, navigate, onLinkClick, useLocation } from "./router.js";
 import { Alerts } from "./screens/alerts.js";
+import { FeedbackList } from "./screens/feedback.js";
 import { IssueDetail } from "./screens/issue.js";
 import { NotificationSettings } from "./screens/notifications.js";
 import { Integrations } from "./screens/integrations.js";
@@ -18,6 +19,7 @@ const SECTIONS = [
   ["/projects", "Projects"],
   ["/integrations", "Integrations"],
   ["/alerts", "Alerts"],
+  ["/feedback", "Feedback"],
   ["/notifications", "Notifications"],
 ] as const;
 
@@ -53,7 +55,7 @@ function OrganizationPicker() {
   </main>`;
 }
 
-/** Routes: /{org}, /{org}/issues/{id}, /{org}/projects, /{org}/integrations, /{org}/alerts, /{org}/notifications. */
+/** Routes: /{org}, /{org}/issues/{id}, /{org}/projects, /{org}/integrations, /{org}/alerts, /{org}/feedback, /{org}/notifications. */
 export function App() {
   const location = useLocation();
   const [org, section, id] = location.path.split("/").filter(Boolean).map(decodeURIComponent);
@@ -77,6 +79,7 @@ export function App() {
   else if (section === "projects") screen = html`<${Projects} org=${org} />`;
   else if (section === "integrations") screen = html`<${Integrations} org=${org} />`;
   else if (section === "alerts") screen = html`<${Alerts} org=${org} />`;
+  else if (section === "feedback") screen = html`<${FeedbackList} org=${org} />`;
   else if (section === "notifications") screen = html`<${NotificationSettings} org=${org} />`;
   else screen = html`<${Stream} org=${org} params=${location.params} />`;
   return html`

@@ -26,6 +26,7 @@ export interface Issue {
   subscriptionDetails?: { reason: string } | null;
   isPublic: boolean;
   numComments: number;
+  userReportCount?: number;
   project: Project;
   stats?: Record<string, Array<[number, number]>>;
   statusDetails?: Record<string, unknown>;
