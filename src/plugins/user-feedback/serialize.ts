@@ -32,8 +32,8 @@ function userOf(user: Record<string, unknown> | null) {
 /**
  * Sentry's user report shape (`UserReportWithGroupSerializer`): `{id, eventID, name, email,
  * comments, dateCreated, user, event: {id, eventID}, issue}`, plus Faultline's `kind`, `url`,
- * `source`, `projectSlug`-free extras and the screenshots. A widget feedback that names no event
- * has its own event id as `eventID`.
+ * `source`, `environment`, `release` and the screenshots. `issue` is a summary, null until the
+ * event is stored. A widget feedback that names no event has its own event id as `eventID`.
  */
 export function serializeFeedback(row: FeedbackRow, related: FeedbackRelated) {
   const eventId = row.event_id ?? row.feedback_event_id ?? "";
