@@ -22,9 +22,15 @@ type PathParams<Path extends string> = Path extends `${string}{${infer Name}}${i
  * How a route authenticates: `token` (the default) needs a principal; `user` needs a user-bound
  * one; `optional` authenticates credentials when given (a bad token is still a 401) and runs
  * without a principal otherwise (Sentry's `GET /api/0/` probe); `none` skips authentication
- * (ingest with DSN keys, OAuth exchange).
+ * (ingest with DSN keys, OAuth exchange); `token-or-dsn` is `token`, except that a request
+ * carrying Sentry's `Authorization: DSN <dsn>` reaches the handler without a principal (and
+ * without its organization authorized): the handler authenticates the DSN key itself (Sentry's
+ * user feedback submission).
  */
-export type EndpointAuth = "token" | "user" | "optional" | "none";
+export type EndpointAuth = "token" | "user" | "optional" | "none" | "token-or-dsn";
+
+/** Sentry's DSN authorization (`Authorization: DSN https://<public key>@host/<project id>`). */
+export const DSN_AUTHORIZATION = /^DSN\s+(\S+)\s*$/i;
 
 /** What a handler may return: data rendered as JSON, or a ready Response. */
 export interface Reply<T = unknown> {

@@ -116,6 +116,8 @@ function operation(route: RouteInfo): Json {
             : [{ bearerAuth: [] }],
     "x-scopes": scopes,
     ...(endpoint.auth === "user" ? { "x-requires-user": true } : {}),
+    // Also open to Sentry's `Authorization: DSN <dsn>` (the project's DSN key).
+    ...(endpoint.auth === "token-or-dsn" ? { "x-dsn-auth": true } : {}),
     "x-plugin": route.plugin,
     parameters: parameters(endpoint),
     ...(body ? { requestBody: body } : {}),

@@ -17,6 +17,7 @@ import { releasesPlugin } from "./releases/index.js";
 import { openApiPlugin } from "./openapi/index.js";
 import { scimPlugin } from "./scim/index.js";
 import { serviceHooksPlugin } from "./service-hooks/index.js";
+import { userFeedbackPlugin } from "./user-feedback/index.js";
 import { webhooksPlugin } from "./webhooks/index.js";
 
 /** The first-party feature areas every instance has. */
@@ -34,6 +35,7 @@ export const firstPartyPlugins = [
   ingestPlugin,
   serviceHooksPlugin,
   webhooksPlugin,
+  userFeedbackPlugin,
   scimPlugin,
   externalIssuesPlugin,
   deliveriesPlugin,

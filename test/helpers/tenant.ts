@@ -71,6 +71,10 @@ export const GLOBAL_PARAMS: Record<string, string> = {
 export const VALID_BODY_FIELDS: Record<string, unknown> = {
   url: PUBLIC_URL,
   events: ["event.created"],
+  /** A user report's (`POST …/user-feedback/`): an event id, an email address, some text. */
+  event_id: "0123456789abcdef0123456789abcdef",
+  email: "reporter@example.com",
+  comments: "It broke",
 };
 
 /**
@@ -149,6 +153,7 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
   }
   // Queued ingest groups acknowledged events in the background; the suites run no worker.
   await faultline.worker.runDue("ingest.digest");
+  const feedback = await seedFeedback(serverUrl, project, dsnKey, eventIds[0] as string, slug, user);
   const issues = (await (
     await fetch(`${serverUrl}${organizationPath}/issues/?query=`, { headers: bearer(user) })
   ).json()) as Array<{ id: string; shortId: string }>;
@@ -272,6 +277,8 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
     /** The HTTP check-in's path: the monitor, and the project's DSN key that authenticates it. */
     monitor_slug: [monitor.slug as string],
     sentry_key: [dsnKey],
+    feedback_id: [feedback.id],
+    attachment_id: [feedback.attachmentId],
   };
   return {
     slug,
@@ -306,6 +313,7 @@ export async function seedTenant(instance: TestInstance, serverUrl: string, slug
       `pat@${slug}.test`,
       `a comment in ${slug}`,
       `${slug} failure`,
+      `feedback from ${slug}`,
       app.clientId,
     ],
   };
@@ -336,6 +344,39 @@ async function seedTombstone(
   if (discard.status !== 204) throw new Error(`seeding a tombstone: ${discard.status} ${await discard.text()}`);
   const listed = await fetch(`${projectPath}/tombstones/`, { headers: bearer(tenant.user) });
   return ((await listed.json()) as Array<{ id: string }>)[0]?.id as string;
+}
+
+/** A widget feedback on the tenant's first event, with a screenshot, sent as the JS SDK sends it. */
+async function seedFeedback(
+  serverUrl: string,
+  project: { id: string; slug: string },
+  dsnKey: string,
+  eventId: string,
+  slug: string,
+  token: string,
+): Promise<{ id: string; attachmentId: string }> {
+  const feedback = JSON.stringify({
+    event_id: newEventId(),
+    contexts: { feedback: { message: `feedback from ${slug}`, associated_event_id: eventId } },
+  });
+  const envelope = [
+    JSON.stringify({ event_id: newEventId() }),
+    '{"type":"feedback"}',
+    feedback,
+    JSON.stringify({ type: "attachment", filename: "screenshot.png", content_type: "image/png", length: 4 }),
+    "PNG!",
+  ].join("\n");
+  const sent = await fetch(`${serverUrl}/api/${project.id}/envelope/?sentry_key=${dsnKey}`, {
+    method: "POST",
+    body: envelope,
+  });
+  if (sent.status !== 200) throw new Error(`seeding feedback: ${sent.status} ${await sent.text()}`);
+  const listed = await fetch(`${serverUrl}/api/0/projects/${slug}/${project.slug}/user-feedback/`, {
+    headers: bearer(token),
+  });
+  const [kept] = (await listed.json()) as Array<{ id: string; attachments: Array<{ id: string }> }>;
+  if (!kept?.attachments[0]) throw new Error(`seeding feedback: not kept (${listed.status})`);
+  return { id: kept.id, attachmentId: kept.attachments[0].id };
 }
 
 /** Every row of every table of the instance's schema, as JSON text, sorted: to prove nothing changed. */

@@ -5,7 +5,7 @@ import { authorizeOrganization } from "../../auth/organization-access.js";
 import type { Principal } from "../../auth/principal.js";
 import type { Scope } from "../../auth/scopes.js";
 import type { Database, Organization } from "../../db/schema.js";
-import { type AnyEndpoint, ORGANIZATION_PARAM } from "../endpoint.js";
+import { type AnyEndpoint, DSN_AUTHORIZATION, ORGANIZATION_PARAM } from "../endpoint.js";
 import { ApiError } from "../errors.js";
 
 /** The principal an endpoint is served for: null for an endpoint open to all, or an optional one without credentials. */
@@ -15,6 +15,8 @@ export async function authenticateFor(
   deps: AuthenticateDeps,
 ): Promise<Principal | null> {
   if (endpoint.auth === "none") return null;
+  if (endpoint.auth === "token-or-dsn" && DSN_AUTHORIZATION.test(request.headers.get("authorization") ?? ""))
+    return null;
   const principal = await authenticateRequest(request, deps);
   if (!principal && endpoint.auth === "optional") return null;
   if (!principal) throw unauthenticated();

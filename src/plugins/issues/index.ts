@@ -111,6 +111,8 @@ export {
   IssueRepositoryToken,
   IssueReporterToken,
   IssueSubscriptionsToken,
+  type IssueUserReportCounts,
+  IssueUserReportCountsToken,
   IssueTombstonesToken,
   IssueWorkflowToken,
   IssueMergeParticipantToken,
@@ -119,6 +121,9 @@ export {
 export type { IssueMergeChange, IssueMergeParticipant, IssueUnmergeChange } from "./merge/participant.js";
 export type { IssueMerger } from "./merge/service.js";
 export type { IssueReporter, ReportedEvent } from "./reported/service.js";
+export type { IssueSummary } from "./repository.js";
+/** Sentry's legacy `/api/0/issues/{issue_id}/…` twin of an issue endpoint another plugin adds. */
+export { legacyTwin as legacyIssueEndpoint } from "./legacy/routes.js";
 export type { IssueSubscriptions, SubscriptionReason } from "./subscriptions/service.js";
 export type * from "./domain-events.js";
 export { issueLinks } from "./urls.js";

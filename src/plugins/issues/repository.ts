@@ -1,5 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema.js";
+import { formatShortId } from "./short-id.js";
+import type { IssueUserReportCounts } from "./user-reports.js";
 import type { Issue } from "./tables.js";
 import { findWithDetail, type IssueWithDetail } from "./issue/detail-query.js";
 import { issueByRef, parseIssueRef } from "./issue-ref.js";
@@ -27,9 +29,40 @@ export class IssueRepository {
     ref: string,
     userId: number | null,
     now: Date,
+    userReports: IssueUserReportCounts | null = null,
   ): Promise<IssueWithDetail | undefined> {
     const parsed = parseIssueRef(ref);
-    return parsed ? findWithDetail(this.db(), organizationId, parsed, userId, now) : undefined;
+    return parsed ? findWithDetail(this.db(), organizationId, parsed, userId, now, userReports) : undefined;
+  }
+
+  /**
+   * What another plugin shows of issues it refers to (user feedback): a few fields of each live
+   * issue of the organization, by id, in one statement. Deleted or foreign issues are absent.
+   */
+  async summaries(organizationId: number, ids: readonly number[]): Promise<Map<number, IssueSummary>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db()
+      .selectFrom("issues as i")
+      .innerJoin("projects as p", "p.id", "i.project_id")
+      .select(["i.id", "i.short_number", "i.title", "i.culprit", "i.level", "i.status", "p.id as project_id", "p.slug"])
+      .where("i.organization_id", "=", organizationId)
+      .where("i.deleted_at", "is", null)
+      .where("i.id", "in", [...new Set(ids)])
+      .execute();
+    return new Map(
+      rows.map((row) => [
+        Number(row.id),
+        {
+          id: String(row.id),
+          shortId: formatShortId(row.slug, row.short_number),
+          title: row.title,
+          culprit: row.culprit,
+          level: row.level,
+          status: row.status,
+          project: { id: String(row.project_id), slug: row.slug },
+        },
+      ]),
+    );
   }
 
   /** Locks issues (in id order, like ingestion) for a change. */
@@ -74,4 +107,15 @@ export class IssueRepository {
       .executeTakeFirst();
     return row !== undefined;
   }
+}
+
+/** An issue as another plugin shows it beside its own data (`IssueRepository.summaries`). */
+export interface IssueSummary {
+  id: string;
+  shortId: string;
+  title: string;
+  culprit: string;
+  level: string;
+  status: string;
+  project: { id: string; slug: string };
 }

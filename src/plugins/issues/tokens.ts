@@ -7,9 +7,19 @@ import type { IssueWorkflow } from "./workflow/service.js";
 import type { IssueTombstones } from "./tombstones/service.js";
 import type { IssueMerger } from "./merge/service.js";
 import type { IssueMergeParticipant } from "./merge/participant.js";
+import type { IssueUserReportCounts } from "./user-reports.js";
 
-/** What other plugins (external issue links) use of the repository: finding an organization's issue by id or short id. */
-export type IssueLookup = Pick<IssueRepository, "find">;
+export type { IssueUserReportCounts } from "./user-reports.js";
+
+/**
+ * What other plugins use of the repository: finding an organization's issue by id or short id
+ * (external issue links), a few fields of many issues at once (user feedback).
+ */
+export type IssueLookup = Pick<IssueRepository, "find" | "summaries">;
+
+export const IssueUserReportCountsToken: InjectionToken<IssueUserReportCounts> = Symbol(
+  "faultline.IssueUserReportCounts",
+);
 
 export const IssueRepositoryToken: InjectionToken<IssueRepository> = Symbol("faultline.IssueRepository");
 export const IssueWorkflowToken: InjectionToken<IssueWorkflow> = Symbol("faultline.IssueWorkflow");

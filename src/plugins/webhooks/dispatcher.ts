@@ -5,7 +5,8 @@ import { TransactionMemo } from "../../db/transaction-memo.js";
 import type { Outbox } from "../../delivery/outbox.js";
 import type { Actor } from "../../events/event-bus.js";
 
-export type AppWebhookCategory = "issue" | "error" | "comment" | "installation" | "metric_alert" | "event_alert";
+export type AppWebhookCategory =
+  "issue" | "error" | "comment" | "installation" | "metric_alert" | "event_alert" | "feedback";
 
 export interface Subscriber {
   installationUuid: string;

@@ -7,6 +7,7 @@ import { Failure, Loading } from "./parts/common.js";
 import { href, navigate, onLinkClick, useLocation } from "./router.js";
 import { Alerts } from "./screens/alerts.js";
 import { Crons } from "./screens/crons.js";
+import { FeedbackList } from "./screens/feedback.js";
 import { IssueDetail } from "./screens/issue.js";
 import { NotificationSettings } from "./screens/notifications.js";
 import { Integrations } from "./screens/integrations.js";
@@ -21,6 +22,7 @@ const SECTIONS = [
   ["/integrations", "Integrations"],
   ["/alerts", "Alerts"],
   ["/crons", "Crons"],
+  ["/feedback", "Feedback"],
   ["/notifications", "Notifications"],
 ] as const;
 
@@ -58,7 +60,8 @@ function OrganizationPicker() {
 
 /**
  * Routes: /{org}, /{org}/issues/{id}, /{org}/projects, /{org}/integrations, /{org}/alerts,
- * /{org}/notifications; and /share/issue/{shareId}/, a shared issue, for anyone (Sentry's path).
+ * /{org}/crons, /{org}/feedback, /{org}/notifications; and /share/issue/{shareId}/, a shared
+ * issue, for anyone (Sentry's path).
  */
 export function App() {
   const location = useLocation();
@@ -86,6 +89,7 @@ export function App() {
   else if (section === "integrations") screen = html`<${Integrations} org=${org} />`;
   else if (section === "alerts") screen = html`<${Alerts} org=${org} />`;
   else if (section === "crons") screen = html`<${Crons} org=${org} />`;
+  else if (section === "feedback") screen = html`<${FeedbackList} org=${org} />`;
   else if (section === "notifications") screen = html`<${NotificationSettings} org=${org} />`;
   else screen = html`<${Stream} org=${org} params=${location.params} />`;
   return html`

@@ -28,6 +28,7 @@ export interface Issue {
   /** The public page's id while the issue is shared, else null. */
   shareId?: string | null;
   numComments: number;
+  userReportCount?: number;
   project: Project;
   stats?: Record<string, Array<[number, number]>>;
   statusDetails?: Record<string, unknown>;

@@ -8,6 +8,7 @@ export const APP_EVENT_CATEGORIES = [
   "installation",
   "metric_alert",
   "event_alert",
+  "feedback",
 ] as const;
 
 const reference = z.union([z.number().int().positive(), z.string().min(1).max(200)]);

@@ -7,6 +7,7 @@ import { PublicBaseUrl } from "../../organizations/tokens.js";
 import type { ListPresentation } from "../list/presentation.js";
 import type { SerializeContext } from "./serialize.js";
 import { issueLinks } from "../urls.js";
+import { type IssueUserReportCounts, IssueUserReportCountsToken } from "../tokens.js";
 
 /**
  * What the issue serializers need, from an endpoint's context. The permalink is the host's
@@ -34,5 +35,13 @@ export function serializeContext(
     window: presentation?.window ?? null,
     permalink: (issue) => issueLinks(base, template, organizationSlug, issue).web_url,
     organizationSlug,
+    userReports: userReportCounts(ctx.container),
   };
+}
+
+/** The user reports' counts, when a plugin (user-feedback) registered them. */
+export function userReportCounts(container: DependencyContainer): IssueUserReportCounts | null {
+  return container.isRegistered(IssueUserReportCountsToken, true)
+    ? container.resolve(IssueUserReportCountsToken)
+    : null;
 }

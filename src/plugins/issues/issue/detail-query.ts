@@ -2,6 +2,7 @@ import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { jsonArrayFrom } from "kysely/helpers/postgres";
 import { PreparedStatement } from "../../../db/prepared.js";
 import type { Database } from "../../../db/schema.js";
+import type { IssueUserReportCounts } from "../user-reports.js";
 import type { Issue } from "../tables.js";
 import { issueByRef, type IssueRef } from "../issue-ref.js";
 import {
@@ -72,8 +73,13 @@ function usersFlagged(eb: ExpressionBuilder<Database, "issues">, flag: "is_subsc
  * timelines (24h, 30d), the latest activity, the tag summary, participants and seen-by: the
  * issue in one statement instead of eleven.
  */
-function withDetailColumns(query: IssueQuery, userId: number | null, windows: Windows) {
-  return withRelatedColumns(query, userId, null).select((eb) => [
+function withDetailColumns(
+  query: IssueQuery,
+  userId: number | null,
+  windows: Windows,
+  userReports: IssueUserReportCounts | null,
+) {
+  return withRelatedColumns(query, userId, null, null, userReports).select((eb) => [
     bucketsBetween(eb, "issue_stats_hourly", windows.hourFirst, windows.hourLast).as("detail_hourly"),
     bucketsBetween(eb, "issue_stats_daily", windows.dayFirst, windows.dayLast).as("detail_daily"),
     jsonArrayFrom(
@@ -116,7 +122,7 @@ type DetailArgs = [organizationId: number, ref: IssueRef, userId: number | null,
  * without a user) and run with new values (db/prepared.ts). The stand-ins are passed as values
  * only; the shape is fixed by the arguments given here.
  */
-function detailStatement(kind: IssueRef["kind"], withUser: boolean) {
+function detailStatement(kind: IssueRef["kind"], withUser: boolean, userReports: IssueUserReportCounts | null) {
   return new PreparedStatement(
     8,
     (
@@ -132,26 +138,31 @@ function detailStatement(kind: IssueRef["kind"], withUser: boolean) {
     ) => {
       const ref: IssueRef =
         kind === "id" ? { kind, id: a as number } : { kind, projectSlug: a as string, shortNumber: b };
-      return withDetailColumns(issueByRef(db, organizationId, ref), withUser ? userId : null, {
-        hourFirst,
-        hourLast,
-        dayFirst,
-        dayLast,
-      });
+      const windows = { hourFirst, hourLast, dayFirst, dayLast };
+      return withDetailColumns(issueByRef(db, organizationId, ref), withUser ? userId : null, windows, userReports);
     },
   );
 }
 
-const STATEMENTS = {
-  id: { user: detailStatement("id", true), anonymous: detailStatement("id", false) },
-  short: { user: detailStatement("short", true), anonymous: detailStatement("short", false) },
-};
+/** By shape: the kind of reference, with or without a user, with or without user report counts. */
+const STATEMENTS = new Map<string, ReturnType<typeof detailStatement>>();
+
+function statementFor(kind: IssueRef["kind"], withUser: boolean, userReports: IssueUserReportCounts | null) {
+  const shape = `${kind}|${withUser}|${userReports !== null}`;
+  let statement = STATEMENTS.get(shape);
+  if (!statement) {
+    statement = detailStatement(kind, withUser, userReports);
+    STATEMENTS.set(shape, statement);
+  }
+  return statement;
+}
 
 async function runDetail(
   db: Kysely<Database>,
+  userReports: IssueUserReportCounts | null,
   ...[organizationId, ref, userId, windows]: DetailArgs
 ): Promise<IssueWithDetail | undefined> {
-  const statement = STATEMENTS[ref.kind][userId === null ? "anonymous" : "user"];
+  const statement = statementFor(ref.kind, userId !== null, userReports);
   const [a, b] = ref.kind === "id" ? [ref.id, 0] : [ref.projectSlug, ref.shortNumber];
   const row = (await statement.executeTakeFirst(
     db,
@@ -182,8 +193,9 @@ export function findWithDetail(
   ref: IssueRef,
   userId: number | null,
   now: Date,
+  userReports: IssueUserReportCounts | null,
 ): Promise<IssueWithDetail | undefined> {
-  return runDetail(db, organizationId, ref, userId, windowsAt(now));
+  return runDetail(db, userReports, organizationId, ref, userId, windowsAt(now));
 }
 
 /** The detail columns of an issue already read (after an update), by its id, in one statement. */
@@ -192,6 +204,8 @@ export function loadDetail(
   issue: Issue,
   userId: number | null,
   now: Date,
+  userReports: IssueUserReportCounts | null,
 ): Promise<IssueWithDetail | undefined> {
-  return runDetail(db, issue.organization_id, { kind: "id", id: Number(issue.id) }, userId, windowsAt(now));
+  const ref = { kind: "id" as const, id: Number(issue.id) };
+  return runDetail(db, userReports, issue.organization_id, ref, userId, windowsAt(now));
 }

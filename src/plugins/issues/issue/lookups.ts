@@ -21,7 +21,7 @@ export const resolveShortId = defineEndpoint({
     const serialize = serializeContext(ctx, null);
     const found = await ctx.container
       .resolve(IssueRepositoryToken)
-      .findDetail(ctx.organization.id, ctx.params.issue_id, serialize.userId, serialize.now);
+      .findDetail(ctx.organization.id, ctx.params.issue_id, serialize.userId, serialize.now, serialize.userReports);
     if (!found) throw notFound();
     const group = await serializeIssueDetail(found, serialize);
     return {

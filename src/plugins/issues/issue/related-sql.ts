@@ -3,6 +3,7 @@ import { jsonObjectFrom } from "kysely/helpers/postgres";
 import type { Database } from "../../../db/schema.js";
 import type { Issue } from "../tables.js";
 import type { StatsTable, TimelineSpec } from "./stats.js";
+import type { IssueUserReportCounts } from "../user-reports.js";
 
 /**
  * What an issue's serialized shape shows besides its own row, as JSON columns of the query that
@@ -27,6 +28,8 @@ export interface RelatedColumns {
   related_unhandled: boolean;
   /** Events in the request's time window (`statsPeriod`, `start`/`end`), or null without one. */
   related_window_count: number | null;
+  /** The issue's user reports (`userReportCount`). */
+  related_user_reports: number;
 }
 
 /** Bucket start (ms since the epoch) and count. */
@@ -64,13 +67,14 @@ function countBetween(eb: ExpressionBuilder<Database, "issues">, window: Timelin
 
 /**
  * Adds the {@link RelatedColumns} to a query of issues; `stats` null leaves `related_stats` null,
- * `window` null leaves `related_window_count` null.
+ * `window` null leaves `related_window_count` null, `userReports` null counts no user reports.
  */
 export function withRelatedColumns<O>(
   query: SelectQueryBuilder<Database, "issues", O>,
   userId: number | null,
   stats: TimelineSpec | null,
   window: TimelineSpec | null = null,
+  userReports: IssueUserReportCounts | null = null,
 ) {
   return query.select((eb) => [
     jsonObjectFrom(
@@ -116,6 +120,7 @@ export function withRelatedColumns<O>(
       .$castTo<boolean>()
       .as("related_unhandled"),
     sql<number | null>`${window === null ? sql`null` : countBetween(eb, window)}`.as("related_window_count"),
+    sql<number>`${userReports === null ? sql`0` : userReports.countOfIssue(eb)}`.as("related_user_reports"),
   ]);
 }
 

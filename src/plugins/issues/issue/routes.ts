@@ -19,7 +19,7 @@ export const getIssue = defineEndpoint({
     const serialize = serializeContext(ctx, null);
     const found = await ctx.container
       .resolve(IssueRepositoryToken)
-      .findDetail(ctx.organization.id, ctx.params.issue_id, serialize.userId, serialize.now);
+      .findDetail(ctx.organization.id, ctx.params.issue_id, serialize.userId, serialize.now, serialize.userReports);
     if (!found) throw notFound();
     return { body: await serializeIssueDetail(found, serialize) };
   },

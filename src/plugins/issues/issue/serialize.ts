@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../../db/schema.js";
 import type { Issue } from "../tables.js";
+import type { IssueUserReportCounts } from "../user-reports.js";
 import { idString, isoDate } from "../../../http/format.js";
 import type { ListRow } from "../list/columns.js";
 import { formatShortId } from "../short-id.js";
@@ -21,6 +22,8 @@ export interface SerializeContext {
   /** The issue's permalink: the host's template, else its absolute API URL. */
   permalink(issue: { id: number; shortId: string; project: { slug: string } }): string;
   organizationSlug: string;
+  /** The user reports' counts (`userReportCount`), null without the user-feedback plugin. */
+  userReports: IssueUserReportCounts | null;
 }
 
 /**
@@ -52,6 +55,8 @@ interface Related {
   /** Events in the time window, by issue (only with a window). */
   windowCounts: Map<number, number> | null;
   unhandled: Set<number>;
+  /** User reports by issue. */
+  userReports: Map<number, number>;
 }
 
 /**
@@ -126,6 +131,7 @@ function issueListItem(row: ItemRow, related: Related, ctx: SerializeContext) {
     issueCategory: "error",
     metadata: metadataOf(row),
     numComments: row.num_comments,
+    userReportCount: related.userReports.get(id) ?? 0,
     assignedTo: assignee?.name ?? null,
     assignee,
     isBookmarked: state?.is_bookmarked ?? false,
@@ -175,7 +181,7 @@ async function loadRelated(rows: readonly ItemRow[], ctx: SerializeContext): Pro
   const userIds = [...new Set(rows.flatMap((row) => (row.assignee_user_id === null ? [] : [row.assignee_user_id])))];
   const teamIds = [...new Set(rows.flatMap((row) => (row.assignee_team_id === null ? [] : [row.assignee_team_id])))];
   const { db } = ctx;
-  const [projects, users, teams, state, stats, unhandled] = await Promise.all([
+  const [projects, users, teams, state, stats, unhandled, userReports] = await Promise.all([
     projectIds.length
       ? db.selectFrom("projects").select(["id", "slug", "name", "platform"]).where("id", "in", projectIds).execute()
       : [],
@@ -201,6 +207,7 @@ async function loadRelated(rows: readonly ItemRow[], ctx: SerializeContext): Pro
           .where("value", "=", "no")
           .execute()
       : [],
+    ctx.userReports ? ctx.userReports.countByIssue(db, ids) : new Map<number, number>(),
   ]);
   return {
     projects: new Map(projects.map((p) => [p.id, p])),
@@ -210,6 +217,7 @@ async function loadRelated(rows: readonly ItemRow[], ctx: SerializeContext): Pro
     stats,
     windowCounts: null,
     unhandled: new Set(unhandled.map((row) => Number(row.issue_id))),
+    userReports,
   };
 }
 
@@ -268,7 +276,9 @@ async function releaseRows(ctx: SerializeContext, row: Issue): Promise<ReleaseRo
  */
 export async function serializeIssueDetail(row: Issue | IssueWithDetail, ctx: SerializeContext) {
   const detail =
-    "detail_activity" in row ? row : ((await loadDetail(ctx.db, row, ctx.userId, ctx.now)) ?? { ...row, ...NO_DETAIL });
+    "detail_activity" in row
+      ? row
+      : ((await loadDetail(ctx.db, row, ctx.userId, ctx.now, ctx.userReports)) ?? { ...row, ...NO_DETAIL });
   const releases = await releaseRows(ctx, row);
   const {
     stats: _listStats,
@@ -280,7 +290,6 @@ export async function serializeIssueDetail(row: Issue | IssueWithDetail, ctx: Se
     ...item,
     firstRelease: releaseOf(row.first_release, releases),
     lastRelease: releaseOf(row.last_release, releases),
-    userReportCount: 0,
     participants: detail.detail_participants.map(userOf),
     seenBy: detail.detail_seen_by.map(userOf),
     tags: detail.detail_tags.map((tag) => ({ key: tag.key, name: tag.key, uniqueValues: tag.unique_values })),
@@ -311,6 +320,7 @@ const NO_DETAIL: DetailColumns = {
   related_stats: null,
   related_window_count: null,
   related_unhandled: false,
+  related_user_reports: 0,
   detail_hourly: [],
   detail_daily: [],
   detail_activity: [],
@@ -336,6 +346,7 @@ function relatedOf(
     stats: ctx.stats ? new Map() : null,
     windowCounts: ctx.window ? new Map() : null,
     unhandled: new Set(),
+    userReports: new Map(),
   };
   for (const row of rows) {
     const id = Number(row.id);
@@ -346,6 +357,7 @@ function relatedOf(
     if (ctx.stats && row.related_stats) related.stats?.set(id, timeline(row.related_stats, ctx.stats));
     if (row.related_window_count !== null) related.windowCounts?.set(id, Number(row.related_window_count));
     if (row.related_unhandled) related.unhandled.add(id);
+    if (row.related_user_reports) related.userReports.set(id, Number(row.related_user_reports));
   }
   return related;
 }

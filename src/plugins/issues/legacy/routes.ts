@@ -76,8 +76,11 @@ function legacyOperationId<Id extends string>(operationId: Id): LegacyOperationI
   return [area, `legacy${first.charAt(0).toUpperCase()}${first.slice(1)}`, ...rest].join(".") as LegacyOperationId<Id>;
 }
 
-/** The legacy twin of an organization-scoped issue endpoint (its path parameters are checked once the organization is known). */
-function legacyTwin<
+/**
+ * The legacy twin of an organization-scoped issue endpoint (its path parameters are checked once
+ * the organization is known); exported for plugins adding issue endpoints (user reports).
+ */
+export function legacyTwin<
   Path extends string,
   P extends z.ZodType | undefined,
   Q extends z.ZodType | undefined,

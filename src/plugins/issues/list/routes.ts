@@ -12,7 +12,7 @@ import { serializeIssues } from "../issue/serialize.js";
 import { IssueWorkflowToken } from "../tokens.js";
 import { bulkUpdateBody, mergeReply } from "../merge/routes.js";
 import { type BulkQuery, bulkQuery } from "./bulk-query.js";
-import { serializeContext } from "../issue/context.js";
+import { serializeContext, userReportCounts } from "../issue/context.js";
 import type { Scope } from "../../../auth/scopes.js";
 import { discardIssues } from "../tombstones/discard.js";
 
@@ -25,11 +25,11 @@ interface Caller {
 }
 
 function listQueryFor(ctx: Caller): IssueListQuery {
-  return new IssueListQuery(ctx.container.resolve(Db), {
-    organizationId: ctx.organization.id,
-    userId: ctx.principal.userId,
-    now: ctx.container.resolve(Clock).now(),
-  });
+  return new IssueListQuery(
+    ctx.container.resolve(Db),
+    { organizationId: ctx.organization.id, userId: ctx.principal.userId, now: ctx.container.resolve(Clock).now() },
+    userReportCounts(ctx.container),
+  );
 }
 
 /** The list reply: serialized items, `Link`, `X-Per-Page`, `X-Hits`, `X-Max-Hits` (and `X-Svc-Direct-Hit`). */

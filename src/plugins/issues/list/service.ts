@@ -8,6 +8,7 @@ import { type IssueCondition, issueCondition, issuesWhere } from "./filters.js";
 import { type IssueFilterParams, type ListParams, windowBounds } from "./params.js";
 import { listPresentation, type ListPresentation } from "./presentation.js";
 import { withRelatedColumns } from "../issue/related-sql.js";
+import type { IssueUserReportCounts } from "../user-reports.js";
 import type { ListRow } from "./columns.js";
 import { defaultPageRows, isDefaultShape } from "./default-page.js";
 import { hitsQuery, MAX_HITS, pageQuery } from "./queries.js";
@@ -33,6 +34,7 @@ export class IssueListQuery {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly ctx: SearchContext,
+    private readonly userReports: IssueUserReportCounts | null = null,
   ) {}
 
   /**
@@ -60,6 +62,7 @@ export class IssueListQuery {
           userId,
           presentation.stats,
           presentation.window,
+          this.userReports,
         )
           .select(hits.as("list_hits"))
           .execute(),
@@ -86,7 +89,15 @@ export class IssueListQuery {
   ): Promise<IssueListResult> {
     const { organizationId, userId } = this.ctx;
     const page = await keysetPage(
-      (bound) => defaultPageRows(this.db, params.sort, { organizationId, userId }, bounds, presentation, bound),
+      (bound) =>
+        defaultPageRows(
+          this.db,
+          params.sort,
+          { organizationId, userId, userReports: this.userReports },
+          bounds,
+          presentation,
+          bound,
+        ),
       {
         cursor: params.cursor,
         limit: params.limit,

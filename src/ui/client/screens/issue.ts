@@ -9,6 +9,7 @@ import { EventView } from "../parts/event.js";
 import { href, navigate } from "../router.js";
 import type { Issue, SentryEvent } from "../types.js";
 import { ActivityView } from "./activity.js";
+import { UserReports } from "./feedback.js";
 import { IssueActions } from "./issue-actions.js";
 import { TagDistribution } from "./issue-tags.js";
 
@@ -73,6 +74,7 @@ export function IssueDetail({ org, id, params }: { org: string; id: string; para
       <${Failure} error=${event.error} /><${Loading} when=${event.loading && !e} />
     </section>
     ${e ? html`<${EventView} event=${e} />` : null}
+    ${data.userReportCount ? html`<${UserReports} org=${org} issueId=${data.id} project=${data.project.slug} />` : null}
     <${ActivityView} org=${org} issue=${data} onChange=${issue.reload} />
   `;
 }
