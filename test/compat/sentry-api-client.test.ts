@@ -219,7 +219,10 @@ describe("@sentry/api, Sentry's generated client, against a Faultline host", () 
     const envelope = [
       JSON.stringify({ event_id: eventId }),
       '{"type":"event"}',
-      JSON.stringify({ ...errorEvent({ message: "released failure", release: version, fingerprint: ["released"] }), event_id: eventId }),
+      JSON.stringify({
+        ...errorEvent({ message: "released failure", release: version, fingerprint: ["released"] }),
+        event_id: eventId,
+      }),
     ].join("\n");
     const projectId = tenant.params.project_id_or_slug?.[1] as string;
     const sent = await fetch(`${server.url}/api/${projectId}/envelope/?sentry_key=${tenant.credentials.dsnKey}`, {

@@ -22,10 +22,7 @@ const MAX_CACHED_PROJECTS = 10_000;
 export class GroupingRulesStore {
   readonly #cache: ExpiringCache<number, GroupingRules | null>;
 
-  constructor(
-    clock: Clock,
-    ttlMs: number,
-  ) {
+  constructor(clock: Clock, ttlMs: number) {
     this.#cache = new ExpiringCache(clock, ttlMs, MAX_CACHED_PROJECTS);
   }
 
