@@ -3,9 +3,9 @@ import { Clock, Db } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import {
   defineOrganizationSettings,
-  defineProjectSettings,
   OrganizationSettingsContributorToken,
   ProjectSettingsContributorToken,
+  storedProjectSettings,
 } from "../organizations/index.js";
 import { dataScrubbingMigrations } from "./migrations.js";
 import { scrubbingSettingsBody, ScrubbingSettingsStore } from "./settings.js";
@@ -31,22 +31,9 @@ export const dataScrubbingPlugin = definePlugin({
       (c) => new ScrubbingSettingsStore(() => c.resolve(Db), c.resolve(Clock), SETTINGS_CACHE_TTL_MS),
     );
     registerFactory(container, ScrubbingSettingsToken, (c) => c.resolve(ScrubbingSettingsStoreToken));
-    registerFactory(container, ProjectSettingsContributorToken, (c) => {
-      const store = () => c.resolve(ScrubbingSettingsStoreToken);
-      return defineProjectSettings({
-        id: "data-scrubbing",
-        body: scrubbingSettingsBody,
-        load: async (db, projects) =>
-          store().load(
-            db,
-            projects.map((project) => project.id),
-          ),
-        save: async (scope, project, values) => {
-          await store().save(scope.trx, project.id, values);
-          scope.afterCommit(() => store().forget(project.id));
-        },
-      });
-    });
+    registerFactory(container, ProjectSettingsContributorToken, (c) =>
+      storedProjectSettings("data-scrubbing", scrubbingSettingsBody, () => c.resolve(ScrubbingSettingsStoreToken)),
+    );
     // Sentry's organization-level settings: the same fields on the organization's detail and PUT.
     registerFactory(container, OrganizationSettingsContributorToken, (c) => {
       const store = () => c.resolve(ScrubbingSettingsStoreToken);

@@ -151,6 +151,8 @@ export {
 export {
   defineOrganizationSettings,
   defineProjectSettings,
+  storedProjectSettings,
+  type ProjectSettingsStore,
   type OrganizationSettingsContributor,
   type ProjectSettingsContributor,
   type ProjectSettingsValues,

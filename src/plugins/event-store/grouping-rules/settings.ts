@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineProjectSettings, type ProjectSettingsContributor } from "../../organizations/index.js";
+import { type ProjectSettingsContributor, storedProjectSettings } from "../../organizations/index.js";
 import { parseFingerprintRules, parseStackTraceRules } from "../grouping/index.js";
 import type { GroupingRulesStore } from "./store.js";
 
@@ -25,17 +25,5 @@ export const groupingRulesBody = z.object({
 
 /** Shows and changes the project's grouping rules; a save applies to the next events this instance stores. */
 export function groupingRulesSettings(store: () => GroupingRulesStore): ProjectSettingsContributor {
-  return defineProjectSettings({
-    id: "event-store",
-    body: groupingRulesBody,
-    load: (db, projects) =>
-      store().load(
-        db,
-        projects.map((project) => project.id),
-      ),
-    save: async (scope, project, values) => {
-      await store().save(scope.trx, project.id, values);
-      scope.afterCommit(() => store().forget(project.id));
-    },
-  });
+  return storedProjectSettings("event-store", groupingRulesBody, store);
 }

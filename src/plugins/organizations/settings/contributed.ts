@@ -45,6 +45,40 @@ export function defineProjectSettings<Body extends z.ZodObject>(contributor: {
   return contributor as ProjectSettingsContributor;
 }
 
+/** Where a plugin keeps per-project settings, cached per instance (e.g. behind an `ExpiringCache`). */
+export interface ProjectSettingsStore<Values> {
+  /** Each project's stored settings, by id, through `db`. */
+  load(db: Kysely<Database>, projectIds: readonly number[]): Promise<ReadonlyMap<number, object>>;
+  save(trx: Kysely<Database>, projectId: number, values: Values): Promise<void>;
+  /** Drops this instance's cached settings of the project. */
+  forget(projectId: number): void;
+}
+
+/**
+ * The common {@link ProjectSettingsContributor}: fields kept in a plugin's store, loaded by
+ * project id, saved in the `PUT`'s transaction, and forgotten by this instance's cache once it
+ * commits (other instances see the change within their cache's TTL).
+ */
+export function storedProjectSettings<Body extends z.ZodObject>(
+  id: string,
+  body: Body,
+  store: () => ProjectSettingsStore<Partial<z.output<Body>>>,
+): ProjectSettingsContributor {
+  return defineProjectSettings({
+    id,
+    body,
+    load: (db, projects) =>
+      store().load(
+        db,
+        projects.map((project) => project.id),
+      ),
+    save: async (scope, project, values) => {
+      await store().save(scope.trx, project.id, values);
+      scope.afterCommit(() => store().forget(project.id));
+    },
+  });
+}
+
 /** {@link defineProjectSettings} for an organization's detail and `PUT`. */
 export function defineOrganizationSettings<Body extends z.ZodObject>(contributor: {
   id: string;
