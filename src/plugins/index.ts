@@ -13,6 +13,7 @@ import { notificationsPlugin } from "./notifications/index.js";
 import { organizationsPlugin } from "./organizations/index.js";
 import { quotasPlugin } from "./quotas/index.js";
 import { releasesPlugin } from "./releases/index.js";
+import { releaseHealthPlugin } from "./release-health/index.js";
 import { openApiPlugin } from "./openapi/index.js";
 import { scimPlugin } from "./scim/index.js";
 import { serviceHooksPlugin } from "./service-hooks/index.js";
@@ -37,6 +38,7 @@ export const firstPartyPlugins = [
   externalIssuesPlugin,
   deliveriesPlugin,
   alertsPlugin,
+  releaseHealthPlugin,
   openApiPlugin,
 ] as const;
 
