@@ -442,6 +442,43 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     expect(problems).toEqual([]);
   });
 
+  it("shows each release's crash-free rates on the Releases screen (release health)", async () => {
+    const key = acme.project.keys[0]?.public as string;
+    const started = new Date().toISOString();
+    const session = (sid: string, fields: object) =>
+      `{}\n{"type":"session"}\n${JSON.stringify({ sid, started, attrs: { release: "shop@3.1.0", environment: "production" }, ...fields })}`;
+    for (const body of [
+      session("a", { did: "ann", init: true, status: "exited" }),
+      session("b", { did: "bob", init: true, status: "ok" }),
+      session("b", { did: "bob", status: "crashed", errors: 1 }),
+    ]) {
+      const response = await fetch(`${server.url}/faultline/api/${acme.project.id}/envelope/?sentry_key=${key}`, {
+        method: "POST",
+        body,
+      });
+      expect(response.status).toBe(200);
+    }
+    await api("/organizations/acme/releases/", {
+      method: "POST",
+      body: JSON.stringify({ version: "shop@3.1.0", projects: ["web"] }),
+    });
+    await page.goto(base());
+    await nav("Releases").click();
+    const row = page.getByRole("row", { name: /shop@3\.1\.0/ });
+    await poll(() => row.textContent()).toContain("50 %");
+    expect(await row.locator("td").allTextContents()).toEqual([
+      "shop@3.1.0",
+      "web",
+      "50 %",
+      "50 %",
+      "2",
+      "2",
+      "100 %",
+      expect.any(String),
+    ]);
+    await expectAccessible("releases");
+  });
+
   it("shows the stream of a 10,000-issue organization in under a second", async () => {
     const { faultline } = instance;
     const big = await faultline.api.organizations.create({ slug: "big", name: "Big" });

@@ -10,12 +10,14 @@ import { IssueDetail } from "./screens/issue.js";
 import { NotificationSettings } from "./screens/notifications.js";
 import { Integrations } from "./screens/integrations.js";
 import { Projects } from "./screens/projects.js";
+import { Releases } from "./screens/releases.js";
 import { Stream } from "./screens/stream.js";
 import type { Organization } from "./types.js";
 
 const SECTIONS = [
   ["", "Issues"],
   ["/projects", "Projects"],
+  ["/releases", "Releases"],
   ["/integrations", "Integrations"],
   ["/alerts", "Alerts"],
   ["/notifications", "Notifications"],
@@ -53,7 +55,7 @@ function OrganizationPicker() {
   </main>`;
 }
 
-/** Routes: /{org}, /{org}/issues/{id}, /{org}/projects, /{org}/integrations, /{org}/alerts, /{org}/notifications. */
+/** Routes: /{org}, /{org}/issues/{id}, /{org}/projects, /{org}/releases, /{org}/integrations, /{org}/alerts, /{org}/notifications. */
 export function App() {
   const location = useLocation();
   const [org, section, id] = location.path.split("/").filter(Boolean).map(decodeURIComponent);
@@ -75,6 +77,7 @@ export function App() {
   let screen;
   if (section === "issues" && id) screen = html`<${IssueDetail} org=${org} id=${id} params=${location.params} />`;
   else if (section === "projects") screen = html`<${Projects} org=${org} />`;
+  else if (section === "releases") screen = html`<${Releases} org=${org} />`;
   else if (section === "integrations") screen = html`<${Integrations} org=${org} />`;
   else if (section === "alerts") screen = html`<${Alerts} org=${org} />`;
   else if (section === "notifications") screen = html`<${NotificationSettings} org=${org} />`;
