@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OutcomeRecorderToken } from "../../src/plugins/ingest/tokens.js";
+import { tokens } from "../../src/index.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { seedOrganization } from "../helpers/seed.js";
 import { httpCaller, type RunningServer, serveFaultline } from "../helpers/server.js";
@@ -9,6 +10,8 @@ import { httpCaller, type RunningServer, serveFaultline } from "../helpers/serve
  * and aggregates in, Sentry's sessions endpoint and `health=1` out, with exact numbers.
  */
 const NOW = new Date("2026-03-10T12:30:00Z");
+/** The instance's clock: NOW, moved on by the retention test (the last one). */
+let now = NOW;
 const at = (time: string) => `2026-03-10T${time}:00.000Z`;
 
 describe("release health", () => {
@@ -39,7 +42,7 @@ describe("release health", () => {
     call("GET", `/api/0/organizations/${org}/sessions/?${query}`, token);
 
   beforeAll(async () => {
-    instance = await createTestInstance({ worker: false, clock: { now: () => NOW } });
+    instance = await createTestInstance({ worker: false, clock: { now: () => now } });
     acme = await seedOrganization(instance.faultline, "acme");
     globex = await seedOrganization(instance.faultline, "globex");
     server = await serveFaultline(instance.faultline);
@@ -255,5 +258,31 @@ describe("release health", () => {
       "globex",
     );
     expect(own.body.groups).toEqual([{ by: {}, totals: { "sum(session)": 1, "crash_free_rate(session)": 0 } }]);
+  });
+
+  it("expires buckets with their project's retention (the last test: it moves the clock)", async () => {
+    const rows = async () => {
+      const db = instance.faultline.container.resolve(tokens.Db);
+      const count = async (
+        table: "release_health_buckets" | "release_health_unhealthy_sessions" | "release_health_users",
+      ) => (await db.selectFrom(table).select("project_id").execute()).map((row) => row.project_id).sort();
+      return {
+        buckets: await count("release_health_buckets"),
+        unhealthy: await count("release_health_unhealthy_sessions"),
+        users: await count("release_health_users"),
+      };
+    };
+    const acmeId = Number(acme.project.id);
+    const globexId = Number(globex.project.id);
+    expect(await rows()).toEqual({
+      buckets: [acmeId, acmeId, acmeId, acmeId, globexId].sort(),
+      unhealthy: [acmeId, acmeId, acmeId, globexId].sort(),
+      users: [acmeId, acmeId, acmeId, acmeId, globexId].sort(),
+    });
+    await instance.faultline.api.retention.setProjectDays("acme", "web", 30);
+    now = new Date(NOW.getTime() + 31 * 86_400_000);
+    await instance.faultline.worker.runDue("release-health.retention");
+    // Acme's own 30 days have passed; globex keeps the default 90.
+    expect(await rows()).toEqual({ buckets: [globexId], unhealthy: [globexId], users: [globexId] });
   });
 });
