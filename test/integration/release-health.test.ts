@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OutcomeRecorderToken } from "../../src/plugins/ingest/tokens.js";
 import { tokens } from "../../src/index.js";
+import { silentLogger } from "../../src/logging/logger.js";
+import { SessionBuffer } from "../../src/plugins/release-health/buffer.js";
+import type { SessionContribution } from "../../src/plugins/release-health/parse.js";
 import { createTestInstance, type TestInstance } from "../../src/testing/index.js";
 import { seedOrganization } from "../helpers/seed.js";
 import { httpCaller, type RunningServer, serveFaultline } from "../helpers/server.js";
@@ -284,5 +287,28 @@ describe("release health", () => {
     await instance.faultline.worker.runDue("release-health.retention");
     // Acme's own 30 days have passed; globex keeps the default 90.
     expect(await rows()).toEqual({ buckets: [globexId], unhealthy: [globexId], users: [globexId] });
+  });
+
+  it("writes what the buffer holds on close(), and what comes after as it comes", async () => {
+    const { container } = instance.faultline;
+    const db = container.resolve(tokens.Db);
+    const buffer = new SessionBuffer(() => db, silentLogger, container.resolve(tokens.Options).schema);
+    const started: SessionContribution = {
+      key: { projectId: Number(acme.project.id), release: "close@1", environment: "", bucket: NOW.getTime() },
+      sessions: 1,
+      errored: 0,
+      abnormal: 0,
+      crashed: 0,
+    };
+    const written = async () =>
+      (await db.selectFrom("release_health_buckets").select("sessions").where("release", "=", "close@1").execute()).map(
+        (row) => Number(row.sessions),
+      );
+    await buffer.add([started]);
+    expect(await written()).toEqual([]);
+    await buffer.close();
+    expect(await written()).toEqual([1]);
+    await buffer.add([started]);
+    expect(await written()).toEqual([2]);
   });
 });

@@ -127,9 +127,13 @@ export class SessionBuffer {
     }
   }
 
-  /** Writes what was counted since the last flush; concurrent calls share one write. */
-  flush(): Promise<void> {
-    this.#flushing ??= this.#write().finally(() => (this.#flushing = undefined));
+  /**
+   * Writes everything counted before the call. Writes run one at a time: a call during a write
+   * waits for it, then writes what came meanwhile (what the running write took is not all).
+   */
+  async flush(): Promise<void> {
+    while (this.#flushing) await this.#flushing.catch(() => undefined);
+    this.#flushing = this.#write().finally(() => (this.#flushing = undefined));
     return this.#flushing;
   }
 

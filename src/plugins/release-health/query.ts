@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, type SqlBool, sql } from "kysely";
+import { type AliasedRawBuilder, type Kysely, type RawBuilder, type SqlBool, sql } from "kysely";
 import type { Database } from "../../db/schema.js";
 
 /** What the counts can be grouped by (Sentry's `groupBy` values that Faultline keeps). */
@@ -54,45 +54,29 @@ type Row = Record<string, unknown> & { slot: number | null };
 export async function sessionCounts(db: Kysely<Database>, query: SessionCountsQuery): Promise<SessionGroupCounts[]> {
   const intervals = Math.max(1, Math.ceil((query.end.getTime() - query.start.getTime()) / query.intervalMs));
   if (query.projectIds.length === 0) return [];
-  const groupColumns = query.groupBy.map((group) => sql.ref(COLUMN[group]));
-  const slot = sql<number>`floor((extract(epoch FROM bucket) * 1000 - ${query.start.getTime()}) / ${query.intervalMs})::integer`;
-  const where = windowFilter(query);
-  const keys = [...query.groupBy.map((group) => COLUMN[group]), "slot"];
-  const perSlot = sql.join([...groupColumns, sql.ref("slot")]);
-
-  const counters = await db
-    .selectFrom(db.selectFrom("release_health_buckets").selectAll().select(slot.as("slot")).where(where).as("window"))
-    .select([
-      ...keys.map((key) => sql.ref(key).as(key)),
-      sql<number>`sum(sessions)::float8`.as("sessions"),
-      sql<number>`sum(errored)::float8`.as("errored"),
-      sql<number>`sum(abnormal)::float8`.as("abnormal"),
-      sql<number>`sum(crashed)::float8`.as("crashed"),
-    ])
-    .groupBy(perSlot)
-    .execute();
-  const unhealthy = await db
-    .selectFrom(
-      db.selectFrom("release_health_unhealthy_sessions").selectAll().select(slot.as("slot")).where(where).as("window"),
-    )
-    .select([
-      ...keys.map((key) => sql.ref(key).as(key)),
-      sql<number>`(count(*) FILTER (WHERE status = 1))::float8`.as("errored"),
-      sql<number>`(count(*) FILTER (WHERE status = 2))::float8`.as("abnormal"),
-      sql<number>`(count(*) FILTER (WHERE status = 3))::float8`.as("crashed"),
-    ])
-    .groupBy(perSlot)
-    .execute();
-  const windowKeys = groupColumns.length ? sql.join(groupColumns) : sql``;
-  const users = await db
-    .selectFrom(db.selectFrom("release_health_users").selectAll().select(slot.as("slot")).where(where).as("window"))
-    .select([
-      ...keys.map((key) => sql.ref(key).as(key)),
-      sql<number>`count(DISTINCT user_hash)::float8`.as("users"),
-      sql<number>`(count(DISTINCT user_hash) FILTER (WHERE crashed))::float8`.as("crashed_users"),
-    ])
-    .groupBy(sql`GROUPING SETS ((${perSlot}), (${windowKeys}))`)
-    .execute();
+  const [counters, unhealthy, users] = await Promise.all([
+    grouped(db, "release_health_buckets", query, [
+      sql`sum(sessions)::float8`.as("sessions"),
+      sql`sum(errored)::float8`.as("errored"),
+      sql`sum(abnormal)::float8`.as("abnormal"),
+      sql`sum(crashed)::float8`.as("crashed"),
+    ]),
+    grouped(db, "release_health_unhealthy_sessions", query, [
+      sql`(count(*) FILTER (WHERE status = 1))::float8`.as("errored"),
+      sql`(count(*) FILTER (WHERE status = 2))::float8`.as("abnormal"),
+      sql`(count(*) FILTER (WHERE status = 3))::float8`.as("crashed"),
+    ]),
+    grouped(
+      db,
+      "release_health_users",
+      query,
+      [
+        sql`count(DISTINCT user_hash)::float8`.as("users"),
+        sql`(count(DISTINCT user_hash) FILTER (WHERE crashed))::float8`.as("crashed_users"),
+      ],
+      true,
+    ),
+  ]);
 
   const groups = new Map<string, SessionGroupCounts>();
   const groupOf = (row: Row) => {
@@ -120,10 +104,10 @@ export async function sessionCounts(db: Kysely<Database>, query: SessionCountsQu
     ["abnormal", "abnormal"],
     ["crashed", "crashed"],
   ] as const;
-  for (const row of counters as Row[]) add(row, [["sessions", "sessions"], ...statusFields], true);
-  for (const row of unhealthy as Row[]) add(row, statusFields, true);
+  for (const row of counters) add(row, [["sessions", "sessions"], ...statusFields], true);
+  for (const row of unhealthy) add(row, statusFields, true);
   // The users query has its own window totals (the rows whose slot is null).
-  for (const row of users as Row[])
+  for (const row of users)
     add(
       row,
       [
@@ -133,6 +117,33 @@ export async function sessionCounts(db: Kysely<Database>, query: SessionCountsQu
       false,
     );
   return [...groups.values()];
+}
+
+type SessionTable = "release_health_buckets" | "release_health_unhealthy_sessions" | "release_health_users";
+
+/**
+ * One table's rows of the window, aggregated per group and interval (`slot`); `withWindowTotals`
+ * adds a row per group over the whole window (its `slot` null), for what does not add up
+ * across intervals (distinct users).
+ */
+async function grouped(
+  db: Kysely<Database>,
+  table: SessionTable,
+  query: SessionCountsQuery,
+  aggregates: ReadonlyArray<AliasedRawBuilder<unknown, string>>,
+  withWindowTotals = false,
+): Promise<Row[]> {
+  const groupColumns = query.groupBy.map((group) => sql.ref(COLUMN[group]));
+  const slot = sql<number>`floor((extract(epoch FROM bucket) * 1000 - ${query.start.getTime()}) / ${query.intervalMs})::integer`;
+  const keys = [...query.groupBy.map((group) => COLUMN[group]), "slot"];
+  const perSlot = sql.join([...groupColumns, sql.ref("slot")]);
+  const window = sql.join(groupColumns.length ? groupColumns : [sql``]);
+  const rows = await db
+    .selectFrom(db.selectFrom(table).selectAll().select(slot.as("slot")).where(windowFilter(query)).as("window"))
+    .select([...keys.map((key) => sql.ref(key).as(key)), ...aggregates])
+    .groupBy(withWindowTotals ? sql`GROUPING SETS ((${perSlot}), (${window}))` : perSlot)
+    .execute();
+  return rows as Row[];
 }
 
 function windowFilter(query: SessionCountsQuery): RawBuilder<SqlBool> {
