@@ -442,11 +442,11 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     expect(problems).toEqual([]);
   });
 
-  it("shows each release's crash-free rates on the Releases screen (release health)", async () => {
+  it("shows each release's crash-free rates on the Releases screen and the issue page (release health)", async () => {
     const key = acme.project.keys[0]?.public as string;
     const started = new Date().toISOString();
     const session = (sid: string, fields: object) =>
-      `{}\n{"type":"session"}\n${JSON.stringify({ sid, started, attrs: { release: "shop@3.1.0", environment: "production" }, ...fields })}`;
+      `{}\n{"type":"session"}\n${JSON.stringify({ sid, started, attrs: { release: "shop@1.4.2", environment: "production" }, ...fields })}`;
     for (const body of [
       session("a", { did: "ann", init: true, status: "exited" }),
       session("b", { did: "bob", init: true, status: "ok" }),
@@ -458,16 +458,12 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
       });
       expect(response.status).toBe(200);
     }
-    await api("/organizations/acme/releases/", {
-      method: "POST",
-      body: JSON.stringify({ version: "shop@3.1.0", projects: ["web"] }),
-    });
     await page.goto(base());
     await nav("Releases").click();
-    const row = page.getByRole("row", { name: /shop@3\.1\.0/ });
+    const row = page.getByRole("row", { name: /shop@1\.4\.2/ });
     await poll(() => row.textContent()).toContain("50 %");
     expect(await row.locator("td").allTextContents()).toEqual([
-      "shop@3.1.0",
+      "shop@1.4.2",
       "web",
       "50 %",
       "50 %",
@@ -477,6 +473,13 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
       expect.any(String),
     ]);
     await expectAccessible("releases");
+    // The issue page shows its event's release with the same rates.
+    const issues = (await api("/organizations/acme/issues/?query=")) as Array<{ id: string; title: string }>;
+    const seeded = issues.find((issue) => issue.title.includes("Seeded failure"));
+    await page.goto(`${base()}/acme/issues/${seeded?.id}`);
+    await poll(() => page.locator(".issue-head").textContent()).toContain(
+      "release shop@1.4.2 (crash-free sessions 50 % · users 50 %)",
+    );
   });
 
   it("shows the stream of a 10,000-issue organization in under a second", async () => {
