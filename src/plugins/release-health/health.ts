@@ -6,6 +6,7 @@ import {
   type ReleaseProjectRef,
   releaseProjectKey,
 } from "../releases/index.js";
+import type { SessionBuffer } from "./buffer.js";
 import { type SessionCounts, sessionCounts } from "./query.js";
 
 const HOUR_MS = 3_600_000;
@@ -48,7 +49,7 @@ function hoursBefore(now: Date, spanMs: number) {
 }
 
 /** The release endpoints' `health=1`: each project's `healthData` and `hasHealthData`. */
-export function releaseHealthContributor(db: () => Kysely<Database>): ReleaseDetailContributor {
+export function releaseHealthContributor(db: () => Kysely<Database>, buffer: SessionBuffer): ReleaseDetailContributor {
   return {
     async projectDetails(
       _organizationId: number,
@@ -57,6 +58,8 @@ export function releaseHealthContributor(db: () => Kysely<Database>): ReleaseDet
     ) {
       const details = new Map<string, Record<string, unknown>>();
       if (!request.health || projects.length === 0) return details;
+      // This instance's buffered sessions first, as the sessions endpoint does.
+      await buffer.flush().catch(() => undefined);
       const projectIds = [...new Set(projects.map((project) => project.projectId))];
       const releases = [...new Set(projects.map((project) => project.version))];
       const common = { projectIds, environments: [], groupBy: ["project", "release"] as const };

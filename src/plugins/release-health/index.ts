@@ -30,7 +30,9 @@ export const releaseHealthPlugin = definePlugin({
       (c) => new SessionBuffer(() => c.resolve(Db), c.resolve(Logger), c.resolve(Options).schema),
     );
     registerFactory(container, EnvelopeItemHandlerToken, (c) => sessionItemHandler(c.resolve(SessionBufferToken)));
-    registerFactory(container, ReleaseDetailContributorToken, (c) => releaseHealthContributor(() => c.resolve(Db)));
+    registerFactory(container, ReleaseDetailContributorToken, (c) =>
+      releaseHealthContributor(() => c.resolve(Db), c.resolve(SessionBufferToken)),
+    );
   },
   init: ({ container }) => container.resolve(SessionBufferToken).start(SESSION_FLUSH_INTERVAL_MS),
   endpoints: releaseHealthEndpoints,

@@ -114,7 +114,11 @@ export const getSessionStats = defineEndpoint({
     const missing = wanted.filter((id) => !projects.some((project) => project.id === id));
     if (missing.length > 0) throw badRequest(`Invalid request: project: unknown project ${missing.join(", ")}`);
     // This instance's buffered sessions first: what an SDK sent here shows at once.
-    await container.resolve(SessionBufferToken).flush();
+    // (A failed write is the timer's to retry: the read goes on with what is stored.)
+    await container
+      .resolve(SessionBufferToken)
+      .flush()
+      .catch(() => undefined);
     const groups = await sessionCounts(db, {
       projectIds: projects.map((project) => project.id),
       environments: query.environment,
