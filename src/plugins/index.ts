@@ -14,6 +14,7 @@ import { notificationsPlugin } from "./notifications/index.js";
 import { organizationsPlugin } from "./organizations/index.js";
 import { quotasPlugin } from "./quotas/index.js";
 import { releasesPlugin } from "./releases/index.js";
+import { releaseHealthPlugin } from "./release-health/index.js";
 import { openApiPlugin } from "./openapi/index.js";
 import { scimPlugin } from "./scim/index.js";
 import { serviceHooksPlugin } from "./service-hooks/index.js";
@@ -41,6 +42,7 @@ export const firstPartyPlugins = [
   deliveriesPlugin,
   alertsPlugin,
   cronsPlugin,
+  releaseHealthPlugin,
   openApiPlugin,
 ] as const;
 

@@ -503,6 +503,46 @@ describe("the dashboard in a real browser (Chromium), on an Express host under /
     await expectAccessible("crons");
   });
 
+  it("shows each release's crash-free rates on the Releases screen and the issue page (release health)", async () => {
+    const key = acme.project.keys[0]?.public as string;
+    const started = new Date().toISOString();
+    const session = (sid: string, fields: object) =>
+      `{}\n{"type":"session"}\n${JSON.stringify({ sid, started, attrs: { release: "shop@1.4.2", environment: "production" }, ...fields })}`;
+    for (const body of [
+      session("a", { did: "ann", init: true, status: "exited" }),
+      session("b", { did: "bob", init: true, status: "ok" }),
+      session("b", { did: "bob", status: "crashed", errors: 1 }),
+    ]) {
+      const response = await fetch(`${server.url}/faultline/api/${acme.project.id}/envelope/?sentry_key=${key}`, {
+        method: "POST",
+        body,
+      });
+      expect(response.status).toBe(200);
+    }
+    await page.goto(base());
+    await nav("Releases").click();
+    const row = page.getByRole("row", { name: /shop@1\.4\.2/ });
+    await poll(() => row.textContent()).toContain("50 %");
+    expect(await row.locator("td").allTextContents()).toEqual([
+      "shop@1.4.2",
+      "web",
+      "50 %",
+      "50 %",
+      "2",
+      "2",
+      "100 %",
+      expect.any(String),
+    ]);
+    await expectAccessible("releases");
+    // The issue page shows its event's release with the same rates.
+    const issues = (await api("/organizations/acme/issues/?query=")) as Array<{ id: string; title: string }>;
+    const seeded = issues.find((issue) => issue.title.includes("Seeded failure"));
+    await page.goto(`${base()}/acme/issues/${seeded?.id}`);
+    await poll(() => page.locator(".issue-head").textContent()).toContain(
+      "release shop@1.4.2 (crash-free sessions 50 % · users 50 %)",
+    );
+  });
+
   it("shows the stream of a 10,000-issue organization in under a second", async () => {
     const { faultline } = instance;
     const big = await faultline.api.organizations.create({ slug: "big", name: "Big" });

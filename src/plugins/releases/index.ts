@@ -66,4 +66,11 @@ export const releasesPlugin = definePlugin({
 });
 
 export { ArtifactStoreToken, ReleaseRepositoryToken } from "./tokens.js";
+export {
+  ReleaseDetailContributorToken,
+  releaseProjectKey,
+  type ReleaseDetailContributor,
+  type ReleaseDetailRequest,
+  type ReleaseProjectRef,
+} from "./contributors.js";
 export type { ArtifactStore, StoreContext } from "./artifacts/store.js";

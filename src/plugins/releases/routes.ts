@@ -1,7 +1,10 @@
+import type { DependencyContainer } from "tsyringe";
 import { z } from "zod";
 import { Clock } from "../../container/tokens.js";
 import { defineEndpoint } from "../../http/endpoint.js";
 import { serializeDeploy, serializeRelease } from "./serialize.js";
+import { ReleaseDetailContributorToken } from "./contributors.js";
+import type { ReleaseRecord } from "./repository.js";
 import { ReleaseRepositoryToken } from "./tokens.js";
 
 const RELEASES = "/api/0/organizations/{organization_id_or_slug}/releases/";
@@ -45,18 +48,73 @@ const deployBody = z.object({
   dateStarted: date,
   dateFinished: date,
 });
-const listQuery = z.object({ query: z.string().max(200).optional() });
+const HOUR_MS = 3_600_000;
+/** Sentry's `summaryStatsPeriod` values: the window of `healthData`'s totals. */
+const SUMMARY_PERIODS = {
+  "1h": 1,
+  "24h": 24,
+  "1d": 24,
+  "48h": 48,
+  "2d": 48,
+  "7d": 168,
+  "14d": 336,
+  "30d": 720,
+  "90d": 2160,
+};
+const detailQuery = {
+  health: z.enum(["0", "1"], { error: 'must be "0" or "1"' }).optional(),
+  summaryStatsPeriod: z
+    .enum(Object.keys(SUMMARY_PERIODS) as [keyof typeof SUMMARY_PERIODS], {
+      error: `must be one of ${Object.keys(SUMMARY_PERIODS).join(", ")}`,
+    })
+    .default("14d"),
+};
+const listQuery = z.object({ query: z.string().max(200).optional(), ...detailQuery });
+const getQuery = z.object(detailQuery);
+type DetailQuery = z.output<typeof getQuery>;
+
+/** The releases in Sentry's shape, with the contributors' fields (`healthData`) when the query asks for them. */
+async function serializeReleases(
+  container: DependencyContainer,
+  organizationId: number,
+  releases: ReleaseRecord[],
+  query: DetailQuery,
+) {
+  const contributors =
+    query.health === "1" && container.isRegistered(ReleaseDetailContributorToken, true)
+      ? container.resolveAll(ReleaseDetailContributorToken)
+      : [];
+  const details = new Map<string, Record<string, unknown>>();
+  const projects = releases.flatMap((release) =>
+    release.projects.map((project) => ({ version: release.version, projectId: project.project_id })),
+  );
+  const request = {
+    health: true,
+    summaryPeriodMs: SUMMARY_PERIODS[query.summaryStatsPeriod] * HOUR_MS,
+    now: container.resolve(Clock).now(),
+  };
+  for (const contributor of contributors) {
+    if (projects.length === 0) break;
+    for (const [key, fields] of await contributor.projectDetails(organizationId, projects, request))
+      details.set(key, { ...details.get(key), ...fields });
+  }
+  return releases.map((release) => serializeRelease(release, details));
+}
 
 export const listReleases = defineEndpoint({
   method: "GET",
   path: RELEASES,
   operationId: "releases.list",
-  summary: "List an organization's releases, newest first (`query`: versions starting with it)",
+  summary:
+    "List an organization's releases, newest first (`query`: versions starting with it; `health=1`: health data)",
   scopes: READ,
   query: listQuery,
   handler: async ({ organization, query, container }) => ({
-    body: (await container.resolve(ReleaseRepositoryToken).list(organization.id, { query: query.query })).map(
-      serializeRelease,
+    body: await serializeReleases(
+      container,
+      organization.id,
+      await container.resolve(ReleaseRepositoryToken).list(organization.id, { query: query.query }),
+      query,
     ),
   }),
 });
@@ -80,11 +138,14 @@ export const getRelease = defineEndpoint({
   method: "GET",
   path: RELEASE,
   operationId: "releases.get",
-  summary: "Retrieve a release",
+  summary: "Retrieve a release (`health=1`: with its projects' health data)",
   scopes: READ,
-  handler: async ({ organization, params, container }) => ({
-    body: serializeRelease(await container.resolve(ReleaseRepositoryToken).get(organization.id, params.version)),
-  }),
+  query: getQuery,
+  handler: async ({ organization, params, query, container }) => {
+    const release = await container.resolve(ReleaseRepositoryToken).get(organization.id, params.version);
+    const [body] = await serializeReleases(container, organization.id, [release], query);
+    return { body };
+  },
 });
 
 export const updateRelease = defineEndpoint({
@@ -127,7 +188,8 @@ export const listProjectReleases = defineEndpoint({
   handler: async ({ organization, params, query, container }) => {
     const repository = container.resolve(ReleaseRepositoryToken);
     const projectId = await repository.projectId(organization.id, params.project_id_or_slug);
-    return { body: (await repository.list(organization.id, { projectId, query: query.query })).map(serializeRelease) };
+    const releases = await repository.list(organization.id, { projectId, query: query.query });
+    return { body: await serializeReleases(container, organization.id, releases, query) };
   },
 });
 

@@ -1,3 +1,4 @@
+import { releaseProjectKey } from "./contributors.js";
 import type { DeployRecord, ReleaseRecord } from "./repository.js";
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -29,8 +30,11 @@ export function serializeDeploy(deploy: DeployRecord) {
   };
 }
 
-/** Sentry's release shape; counts Faultline does not track (commits' authors, sessions) are empty. */
-export function serializeRelease(release: ReleaseRecord) {
+/**
+ * Sentry's release shape; counts Faultline does not track (commits' authors) are empty. `details`
+ * are the contributors' fields per project (`healthData` with `health=1`), by {@link releaseProjectKey}.
+ */
+export function serializeRelease(release: ReleaseRecord, details?: ReadonlyMap<string, Record<string, unknown>>) {
   const { shortVersion, info } = versionInfo(release.version);
   const commits = release.commits;
   return {
@@ -61,6 +65,7 @@ export function serializeRelease(release: ReleaseRecord) {
       platform: project.platform,
       platforms: project.platform ? [project.platform] : [],
       hasHealthData: false,
+      ...details?.get(releaseProjectKey({ version: release.version, projectId: project.project_id })),
     })),
   };
 }

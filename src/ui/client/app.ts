@@ -13,12 +13,14 @@ import { NotificationSettings } from "./screens/notifications.js";
 import { Integrations } from "./screens/integrations.js";
 import { Projects } from "./screens/projects.js";
 import { SharedIssueView } from "./screens/shared-issue.js";
+import { Releases } from "./screens/releases.js";
 import { Stream } from "./screens/stream.js";
 import type { Organization } from "./types.js";
 
 const SECTIONS = [
   ["", "Issues"],
   ["/projects", "Projects"],
+  ["/releases", "Releases"],
   ["/integrations", "Integrations"],
   ["/alerts", "Alerts"],
   ["/crons", "Crons"],
@@ -59,9 +61,9 @@ function OrganizationPicker() {
 }
 
 /**
- * Routes: /{org}, /{org}/issues/{id}, /{org}/projects, /{org}/integrations, /{org}/alerts,
- * /{org}/crons, /{org}/feedback, /{org}/notifications; and /share/issue/{shareId}/, a shared
- * issue, for anyone (Sentry's path).
+ * Routes: /{org}, /{org}/issues/{id}, /{org}/projects, /{org}/releases, /{org}/integrations,
+ * /{org}/alerts, /{org}/crons, /{org}/feedback, /{org}/notifications; and
+ * /share/issue/{shareId}/, a shared issue, for anyone (Sentry's path).
  */
 export function App() {
   const location = useLocation();
@@ -86,6 +88,7 @@ export function App() {
   let screen;
   if (section === "issues" && id) screen = html`<${IssueDetail} org=${org} id=${id} params=${location.params} />`;
   else if (section === "projects") screen = html`<${Projects} org=${org} />`;
+  else if (section === "releases") screen = html`<${Releases} org=${org} />`;
   else if (section === "integrations") screen = html`<${Integrations} org=${org} />`;
   else if (section === "alerts") screen = html`<${Alerts} org=${org} />`;
   else if (section === "crons") screen = html`<${Crons} org=${org} />`;

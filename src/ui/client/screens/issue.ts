@@ -11,6 +11,7 @@ import type { Issue, SentryEvent } from "../types.js";
 import { ActivityView } from "./activity.js";
 import { UserReports } from "./feedback.js";
 import { IssueActions } from "./issue-actions.js";
+import { ReleaseHealthLine } from "./releases.js";
 import { TagDistribution } from "./issue-tags.js";
 
 interface Hash {
@@ -49,7 +50,7 @@ export function IssueDetail({ org, id, params }: { org: string; id: string; para
         <span>${data.shortId}</span> <${Level} level=${data.level} /> <${Status} status=${data.status} substatus=${data.substatus} />
         <span>project ${data.project.slug}</span>
         <span>first seen <${Time} iso=${data.firstSeen} /></span> <span>last seen <${Time} iso=${data.lastSeen} /></span>
-        ${e?.release ? html`<span>release ${e.release.version}</span>` : null}
+        ${e?.release ? html`<span>release ${e.release.version}<${ReleaseHealthLine} org=${org} version=${e.release.version} project=${data.project.slug} /></span>` : null}
         <span>${count(data.count)} events</span> <span>${count(data.userCount)} users</span>
         ${data.assignedTo ? html`<span>assigned to ${data.assignedTo}</span>` : null}
       </p>
