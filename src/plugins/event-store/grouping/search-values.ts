@@ -2,13 +2,16 @@ import type { ExceptionInfo } from "./exceptions.js";
 import type { RawEvent } from "./raw-event.js";
 import { cut } from "./text.js";
 import type { EventUser } from "./types.js";
+import { userKeyField } from "./user.js";
 
 /** As tag values: longer ones are cut, not rejected. */
 const MAX_VALUE_LENGTH = 200;
 
 /**
  * The event fields issue search reads beside tags (`user.email:`, `error.type:`; the list is the
- * issues plugin's search/keys.ts EVENT_FIELDS), as `[field, value]` pairs without duplicates.
+ * issues plugin's search/keys.ts EVENT_FIELDS), as `[field, value]` pairs without duplicates. The
+ * user field the event's user is counted by (its `userKey`, `id:42`) is left out: the issue's
+ * users already hold it, and search reads them there.
  */
 export function eventSearchValues(
   user: EventUser | null,
@@ -19,10 +22,11 @@ export function eventSearchValues(
     const text = value?.replace(/[\r\n]+/g, " ").trim();
     if (text) pairs.set(`${field}\0${text}`, [field, cut(text, MAX_VALUE_LENGTH)]);
   };
-  add("user.id", user?.id);
-  add("user.email", user?.email);
-  add("user.username", user?.username);
-  add("user.ip", user?.ip_address);
+  const keyed = userKeyField(user)?.[0];
+  if (keyed !== "id") add("user.id", user?.id);
+  if (keyed !== "email") add("user.email", user?.email);
+  if (keyed !== "username") add("user.username", user?.username);
+  if (keyed !== "ip_address") add("user.ip", user?.ip_address);
   for (const exception of exceptions) {
     add("error.type", exception.type);
     add("error.value", exception.value);

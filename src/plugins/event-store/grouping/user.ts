@@ -19,16 +19,25 @@ export function normalizeUser(raw: RawEvent["user"]): EventUser | null {
   return Object.keys(user).length > 0 ? user : null;
 }
 
+/** The user field distinct users are counted by, with the prefix its key carries. */
+const KEY_FIELDS = [
+  ["id", "id"],
+  ["email", "email"],
+  ["username", "username"],
+  ["ip_address", "ip"],
+] as const;
+
+/** Which field {@link userKeyOf} takes: the most stable identifier the SDK sent, or null. */
+export function userKeyField(user: EventUser | null): (typeof KEY_FIELDS)[number] | null {
+  return (user && KEY_FIELDS.find(([field]) => user[field])) || null;
+}
+
 /**
  * What distinct users are counted by: the most stable identifier the SDK sent, prefixed by its
  * kind so that a user id "42" and an IP address never count as the same user (Sentry's
  * `sentry:user` tag uses the same prefixes).
  */
 export function userKeyOf(user: EventUser | null): string | null {
-  if (!user) return null;
-  if (user.id) return `id:${user.id}`;
-  if (user.email) return `email:${user.email}`;
-  if (user.username) return `username:${user.username}`;
-  if (user.ip_address) return `ip:${user.ip_address}`;
-  return null;
+  const keyed = userKeyField(user);
+  return keyed ? `${keyed[1]}:${user?.[keyed[0]]}` : null;
 }

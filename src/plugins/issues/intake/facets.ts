@@ -29,7 +29,8 @@ export async function insertFacets(scope: TransactionScope, fresh: readonly Stor
     if (environment) environments.set(`${issueId}\0${environment}`, { issue_id: issueId, environment });
     if (release) releases.set(`${issueId}\0${release}`, { issue_id: issueId, release });
     for (const [key, value] of item.event.tags) {
-      tags.set(`${issueId}\0${key}\0${value}`, { issue_id: issueId, key, value });
+      // The `user` tag is the user key the issue's users already hold: search reads it there.
+      if (key !== "user") tags.set(`${issueId}\0${key}\0${value}`, { issue_id: issueId, key, value });
       const known = `${organizationId}\0${key}`;
       if (!knownTagKeys.has(known)) tagKeys.set(known, { organization_id: organizationId, key });
     }

@@ -2,7 +2,7 @@ import { type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool,
 import type { Database } from "../../../db/schema.js";
 import type { AssigneeRef, Comparison, DateValue, IsValue, SearchFilter, SearchTerm, UserRef } from "./ast.js";
 import { searchError } from "./errors.js";
-import { EVENT_FIELDS } from "./keys.js";
+import { EVENT_FIELDS, type EventField } from "./keys.js";
 
 /** Whose search this is: `me` and the organization scope of every subquery come from here. */
 export interface SearchContext {
@@ -79,26 +79,17 @@ function filterCondition(eb: IssuesEb, filter: SearchFilter, ctx: SearchContext)
       );
     case "count":
       return eb(filter.field === "timesSeen" ? "issues.times_seen" : "issues.user_count", filter.op, filter.value);
-    case "has": {
-      const fields = filter.keys.filter(isEventField);
-      const tags = filter.keys.filter((key) => !isEventField(key));
-      return eb.or([
-        ...(tags.length > 0 ? [eb.exists(tagRows(eb).where("f.key", "in", tags))] : []),
-        ...(fields.length > 0 ? [eb.exists(fieldRows(eb).where("v.field", "in", fields))] : []),
-      ]);
-    }
+    case "has":
+      return eb.or(filter.keys.map((key) => hasCondition(eb, key)));
     case "tag":
+      if (filter.key === USER_TAG) return eb.exists(userRows(eb).where(() => valueMatches(USER_KEY, filter.values)));
       return eb.exists(
         tagRows(eb)
           .where("f.key", "=", filter.key)
           .where(() => valueMatches(sql.ref("f.value"), filter.values)),
       );
     case "field":
-      return eb.exists(
-        fieldRows(eb)
-          .where("v.field", "=", filter.field)
-          .where(() => valueMatches(sql.ref("v.value"), filter.values)),
-      );
+      return fieldCondition(eb, filter.field, filter.values);
     case "handled":
       // The `handled` tag is `no` when any exception of the event was unhandled (grouping/tags.ts).
       return eb.exists(
@@ -111,10 +102,46 @@ function filterCondition(eb: IssuesEb, filter: SearchFilter, ctx: SearchContext)
   }
 }
 
-const isEventField = (key: string) => (EVENT_FIELDS as readonly string[]).includes(key);
+const isEventField = (key: string): key is EventField => (EVENT_FIELDS as readonly string[]).includes(key);
+
+/** The derived `user` tag is each event's user key, kept per issue in `issue_users` rather than as a tag. */
+const USER_TAG = "user";
+const USER_KEY = sql.ref("u.user_key");
+/** The prefix of the user key a user field makes (`id:42`): that field's values are found in `issue_users`. */
+const USER_KEY_PREFIX: Partial<Record<EventField, string>> = {
+  "user.id": "id:",
+  "user.email": "email:",
+  "user.username": "username:",
+  "user.ip": "ip:",
+};
+
+function hasCondition(eb: IssuesEb, key: string): Condition {
+  if (key === USER_TAG) return eb.exists(userRows(eb));
+  if (!isEventField(key)) return eb.exists(tagRows(eb).where("f.key", "=", key));
+  return fieldCondition(eb, key, ["*"]);
+}
+
+/**
+ * An event field's values: in `issue_search_values`, or, for the user field an event's user is
+ * counted by, in its user key (grouping/search-values.ts leaves that one out of the values).
+ */
+function fieldCondition(eb: IssuesEb, field: EventField, values: readonly string[]): Condition {
+  const stored = eb.exists(
+    fieldRows(eb)
+      .where("v.field", "=", field)
+      .where(() => valueMatches(sql.ref("v.value"), values)),
+  );
+  const prefix = USER_KEY_PREFIX[field];
+  if (prefix === undefined) return stored;
+  const keyed = values.map((value) => `${prefix}${value}`);
+  return eb.or([stored, eb.exists(userRows(eb).where(() => valueMatches(USER_KEY, keyed)))]);
+}
 
 const tagRows = (eb: IssuesEb) =>
   eb.selectFrom("issue_tags as f").select(sql.lit(1).as("one")).whereRef("f.issue_id", "=", "issues.id");
+
+const userRows = (eb: IssuesEb) =>
+  eb.selectFrom("issue_users as u").select(sql.lit(1).as("one")).whereRef("u.issue_id", "=", "issues.id");
 
 const fieldRows = (eb: IssuesEb) =>
   eb.selectFrom("issue_search_values as v").select(sql.lit(1).as("one")).whereRef("v.issue_id", "=", "issues.id");
