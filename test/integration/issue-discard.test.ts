@@ -143,4 +143,36 @@ describe.each(modes)("discarding issues ($mode)", { timeout: 60_000 }, ({ ingest
     expect(await issueOf(await send("bulk-two", "store"))).toBeNull();
     expect((await call("GET", `/api/0/organizations/acme/issues/${first}/`, seed.allScopesToken)).status).toBe(404);
   });
+
+  it("refuses the events a fingerprint rule groups into a discarded issue (the rule-made hash is what the tombstone holds)", async () => {
+    const rules = await call("PUT", "/api/0/projects/acme/web/", seed.allScopesToken, {
+      fingerprintingRules: "error.type:DatabaseUnavailable -> database-down",
+    });
+    expect(rules.status).toBe(200);
+    const key = seed.project.keys[0]?.public as string;
+    const sendDown = async (value: string) => {
+      const id = randomUUID().replaceAll("-", "");
+      const event = {
+        ...errorEvent({ exception: { values: [{ type: "DatabaseUnavailable", value }] } }),
+        event_id: id,
+      };
+      const response = await fetch(`${server.url}/api/${seed.project.id}/store/?sentry_key=${key}`, {
+        method: "POST",
+        body: JSON.stringify(event),
+      });
+      expect(response.status).toBe(200);
+      await digestQueued(instance.faultline);
+      return id;
+    };
+    const issue = (await issueOf(await sendDown("primary is gone"))) as string;
+    expect(issue).not.toBeNull();
+    const before = (await filteredCounts())["filtered/discarded-hash"] ?? 0;
+    const discard = await call("PUT", `/api/0/organizations/acme/issues/${issue}/`, seed.allScopesToken, {
+      discard: true,
+    });
+    expect(discard.status).toBe(204);
+    // Another value, the same rule: its default hash was never the issue's, its rule-made hash is.
+    expect(await issueOf(await sendDown("replica lag 30 s"))).toBeNull();
+    expect((await filteredCounts())["filtered/discarded-hash"]).toBe(before + 1);
+  });
 });

@@ -98,7 +98,9 @@ export type { EventLevel, EventMessage, EventUser } from "./grouping/index.js";
  * Validation and input repair of one event, pure (no database): what `EventStore.normalize` runs,
  * for an ingest worker thread that has no container (docs/ingest.md).
  */
-export { normalizeEvent } from "./grouping/index.js";
+export { applyGroupingRules, type GroupingRules, normalizeEvent } from "./grouping/index.js";
+/** A project's grouping rules, parsed and cached per instance: ingest regroups by them to check tombstones at accept. */
+export { GroupingRulesStoreToken } from "./write/token.js";
 export type { EventOrder, IssueEventFilter, ProjectEventFilter } from "./read/issue-events.js";
 export { environmentsParam, eventListQuery, eventListTerms, parseEventQuery } from "./read/event-query.js";
 export { eventReleases } from "./read/releases.js";

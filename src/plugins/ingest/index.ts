@@ -5,7 +5,13 @@ import { Clock, Db, Logger, Options } from "../../container/tokens.js";
 import { definePlugin } from "../../plugin/plugin.js";
 import { filterEvent, InboundFilterServiceToken, NO_FILTERS } from "../inbound-filters/index.js";
 import { ScrubbingSettingsToken, scrubEvent } from "../data-scrubbing/index.js";
-import { EventSinkToken, normalizeEvent } from "../event-store/index.js";
+import {
+  applyGroupingRules,
+  EventSinkToken,
+  type GroupingRules,
+  GroupingRulesStoreToken,
+  normalizeEvent,
+} from "../event-store/index.js";
 import { IssueTombstonesToken } from "../issues/index.js";
 import { OrganizationQuotasToken } from "../quotas/index.js";
 import { ingestErrorRenderer } from "./accept/cors.js";
@@ -86,7 +92,8 @@ function threadedIngest(container: DependencyContainer, policy: AcceptPolicy): I
         scrubbing.forProject(projectId),
         policy.discardedHashes?.(projectId) ?? null,
       ]);
-      return { filters, scrubbing: scrubbingSettings, discardedHashes };
+      const groupingRules = discardedHashes?.size ? await groupingRulesOf(container, projectId) : null;
+      return { filters, scrubbing: scrubbingSettings, discardedHashes, groupingRules };
     },
     appendPrepared: (project, events) => sink.appendPrepared(project, events),
   };
@@ -114,7 +121,9 @@ function acceptPolicy(container: DependencyContainer): AcceptPolicy {
     groupingHashes: async (projectId, event) => {
       try {
         const scrubbed = scrubEvent(event, await scrubbing.forProject(projectId)).event;
-        return normalizeEvent(scrubbed, { receivedAt: clock.now() }).hashes;
+        const normalized = normalizeEvent(scrubbed, { receivedAt: clock.now() });
+        const rules = await groupingRulesOf(container, projectId);
+        return (rules ? applyGroupingRules(normalized, rules) : normalized).hashes;
       } catch {
         return [];
       }
@@ -123,6 +132,14 @@ function acceptPolicy(container: DependencyContainer): AcceptPolicy {
 }
 
 const NO_HASHES: ReadonlySet<string> = new Set();
+
+/** The project's grouping rules (cached by the event store), null when it has none or they cannot be read. */
+function groupingRulesOf(container: DependencyContainer, projectId: number): Promise<GroupingRules | null> {
+  return container
+    .resolve(GroupingRulesStoreToken)
+    .forProject(container.resolve(Db), projectId)
+    .catch(() => null);
+}
 
 /** One thread per core beyond the one the host's event loop uses, at most two: ingest must not starve the host. */
 function defaultThreads(): number {

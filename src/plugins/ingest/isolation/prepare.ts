@@ -1,7 +1,12 @@
 import { ApiError } from "../../../http/errors.js";
 import { scrubEvent, type ScrubbingSettings } from "../../data-scrubbing/index.js";
 import { filterEvent, type FilterReason, type InboundFilterSettings } from "../../inbound-filters/index.js";
-import { normalizeEvent } from "../../event-store/index.js";
+import {
+  applyGroupingRules,
+  type GroupingRules,
+  type NormalizedEvent,
+  normalizeEvent,
+} from "../../event-store/index.js";
 import { decompressBody } from "../accept/decompress.js";
 import { parseEnvelope } from "../accept/envelope.js";
 import type { EnvelopeItemInput } from "../accept/item-handlers.js";
@@ -25,6 +30,8 @@ export interface ProjectIngestSettings {
   scrubbing: ScrubbingSettings;
   /** The grouping hashes of the project's discarded issues (docs/issues.md, "Discard"); absent or empty: none. */
   discardedHashes?: ReadonlySet<string> | null;
+  /** The project's grouping rules (plain data), sent only with discarded hashes: a rule-made hash is what a tombstone holds. */
+  groupingRules?: GroupingRules | null;
 }
 
 /** One ingest request's body, to be turned into queue rows (in a worker thread or inline). */
@@ -133,8 +140,9 @@ function prepareEvents(received: ReceivedEvent[], job: PrepareJob): Pick<Prepare
     const text = event === raw && !scrubbed ? source : null;
     const size = text === null ? undefined : Buffer.byteLength(text);
     const normalized = normalizeEvent(event, { receivedAt, size });
-    // The hashes exist here anyway: a tombstone costs this thread one set lookup per event.
-    if (isDiscarded(normalized.hashes, job.settings.discardedHashes)) {
+    // The hashes exist here anyway: a tombstone costs this thread one set lookup per event (and
+    // the project's grouping rules, when it has both, a regrouping).
+    if (isDiscarded(storedHashes(normalized, job.settings), job.settings.discardedHashes)) {
       filtered.push({ eventId: normalized.eventId, reason: DISCARDED_HASH });
       continue;
     }
@@ -144,6 +152,12 @@ function prepareEvents(received: ReceivedEvent[], job: PrepareJob): Pick<Prepare
     });
   }
   return { events, filtered };
+}
+
+/** The hashes the digest will store the event under: its own, or its project's grouping rules' (only asked with tombstones). */
+function storedHashes(event: NormalizedEvent, settings: ProjectIngestSettings): readonly string[] {
+  if (!settings.discardedHashes?.size || !settings.groupingRules) return event.hashes;
+  return applyGroupingRules(event, settings.groupingRules).hashes;
 }
 
 /**
