@@ -81,13 +81,16 @@ export class InstallationRepository {
   }
 
   /**
-   * `lock` holds the app row until the transaction ends: `true` (FOR UPDATE) makes installs and
-   * other changes of the app wait; `"share"` makes changes of the app wait, not other readers.
+   * `lock` holds the app row until the transaction ends: `true` makes installs and other changes
+   * of the app wait; `"share"` makes changes of the app wait, not other readers. `true` is FOR NO
+   * KEY UPDATE, not FOR UPDATE: rows that only refer to the app (a delivery worker writing the app
+   * request log, whose foreign key takes a key-share lock) must not wait on it — a worker holding
+   * its delivery then waited for the app while the app's change waited for that delivery.
    */
   findAppById(appId: number, db: Kysely<Database> = this.db(), options: { lock?: boolean | "share" } = {}) {
     const query = db.selectFrom("apps").selectAll().where("id", "=", appId);
     if (options.lock === "share") return query.forShare().executeTakeFirst();
-    return (options.lock ? query.forUpdate() : query).executeTakeFirst();
+    return (options.lock ? query.forNoKeyUpdate() : query).executeTakeFirst();
   }
 
   installationsOfApp(appId: number, db: Kysely<Database>) {

@@ -137,10 +137,12 @@ export class InstallationService {
       if (values.scopes !== undefined)
         await this.followScopeChange(scope, before, updated, options.actor ?? SYSTEM_ACTOR);
       if (values.webhookUrl !== undefined) {
-        await resetDestinationHealth(scope.trx, app.id);
+        // The deliveries' rows before the destination's, the order a sending worker locks them in
+        // (its delivery, then the destination's health): the other order deadlocked with a send.
         if (values.webhookUrl === null)
           await cancelPendingDeliveries(scope.trx, this.clock.now(), { appId: app.id }, { uninstallNoticesToo: true });
         else await retargetPendingDeliveries(scope.trx, app.id, { url: values.webhookUrl });
+        await resetDestinationHealth(scope.trx, app.id);
       }
       return serializeApp(updated);
     });
