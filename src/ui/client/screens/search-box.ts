@@ -10,13 +10,30 @@ interface SearchKeys {
 }
 
 /**
+ * One request per organization for the page's life: the box is mounted again with every search
+ * (its `key` is the query), and the keys do not change between searches (tag keys new since the
+ * page loaded appear after a reload). A failed request
+ * is forgotten, so the next mount asks again.
+ */
+const vocabularies = new Map<string, Promise<SearchKeys>>();
+function vocabularyOf(org: string): Promise<SearchKeys> {
+  let pending = vocabularies.get(org);
+  if (!pending) {
+    pending = get<SearchKeys>(`/organizations/${enc(org)}/issue-search-keys/`);
+    vocabularies.set(org, pending);
+    pending.catch(() => vocabularies.delete(org));
+  }
+  return pending;
+}
+
+/**
  * The search input with suggestions of the search syntax: a datalist whose options complete the
  * token being typed (the browser's own, accessible, suggestion list), and a help panel listing
  * every key. Both come from the server's definition of the syntax, so they never drift from it.
  */
 export function SearchBox({ org, value }: { org: string; value: string }) {
   const [text, setText] = useState(value);
-  const vocabulary = useAsync(() => get<SearchKeys>(`/organizations/${enc(org)}/issue-search-keys/`), [org]);
+  const vocabulary = useAsync(() => vocabularyOf(org), [org]);
   const head = text.includes(" ") ? text.slice(0, text.lastIndexOf(" ") + 1) : "";
   const last = text.slice(head.length);
   const tokens = suggestions(vocabulary.data);
