@@ -88,9 +88,11 @@ export async function issueHashPage(
   const ids = page.rows.flatMap((row) => (row.eventRowId === null ? [] : [row.eventRowId]));
   const events = ids.length === 0 ? [] : await db.selectFrom("events").selectAll().where("id", "in", ids).execute();
   const releases = await releasesOf(events);
-  const byId = new Map<number, ReturnType<typeof serializeEvent>>();
-  for (const event of events)
-    byId.set(Number(event.id), serializeEvent(event, await eventNeighbours(db, event), releases));
+  // Two index probes per hash for its neighbours, asked together (a page holds at most `limit` hashes).
+  const neighbours = await Promise.all(events.map((event) => eventNeighbours(db, event)));
+  const byId = new Map(
+    events.map((event, index) => [Number(event.id), serializeEvent(event, neighbours[index]!, releases)] as const),
+  );
   const groupingInfo = await groupingInfoByEvent(db, ids);
   const serialize = (row: HashRow) => {
     const event = row.eventRowId === null ? undefined : byId.get(row.eventRowId);
