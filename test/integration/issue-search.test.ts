@@ -284,4 +284,26 @@ describe("issue search: Sentry's vocabulary", () => {
     expect(foreign.tags).toContain("globex-only");
     expect(foreign.tags).not.toContain("team");
   });
+
+  it("knows a tag key per instance: a second instance on its own database records it too", async () => {
+    const other = await createTestInstance({ worker: false, logger: silentLogger });
+    try {
+      const { api } = other.faultline;
+      // The same organization and project ids as acme/web here, in another database.
+      const acme = await api.organizations.create({ slug: "acme" });
+      const web = await api.projects.create({ organization: "acme", slug: "web", platform: "node" });
+      await captureFor(other.faultline, { id: web.id, organizationId: acme.id })(
+        errorEvent({ tags: { team: "core" } }),
+      );
+      const keys = await other.faultline.container
+        .resolve(tokens.Db)
+        .selectFrom("issue_tag_keys")
+        .select("key")
+        .where("key", "=", "team")
+        .execute();
+      expect(keys).toEqual([{ key: "team" }]);
+    } finally {
+      await other.close();
+    }
+  });
 });

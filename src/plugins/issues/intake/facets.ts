@@ -6,10 +6,11 @@ import type { StoredBatchEvent } from "../../event-store/index.js";
 type FacetTable = "issue_environments" | "issue_releases" | "issue_tags" | "issue_search_values" | "issue_tag_keys";
 
 /**
- * Tag keys this process knows are stored (`organizationId\0key`), so a steady stream of the same
- * tags does not rewrite them each batch. Bounded: forgetting costs one ON CONFLICT DO NOTHING row.
+ * Tag keys an instance knows are stored (`organizationId\0key`), so a steady stream of the same
+ * tags does not rewrite them each batch. One per instance (IssueIntake): instances in one process
+ * may each have their own database. Bounded: forgetting costs one ON CONFLICT DO NOTHING row.
  */
-const knownTagKeys = new Set<string>();
+export type KnownTagKeys = Set<string>;
 const MAX_KNOWN_TAG_KEYS = 50_000;
 
 /**
@@ -17,7 +18,11 @@ const MAX_KNOWN_TAG_KEYS = 50_000;
  * seen per issue, and every tag key an organization's events carried (what makes `key:value` a
  * known key).
  */
-export async function insertFacets(scope: TransactionScope, fresh: readonly StoredBatchEvent[]): Promise<void> {
+export async function insertFacets(
+  scope: TransactionScope,
+  fresh: readonly StoredBatchEvent[],
+  knownTagKeys: KnownTagKeys,
+): Promise<void> {
   const environments = new Map<string, { issue_id: number; environment: string }>();
   const releases = new Map<string, { issue_id: number; release: string }>();
   const tags = new Map<string, { issue_id: number; key: string; value: string }>();

@@ -15,7 +15,7 @@ import { eventSnapshot, issueSnapshot } from "../snapshot.js";
 import { type IssueState, stateFromRow } from "../state.js";
 import { ITEMS_PER_TURN, yieldToEventLoop } from "../../../worker/yield.js";
 import { assignIssues, type IssueAssignment } from "./assign-issues.js";
-import { insertFacets } from "./facets.js";
+import { insertFacets, type KnownTagKeys } from "./facets.js";
 import { type FoldEvent, type FoldResult, foldEvents } from "./fold.js";
 
 type BatchItem = StorableEvent;
@@ -32,6 +32,8 @@ const floorTo = (date: Date, size: number) => new Date(Math.floor(date.getTime()
  * domain events — set-based wherever a statement can cover the batch.
  */
 export class IssueIntake implements IssueGrouping {
+  readonly #knownTagKeys: KnownTagKeys = new Set();
+
   constructor(
     private readonly events: EventBus,
     /** The event store's reads (resolved at each use: the store and this port need each other). */
@@ -48,7 +50,7 @@ export class IssueIntake implements IssueGrouping {
       .orderBy("id")
       .forUpdate()
       .execute();
-    const deps = { events: this.events, now, store: this.store() };
+    const deps = { events: this.events, now, store: this.store(), knownTagKeys: this.#knownTagKeys };
     return {
       issueOf: assignment.issueOf,
       record: (scope, stored) => recordEvents(scope, items, [...stored], { ...deps, assignment, rows }),
@@ -60,6 +62,7 @@ interface RecordDeps {
   events: EventBus;
   now: Date;
   store: EventReads;
+  knownTagKeys: KnownTagKeys;
   assignment: IssueAssignment;
   /** The batch's issues, locked, in id order. */
   rows: Issue[];
@@ -94,7 +97,7 @@ async function recordEvents(
   }
   await updateIssues(trx, outcomes);
   await upsertStats(trx, fresh);
-  await insertFacets(scope, fresh);
+  await insertFacets(scope, fresh, deps.knownTagKeys);
   await insertActivities(trx, outcomes, assignment.created, fresh, deps.now);
   const unused = [...assignment.created].filter((id) => !outcomes.has(id));
   const orphans = [...assignment.orphans, ...unused];
