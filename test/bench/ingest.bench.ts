@@ -1,11 +1,19 @@
 import { spawn } from "node:child_process";
-import { Agent, createServer, request } from "node:http";
+import { createServer } from "node:http";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createFaultline, type Faultline, type FaultlineApi, SCOPES } from "../../src/index.js";
 import { EventSinkToken } from "../../src/plugins/event-store/index.js";
 import { listen, type RunningServer, serveFaultline } from "../helpers/server.js";
-import { BENCH_DATABASE_URL, benchEvent, quietLogger, report, runConcurrently, sqlClient } from "./support.js";
+import {
+  BENCH_DATABASE_URL,
+  benchEvent,
+  keepAlivePoster,
+  quietLogger,
+  report,
+  runConcurrently,
+  sqlClient,
+} from "./support.js";
 
 /**
  * Ingest throughput end to end, both ingest modes side by side in one run. Direct: envelopes over
@@ -75,22 +83,7 @@ afterAll(async () => {
   await client.end();
 });
 
-/** A keep-alive node:http client (undici's fetch costs more CPU per request than the server under test). */
-const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-function post(url: string, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { method: "POST", agent, headers: { "content-length": Buffer.byteLength(body) } },
-      (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+const post = keepAlivePoster(CONCURRENCY);
 
 async function ingest(fingerprints: number): Promise<number> {
   const started = performance.now();

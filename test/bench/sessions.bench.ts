@@ -1,8 +1,15 @@
-import { Agent, request } from "node:http";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createFaultline, type Faultline, type FaultlineApi } from "../../src/index.js";
 import { type RunningServer, serveFaultline } from "../helpers/server.js";
-import { BENCH_DATABASE_URL, benchEvent, quietLogger, report, runConcurrently, sqlClient } from "./support.js";
+import {
+  BENCH_DATABASE_URL,
+  benchEvent,
+  keepAlivePoster,
+  quietLogger,
+  report,
+  runConcurrently,
+  sqlClient,
+} from "./support.js";
 
 /**
  * Release health's write path against error events, in one instance and run (docs/performance.md,
@@ -34,21 +41,8 @@ afterAll(async () => {
   await client.end();
 });
 
-const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-function post(body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { method: "POST", agent, headers: { "content-length": Buffer.byteLength(body) } },
-      (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+const postTo = keepAlivePoster(CONCURRENCY);
+const post = (body: string) => postTo(url, body);
 
 async function postAll(bodies: string[]): Promise<void> {
   await runConcurrently(bodies.length, CONCURRENCY, async (i) => {

@@ -1,3 +1,4 @@
+import { Agent, request } from "node:http";
 import { cpus, totalmem } from "node:os";
 import pg from "pg";
 
@@ -47,3 +48,24 @@ export function report(title: string, rows: Array<Record<string, string | number
 
 /** The error event every ingest benchmark sends (one definition, shared with the load generators). */
 export { benchEvent } from "./bench-envelope.mjs";
+
+/**
+ * A keep-alive node:http client posting bodies, resolving with the status once the answer is read
+ * (undici's fetch costs more CPU per request than the server under test).
+ */
+export function keepAlivePoster(maxSockets: number): (url: string, body: string) => Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets });
+  return (url, body) =>
+    new Promise((resolve, reject) => {
+      const req = request(
+        url,
+        { method: "POST", agent, headers: { "content-length": Buffer.byteLength(body) } },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+}
